@@ -1,0 +1,74 @@
+# Arc Lamp: top-level build. Everything is built into build/:
+#   build/bin/      programs            build/obj/        objects
+#   build/tests/    unit test binaries  build/asan/       the same, with ASan+UBSan
+#   build/bench/    benchmark tools     build/demo/       what `make demo` writes
+# `make check` installs missing Debian packages first (scripts/install-deps).
+
+CC       ?= cc
+BUILD    := build
+PKGS     := hiredis yaml-0.1 libsystemd zlib
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
+CFLAGS   ?= -O2 -g
+CPPFLAGS += -D_GNU_SOURCE -Icommon/src
+ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -fno-strict-aliasing
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null)
+SAN_FLAGS  = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+
+COMMON_SRC := $(wildcard common/src/*.c)
+LOG_SRC    := $(filter-out arclamp-log/src/main.c,$(wildcard arclamp-log/src/*.c))
+BENCH_SRC  := $(wildcard bench/src/*.c)
+
+COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/obj/%.o)
+LOG_OBJ    := $(LOG_SRC:%.c=$(BUILD)/obj/%.o)
+COMMON_SAN := $(COMMON_SRC:%.c=$(BUILD)/asan/obj/%.o)
+LOG_SAN    := $(LOG_SRC:%.c=$(BUILD)/asan/obj/%.o)
+
+PROGRAMS := $(BUILD)/bin/arclamp-log
+UNIT_TESTS := $(BUILD)/tests/test-common $(BUILD)/tests/test-arclamp-log
+SAN_TESTS  := $(BUILD)/asan/tests/test-common $(BUILD)/asan/tests/test-arclamp-log
+BENCH_BINS := $(BENCH_SRC:bench/src/%.c=$(BUILD)/bench/%)
+
+.PHONY: all deps check unit-tests asan-tests log-tests demo bench clean
+all: $(PROGRAMS)
+
+deps:
+	@scripts/install-deps
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -DARCLAMP_VERSION='"$(VERSION)"' $(ALL_CFLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/asan/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -DARCLAMP_VERSION='"$(VERSION)"' -std=c11 $(WARN) $(SAN_FLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/bin/arclamp-log: $(BUILD)/obj/arclamp-log/src/main.o $(LOG_OBJ) $(COMMON_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+# Unit tests (Check). Each program's tests/ holds test-*.c files linked
+# into one runner per program.
+$(BUILD)/tests/test-common: $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard common/tests/*.c)) $(COMMON_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lm
+$(BUILD)/tests/test-arclamp-log: $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard arclamp-log/tests/*.c)) $(LOG_OBJ) $(COMMON_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lm
+$(BUILD)/asan/tests/test-common: $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(wildcard common/tests/*.c)) $(COMMON_SAN)
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lm
+$(BUILD)/asan/tests/test-arclamp-log: $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(wildcard arclamp-log/tests/*.c)) $(LOG_SAN) $(COMMON_SAN)
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lm
+$(BUILD)/asan/bin/arclamp-log: $(BUILD)/asan/obj/arclamp-log/src/main.o $(LOG_SAN) $(COMMON_SAN)
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+$(BUILD)/bench/%: bench/src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(PKG_CFLAGS) -o $@ $< $(PKG_LIBS) -lm
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

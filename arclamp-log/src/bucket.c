@@ -1,0 +1,107 @@
+/* bucket: time bucket names and the matcher retention uses. See bucket.h. */
+#include "bucket.h"
+
+#include <string.h>
+
+/* Supported conversions and what their output looks like. */
+struct conversion {
+    char spec;       /* the letter after % */
+    int min_digits;  /* digits it prints at least */
+    int max_digits;  /* and at most */
+    int space_pad;   /* leading spaces may replace digits (%e) */
+};
+
+static const struct conversion conversions[] = {
+    {'Y', 4, 4, 0}, {'G', 4, 4, 0}, {'y', 2, 2, 0}, {'m', 2, 2, 0}, {'d', 2, 2, 0},
+    {'e', 2, 2, 1}, {'H', 2, 2, 0}, {'M', 2, 2, 0}, {'S', 2, 2, 0}, {'j', 3, 3, 0},
+    {'U', 2, 2, 0}, {'W', 2, 2, 0}, {'V', 2, 2, 0}, {'u', 1, 1, 0}, {'w', 1, 1, 0},
+    {'s', 1, 20, 0},
+};
+
+static const struct conversion *find_conversion(char spec)
+{
+    for (size_t i = 0; i < sizeof conversions / sizeof conversions[0]; i++) {
+        if (conversions[i].spec == spec)
+            return &conversions[i];
+    }
+    return NULL;
+}
+
+const char *bucket_format_check(const char *format)
+{
+    if (!format || !format[0])
+        return "must not be empty";
+    if (strchr(format, '/'))
+        return "must not contain '/'";
+    for (const char *p = format; *p; p++) {
+        if ((unsigned char)*p < 0x20)
+            return "must not contain control characters";
+        if (*p != '%')
+            continue;
+        p++;
+        if (*p == '%')
+            continue;
+        if (!*p || !find_conversion(*p))
+            return "unsupported conversion; supported: %Y %y %G %m %d %e %H %M %S %j %U %W %V %u %w %s %%";
+    }
+    char probe[BUCKET_NAME_MAX + 1];
+    if (bucket_name(format, 0, probe, sizeof probe) == 0)
+        return "produces an empty or too long name";
+    if (strcmp(probe, ".") == 0 || strcmp(probe, "..") == 0)
+        return "produces \".\" or \"..\"";
+    return NULL;
+}
+
+size_t bucket_name(const char *format, time_t t, char *out, size_t outlen)
+{
+    struct tm tm;
+    if (!gmtime_r(&t, &tm))
+        return 0;
+    if (outlen > BUCKET_NAME_MAX + 1)
+        outlen = BUCKET_NAME_MAX + 1;
+    /* The format is configuration, checked by bucket_format_check. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    return strftime(out, outlen, format, &tm);
+#pragma GCC diagnostic pop
+}
+
+static int match_conversion(const struct conversion *c, const char *name, size_t *used)
+{
+    int n = 0;
+    if (c->space_pad) {
+        while (n < c->max_digits - 1 && name[n] == ' ')
+            n++;
+    }
+    int digits = 0;
+    while (n < c->max_digits && name[n] >= '0' && name[n] <= '9') {
+        n++;
+        digits++;
+    }
+    if (digits == 0 || n < c->min_digits)
+        return -1;
+    *used = (size_t)n;
+    return 0;
+}
+
+ssize_t bucket_match_prefix(const char *format, const char *name)
+{
+    const char *n = name;
+    for (const char *f = format; *f; f++) {
+        if (*f != '%' || f[1] == '%') {
+            if (*f == '%')
+                f++;
+            if (*n != *f)
+                return -1;
+            n++;
+            continue;
+        }
+        f++;
+        const struct conversion *c = find_conversion(*f);
+        size_t used;
+        if (!c || match_conversion(c, n, &used) < 0)
+            return -1;
+        n += used;
+    }
+    return n - name;
+}

@@ -1,0 +1,25 @@
+/* bucket: time buckets of trace log names.
+ *
+ * A log group's `format` (strftime, UTC) names the bucket a sample falls in:
+ * "%Y-%m-%d_%H" -> "2026-11-22_05". Retention must recognise the names a
+ * format produces, and only those, so the supported conversions are a fixed
+ * list with a known shape each (e.g. %Y is four digits). */
+#ifndef ARCLAMP_LOG_BUCKET_H
+#define ARCLAMP_LOG_BUCKET_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include <time.h>
+
+/* Longest bucket name accepted; leaves room for ".<tag>.log.gz" in NAME_MAX. */
+#define BUCKET_NAME_MAX 128
+
+/* NULL when `format` is usable, else why not (static text). */
+const char *bucket_format_check(const char *format);
+/* Writes the bucket name of time `t` (UTC) to out; returns its length, 0 on error. */
+size_t bucket_name(const char *format, time_t t, char *out, size_t outlen);
+/* If `name` begins with a bucket name of `format`, returns how many bytes
+ * that is; else -1. */
+ssize_t bucket_match_prefix(const char *format, const char *name);
+
+#endif

@@ -1,0 +1,381 @@
+/* config: arclamp-log's option tables and the checks that go beyond one key.
+ * The tables are the single source of keys, defaults, bounds and docs. */
+#include "config.h"
+#include "bucket.h"
+#include "conftable.h"
+#include "log.h"
+#include "strbuf.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int bind_string_list(const struct opt *opt, const struct ynode *node, void *field,
+                            const char *key, struct conf_ctx *ctx);
+static int bind_listen(const struct opt *opt, const struct ynode *node, void *field,
+                       const char *key, struct conf_ctx *ctx);
+static int bind_groups(const struct opt *opt, const struct ynode *node, void *field,
+                       const char *key, struct conf_ctx *ctx);
+
+/* A list field as the structs declare them: the array pointer immediately
+ * followed by its size_t count (channels/nchannels, listen/nlisten, ...).
+ * Custom binders receive the address of the pointer and fill both. */
+struct list_field {
+    void *items;
+    size_t n;
+};
+
+static const struct opt redis_opts[] = {
+    {"host", OPT_STRING, offsetof(struct redis_config, host), "127.0.0.1", .doc = "Redis host"},
+    {"port", OPT_INT, offsetof(struct redis_config, port), "6379", 1, 65535, .doc = "Redis TCP port"},
+    {"unix_socket", OPT_STRING, offsetof(struct redis_config, unix_socket), NULL,
+     .doc = "Redis unix socket path, used instead of host and port"},
+    {"username", OPT_STRING, offsetof(struct redis_config, username), NULL,
+     .doc = "ACL user for AUTH (Redis 6+)"},
+    {"password", OPT_STRING, offsetof(struct redis_config, password), NULL, .doc = "AUTH password"},
+    {"password_file", OPT_STRING, offsetof(struct redis_config, password_file), NULL,
+     .doc = "file whose first line is the AUTH password"},
+    {"db", OPT_INT, offsetof(struct redis_config, db), "0", 0, 1000000,
+     .doc = "database for SELECT (streams only)"},
+    {"mode", OPT_ENUM, offsetof(struct redis_config, mode), "pubsub", .choices = "pubsub|stream",
+     .doc = "read pub/sub channels or streams through a consumer group"},
+    {"connect_timeout", OPT_SECONDS, offsetof(struct redis_config, connect_timeout), "2", 0.01,
+     3600, .doc = "seconds for connecting and the handshake"},
+    {"health_check_interval", OPT_SECONDS,
+     offsetof(struct redis_config, health_check_interval), "15", 0.1, 3600,
+     .doc = "seconds of silence before a PING; as long again without answer means dead"},
+    {"reconnect_max_delay", OPT_SECONDS, offsetof(struct redis_config, reconnect_max_delay),
+     "30", 0.1, 3600, .doc = "cap of the reconnect backoff, seconds"},
+    {"stream_group", OPT_STRING, offsetof(struct redis_config, stream_group), "arclamp-log",
+     .doc = "consumer group (stream mode)"},
+    {"stream_consumer", OPT_STRING, offsetof(struct redis_config, stream_consumer), NULL,
+     .doc = "consumer name (stream mode; default: host name)"},
+    {"stream_batch", OPT_INT, offsetof(struct redis_config, stream_batch), "1000", 1, 100000,
+     .doc = "entries per XREADGROUP"},
+    {"stream_delete_acked", OPT_BOOL, offsetof(struct redis_config, stream_delete_acked), "true",
+     .doc = "XDEL entries once acknowledged"},
+    {NULL},
+};
+
+static const struct opt group_opts[] = {
+    {"period", OPT_STRING, offsetof(struct log_group, period), NULL,
+     .doc = "directory name under base_path"},
+    {"format", OPT_STRING, offsetof(struct log_group, format), NULL,
+     .doc = "strftime pattern of the time bucket, UTC"},
+    {"retain", OPT_INT, offsetof(struct log_group, retain), NULL, 1, 1000000,
+     .doc = "files kept per tag"},
+    {"sample_pop", OPT_INT, offsetof(struct log_group, sample_pop), "1", 1, 1000000000,
+     .doc = "keep every Nth line"},
+    {"channels", OPT_CUSTOM, offsetof(struct log_group, channels), NULL,
+     .custom = bind_string_list, .doc = "channels feeding this group (default: all)"},
+    {NULL},
+};
+
+static const struct opt config_opts[] = {
+    {"base_path", OPT_STRING, offsetof(struct config, base_path), "/srv/arclamp/logs",
+     .doc = "directory of the trace logs"},
+    {"redis", OPT_MAP, offsetof(struct config, redis), .sub = redis_opts,
+     .doc = "Redis input (optional)"},
+    {"redis_channel", OPT_STRING, offsetof(struct config, redis_channel), "excimer",
+     .doc = "channel or stream key"},
+    {"redis_channels", OPT_CUSTOM, offsetof(struct config, extra_channels), NULL,
+     .custom = bind_string_list, .doc = "more channels or stream keys"},
+    {"listen", OPT_CUSTOM, offsetof(struct config, listen), NULL, .custom = bind_listen,
+     .doc = "ingest sockets when not socket-activated: udp://HOST:PORT, unix:///PATH"},
+    {"logs", OPT_CUSTOM, offsetof(struct config, groups), NULL, .custom = bind_groups,
+     .doc = "log groups: period, format, retain, sample_pop, channels"},
+    {"flush_interval", OPT_SECONDS, offsetof(struct config, flush_interval), "1", 0.01, 60,
+     .doc = "longest a line waits in a buffer, seconds"},
+    {"max_line_bytes", OPT_INT, offsetof(struct config, max_line_bytes), "262144", 64,
+     64 * 1024 * 1024, .doc = "longer sample lines are refused"},
+    {"max_message_bytes", OPT_INT, offsetof(struct config, max_message_bytes), "1048576", 64,
+     256 * 1024 * 1024, .doc = "longer messages are refused"},
+    {"max_buffer_bytes", OPT_INT, offsetof(struct config, max_buffer_bytes), "4194304", 65536,
+     1024L * 1024 * 1024, .doc = "per file: bytes kept while the disk refuses writes"},
+    {"max_open_files", OPT_INT, offsetof(struct config, max_open_files), "256", 4, 65536,
+     .doc = "trace log files open at most"},
+    {"close_idle_after", OPT_SECONDS, offsetof(struct config, close_idle_after), "60", 1, 86400,
+     .doc = "files not written for this long are closed, seconds"},
+    {"metrics_file", OPT_STRING, offsetof(struct config, metrics_file), NULL,
+     .doc = "Prometheus text file to write"},
+    {"metrics_interval", OPT_SECONDS, offsetof(struct config, metrics_interval), "15", 0.1, 3600,
+     .doc = "seconds between metrics file updates"},
+    {"invalid_report_interval", OPT_SECONDS, offsetof(struct config, invalid_report_interval),
+     "10", 0, 86400, .doc = "at most one log entry about invalid lines per this many seconds"},
+    {"log_target", OPT_STRING, offsetof(struct config, log_target), "auto",
+     .doc = "auto, journal or stderr"},
+    {NULL},
+};
+
+static void free_string_list(char **items, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(items[i]);
+    free(items);
+}
+
+static int bind_string_list(const struct opt *opt, const struct ynode *node, void *field,
+                            const char *key, struct conf_ctx *ctx)
+{
+    (void)opt;
+    struct list_field *list = field;
+    if (node->type == YNODE_SCALAR && !ynode_is_null(node)) {
+        list->items = xcalloc(1, sizeof(char *));
+        ((char **)list->items)[0] = xstrdup(node->value);
+        list->n = 1;
+        return 0;
+    }
+    if (node->type != YNODE_SEQ)
+        return conf_error(ctx, node, key, "expected a list of strings");
+    char **items = xcalloc(node->nitems, sizeof *items);
+    list->items = items;
+    for (size_t i = 0; i < node->nitems; i++) {
+        const struct ynode *item = node->items[i];
+        if (item->type != YNODE_SCALAR || !item->value[0])
+            return conf_error(ctx, item, key, "expected a non-empty string");
+        items[i] = xstrdup(item->value);
+        list->n = i + 1;
+    }
+    return 0;
+}
+
+/* Checks the shape of a listen address; the socket code resolves it later. */
+static const char *check_listen_address(const char *a)
+{
+    if (strncmp(a, "unix://", 7) == 0)
+        return a[7] == '/' && a[8] ? NULL : "expected unix:///absolute/path";
+    if (strncmp(a, "udp://", 6) == 0) {
+        const char *colon = strrchr(a + 6, ':');
+        if (!colon || colon == a + 6 || !colon[1])
+            return "expected udp://HOST:PORT";
+        char *end;
+        long port = strtol(colon + 1, &end, 10);
+        if (*end || port < 1 || port > 65535)
+            return "expected a port from 1 to 65535";
+        return NULL;
+    }
+    return "expected udp://HOST:PORT or unix:///PATH";
+}
+
+static int bind_listen(const struct opt *opt, const struct ynode *node, void *field,
+                       const char *key, struct conf_ctx *ctx)
+{
+    (void)opt;
+    struct list_field *list = field;
+    if (node->type != YNODE_SEQ)
+        return conf_error(ctx, node, key, "expected a list of addresses");
+    struct listen_addr *addrs = xcalloc(node->nitems, sizeof *addrs);
+    list->items = addrs;
+    for (size_t i = 0; i < node->nitems; i++, list->n = i) {
+        const struct ynode *item = node->items[i];
+        const struct ynode *address = item;
+        char ikey[64];
+        snprintf(ikey, sizeof ikey, "%s[%zu]", key, i);
+        if (item->type == YNODE_MAP) {
+            for (size_t k = 0; k < item->nitems; k += 2) {
+                const char *name = item->items[k]->value;
+                if (strcmp(name, "address") && strcmp(name, "channel"))
+                    return conf_error(ctx, item->items[k], ikey, "unknown key \"%.64s\"", name);
+            }
+            address = ynode_get(item, "address");
+            const struct ynode *channel = ynode_get(item, "channel");
+            if (channel && conf_parse_string(channel, &addrs[i].channel, ikey, ctx) < 0)
+                return -1;
+            if (!address)
+                return conf_error(ctx, item, ikey, "address is missing");
+        }
+        if (conf_parse_string(address, &addrs[i].address, ikey, ctx) < 0)
+            return -1;
+        const char *why = addrs[i].address ? check_listen_address(addrs[i].address)
+                                           : "address is empty";
+        if (why)
+            return conf_error(ctx, address, ikey, "%s", why);
+    }
+    return 0;
+}
+
+static int check_group(const struct log_group *g, const struct ynode *node, const char *key,
+                       struct conf_ctx *ctx)
+{
+    char k[96];
+    if (!g->period || !g->period[0])
+        return conf_error(ctx, node, key, "period is missing");
+    if (strchr(g->period, '/') || strcmp(g->period, ".") == 0 || strcmp(g->period, "..") == 0) {
+        snprintf(k, sizeof k, "%s.period", key);
+        return conf_error(ctx, ynode_get(node, "period"), k,
+                          "must be one directory name, not \"%.100s\"", g->period);
+    }
+    if (!g->format)
+        return conf_error(ctx, node, key, "format is missing");
+    const char *why = bucket_format_check(g->format);
+    if (why) {
+        snprintf(k, sizeof k, "%s.format", key);
+        return conf_error(ctx, ynode_get(node, "format"), k, "%s", why);
+    }
+    if (g->retain == 0)
+        return conf_error(ctx, node, key, "retain is missing");
+    return 0;
+}
+
+static int bind_groups(const struct opt *opt, const struct ynode *node, void *field,
+                       const char *key, struct conf_ctx *ctx)
+{
+    (void)opt;
+    struct list_field *list = field;
+    if (node->type != YNODE_SEQ || node->nitems == 0)
+        return conf_error(ctx, node, key, "expected a list of log groups");
+    if (node->nitems > CONFIG_MAX_GROUPS)
+        return conf_error(ctx, node, key, "at most %d log groups", CONFIG_MAX_GROUPS);
+    struct log_group *groups = xcalloc(node->nitems, sizeof *groups);
+    list->items = groups;
+    for (size_t i = 0; i < node->nitems; i++) {
+        char gkey[32];
+        snprintf(gkey, sizeof gkey, "%s[%zu]", key, i);
+        list->n = i + 1;
+        conf_set_defaults(group_opts, &groups[i]);
+        if (conf_bind(group_opts, node->items[i], &groups[i], gkey, ctx) < 0 ||
+            check_group(&groups[i], node->items[i], gkey, ctx) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void add_channel(struct config *cfg, const char *name)
+{
+    for (size_t i = 0; i < cfg->nchannels; i++) {
+        if (strcmp(cfg->channels[i], name) == 0)
+            return;
+    }
+    cfg->channels = xrealloc(cfg->channels, (cfg->nchannels + 1) * sizeof *cfg->channels);
+    cfg->channels[cfg->nchannels++] = xstrdup(name);
+}
+
+static int read_password_file(struct config *cfg, const struct ynode *root, struct conf_ctx *ctx)
+{
+    const char *path = cfg->redis.password_file;
+    const struct ynode *node = ynode_get(ynode_get(root, "redis"), "password_file");
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return conf_error(ctx, node, "redis.password_file", "%s: %s", path, strerror(errno));
+    char line[1024];
+    if (!fgets(line, sizeof line, f))
+        line[0] = '\0';
+    fclose(f);
+    line[strcspn(line, "\r\n")] = '\0';
+    if (!line[0])
+        return conf_error(ctx, node, "redis.password_file", "%s is empty", path);
+    free(cfg->redis.password);
+    cfg->redis.password = xstrdup(line);
+    return 0;
+}
+
+/* The checks that involve more than one key. */
+static int finish(struct config *cfg, const struct ynode *root, struct conf_ctx *ctx)
+{
+    if (!ynode_get(root, "logs"))
+        return conf_error(ctx, root, "logs", "required key missing");
+    if (!cfg->base_path || cfg->base_path[0] != '/')
+        return conf_error(ctx, ynode_get(root, "base_path"), "base_path",
+                          "must be an absolute path");
+    if (log_target_from_name(cfg->log_target) < 0)
+        return conf_error(ctx, ynode_get(root, "log_target"), "log_target",
+                          "expected auto, journal or stderr");
+    const struct ynode *redis = ynode_get(root, "redis");
+    cfg->redis_enabled = redis && !ynode_is_null(redis);
+    if (cfg->redis_channel)
+        add_channel(cfg, cfg->redis_channel);
+    for (size_t i = 0; i < cfg->nextra_channels; i++)
+        add_channel(cfg, cfg->extra_channels[i]);
+    if (cfg->nchannels == 0)
+        add_channel(cfg, "excimer");
+    if (cfg->redis.password_file && read_password_file(cfg, root, ctx) < 0)
+        return -1;
+    if (!cfg->redis.stream_consumer) {
+        char host[256];
+        if (gethostname(host, sizeof host) < 0 || !host[0])
+            snprintf(host, sizeof host, "arclamp-log");
+        host[sizeof host - 1] = '\0';
+        cfg->redis.stream_consumer = xstrdup(host);
+    }
+    return 0;
+}
+
+static int load_doc(struct ydoc *doc, struct config *cfg, char *err, size_t errlen)
+{
+    struct conf_ctx ctx = {doc->path, err, errlen};
+    memset(cfg, 0, sizeof *cfg);
+    cfg->path = xstrdup(doc->path);
+    conf_set_defaults(config_opts, cfg);
+    int rc = -1;
+    if (!doc->root)
+        conf_error(&ctx, NULL, "logs", "required key missing (the file is empty)");
+    else if (conf_bind(config_opts, doc->root, cfg, "", &ctx) == 0)
+        rc = finish(cfg, doc->root, &ctx);
+    ydoc_free(doc);
+    if (rc < 0)
+        config_free(cfg);
+    return rc;
+}
+
+int config_load(const char *path, struct config *cfg, char *err, size_t errlen)
+{
+    struct ydoc doc;
+    if (ydoc_load_file(path, &doc, err, errlen) < 0) {
+        memset(cfg, 0, sizeof *cfg);
+        return -1;
+    }
+    return load_doc(&doc, cfg, err, errlen);
+}
+
+int config_load_string(const char *name, const char *text, struct config *cfg, char *err,
+                       size_t errlen)
+{
+    struct ydoc doc;
+    if (ydoc_load_string(name, text, strlen(text), &doc, err, errlen) < 0) {
+        memset(cfg, 0, sizeof *cfg);
+        return -1;
+    }
+    return load_doc(&doc, cfg, err, errlen);
+}
+
+void config_free(struct config *cfg)
+{
+    for (size_t i = 0; i < cfg->ngroups; i++) {
+        conf_free(group_opts, &cfg->groups[i]);
+        free_string_list(cfg->groups[i].channels, cfg->groups[i].nchannels);
+    }
+    free(cfg->groups);
+    for (size_t i = 0; i < cfg->nlisten; i++) {
+        free(cfg->listen[i].address);
+        free(cfg->listen[i].channel);
+    }
+    free(cfg->listen);
+    free_string_list(cfg->channels, cfg->nchannels);
+    free_string_list(cfg->extra_channels, cfg->nextra_channels);
+    conf_free(config_opts, cfg);
+    free(cfg->path);
+    memset(cfg, 0, sizeof *cfg);
+}
+
+unsigned long long config_groups_for_channel(const struct config *cfg, const char *channel)
+{
+    unsigned long long mask = 0;
+    for (size_t i = 0; i < cfg->ngroups; i++) {
+        const struct log_group *g = &cfg->groups[i];
+        int takes = g->channels == NULL;
+        for (size_t c = 0; c < g->nchannels && !takes; c++)
+            takes = strcmp(g->channels[c], channel) == 0;
+        if (takes)
+            mask |= 1ULL << i;
+    }
+    return mask;
+}
+
+void config_print_help(FILE *out)
+{
+    fprintf(out, "Configuration keys (YAML):\n");
+    conf_print_help(out, config_opts, "");
+    fprintf(out, "Keys of each logs[] entry:\n");
+    conf_print_help(out, group_opts, "logs[]");
+}

@@ -1,0 +1,86 @@
+/* config: arclamp-log's configuration — the structs, the option tables, and
+ * loading/validation of the YAML file. Every key is documented in the
+ * option tables (config.c), printed by --help and listed in the README. */
+#ifndef ARCLAMP_LOG_CONFIG_H
+#define ARCLAMP_LOG_CONFIG_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define CONFIG_DEFAULT_PATH "/etc/arclamp/arclamp-log.yaml"
+/* Log groups are routed with a 64-bit mask. */
+#define CONFIG_MAX_GROUPS 64
+
+enum redis_mode { REDIS_MODE_PUBSUB, REDIS_MODE_STREAM };
+
+struct redis_config {
+    char *host;                   /* TCP host, when unix_socket is NULL */
+    long port;
+    char *unix_socket;            /* path of a unix socket, or NULL */
+    char *username;               /* ACL user, or NULL */
+    char *password;               /* AUTH password (from password_file too), or NULL */
+    char *password_file;          /* file holding the password, or NULL */
+    long db;                      /* SELECT index */
+    int mode;                     /* enum redis_mode */
+    double connect_timeout;       /* seconds for connect + handshake */
+    double health_check_interval; /* seconds of silence before a PING */
+    double reconnect_max_delay;   /* backoff cap, seconds */
+    char *stream_group;           /* consumer group name */
+    char *stream_consumer;        /* consumer name; host name when unset */
+    long stream_batch;            /* COUNT of each XREADGROUP */
+    int stream_delete_acked;      /* XDEL after XACK */
+};
+
+struct log_group {
+    char *period;          /* directory under base_path */
+    char *format;          /* strftime pattern of the bucket (UTC) */
+    long retain;           /* files kept per tag */
+    long sample_pop;       /* keep every Nth line */
+    char **channels;       /* channels feeding this group; NULL means all */
+    size_t nchannels;
+};
+
+struct listen_addr {
+    char *address;         /* udp://HOST:PORT or unix:///PATH */
+    char *channel;         /* channel of its samples, or NULL for the default */
+};
+
+struct config {
+    char *path;                    /* the file it was loaded from */
+    char *base_path;
+    char *redis_channel;           /* the original single-channel key */
+    char **channels;               /* all channels: redis_channel + redis_channels, unique */
+    size_t nchannels;
+    int redis_enabled;             /* a redis: section is present */
+    struct redis_config redis;
+    struct listen_addr *listen;
+    size_t nlisten;
+    struct log_group *groups;
+    size_t ngroups;
+    double flush_interval;
+    long max_line_bytes;
+    long max_message_bytes;
+    long max_buffer_bytes;
+    long max_open_files;
+    double close_idle_after;
+    char *metrics_file;
+    double metrics_interval;
+    double invalid_report_interval;
+    char *log_target;              /* auto | journal | stderr */
+    /* internal: the redis_channels list as given, before merging */
+    char **extra_channels;
+    size_t nextra_channels;
+};
+
+/* Loads and validates `path`. Returns 0, or -1 with "file:LINE: key: why" in err. */
+int config_load(const char *path, struct config *cfg, char *err, size_t errlen);
+/* Same from YAML text (tests). */
+int config_load_string(const char *name, const char *text, struct config *cfg, char *err,
+                       size_t errlen);
+void config_free(struct config *cfg);
+/* The groups (as a bit mask) fed by a channel. */
+unsigned long long config_groups_for_channel(const struct config *cfg, const char *channel);
+/* Prints every key with its default and documentation. */
+void config_print_help(FILE *out);
+
+#endif

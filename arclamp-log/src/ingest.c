@@ -1,0 +1,161 @@
+/* ingest: message splitting, validation, routing and retention triggers. */
+#include "ingest.h"
+#include "log.h"
+#include "retention.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ingest_init(struct ingest *in, const struct config *cfg, struct stats *stats)
+{
+    memset(in, 0, sizeof *in);
+    in->cfg = cfg;
+    in->stats = stats;
+    fileset_init(&in->files, stats, (size_t)cfg->max_open_files, (size_t)cfg->max_buffer_bytes);
+    in->groups = xcalloc(cfg->ngroups, sizeof *in->groups);
+    for (size_t g = 0; g < cfg->ngroups; g++) {
+        snprintf(in->groups[g].dir, sizeof in->groups[g].dir, "%s/%s", cfg->base_path,
+                 cfg->groups[g].period);
+        in->groups[g].bucket_time = (time_t)-1;
+    }
+    in->last_report = -1e9;
+}
+
+void ingest_free(struct ingest *in)
+{
+    ingest_report_invalid(in, 0, 1);
+    fileset_free(&in->files);
+    free(in->groups);
+    in->groups = NULL;
+}
+
+static void prune(struct ingest *in, const struct tracefile *tf)
+{
+    const struct log_group *g = &in->cfg->groups[tf->group];
+    fileset_close_siblings(&in->files, tf);
+    long removed = retention_prune(in->groups[tf->group].dir, g->format, tf->tag, g->retain);
+    if (removed > 0)
+        in->stats->files_pruned += (uint64_t)removed;
+}
+
+static void append_to(struct ingest *in, int group, const char *tag, const char *line,
+                      size_t len, double mono)
+{
+    struct group_state *gs = &in->groups[group];
+    char path[PATH_MAX];
+    int n = snprintf(path, sizeof path, "%s/%s.%s.log", gs->dir, gs->bucket, tag);
+    if (n < 0 || n >= (int)sizeof path)
+        return; /* cannot happen: tags and buckets are short, dir was checked */
+    int created;
+    struct tracefile *tf = fileset_open(&in->files, gs->dir, path, group, tag, mono, &created);
+    if (!tf) {
+        in->stats->lines_dropped_write_error++;
+        return;
+    }
+    if (created)
+        prune(in, tf);
+    tracefile_append(&in->files, tf, line, len, mono);
+}
+
+static void route_line(struct ingest *in, const char *line, size_t len,
+                       const struct stackline *sl, unsigned long long groups, time_t now,
+                       double mono)
+{
+    char tag[STACKLINE_TAG_MAX + 1];
+    size_t tag_len = stackline_tag(sl->stack, sl->stack_len, tag);
+    for (size_t g = 0; g < in->cfg->ngroups; g++) {
+        if (!(groups & (1ULL << g)))
+            continue;
+        struct group_state *gs = &in->groups[g];
+        if (gs->pop_counter++ % (unsigned long)in->cfg->groups[g].sample_pop != 0)
+            continue;
+        if (gs->bucket_time != now) {
+            if (bucket_name(in->cfg->groups[g].format, now, gs->bucket, sizeof gs->bucket) == 0)
+                continue; /* format was checked at load; a time beyond gmtime's range */
+            gs->bucket_time = now;
+        }
+        append_to(in, (int)g, "all", line, len, mono);
+        if (tag_len)
+            append_to(in, (int)g, tag, line, len, mono);
+    }
+}
+
+static void count_invalid(struct ingest *in, enum stackline_error why, const char *line,
+                          size_t len, double mono)
+{
+    in->stats->lines_invalid[why]++;
+    in->unreported[why]++;
+    if (!in->example[0])
+        log_quote(in->example, line, len, 60);
+    ingest_report_invalid(in, mono, 0);
+}
+
+void ingest_message(struct ingest *in, const char *msg, size_t len, unsigned long long groups,
+                    enum input_kind kind, time_t now, double mono)
+{
+    in->stats->messages_received[kind]++;
+    if (len > (size_t)in->cfg->max_message_bytes) {
+        in->stats->lines_received++;
+        count_invalid(in, STACKLINE_TOO_LONG, msg, len, mono);
+        return;
+    }
+    if (len > 0 && msg[len - 1] == '\n')
+        len--; /* one trailing newline ends the last line */
+    const char *end = msg + len;
+    const char *line = msg;
+    for (;;) {
+        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        size_t line_len = nl ? (size_t)(nl - line) : (size_t)(end - line);
+        struct stackline sl;
+        in->stats->lines_received++;
+        enum stackline_error err =
+            stackline_parse(line, line_len, (size_t)in->cfg->max_line_bytes, &sl);
+        if (err == STACKLINE_OK)
+            route_line(in, line, line_len, &sl, groups, now, mono);
+        else
+            count_invalid(in, err, line, line_len, mono);
+        if (!nl)
+            break;
+        line = nl + 1;
+    }
+}
+
+void ingest_refuse_message(struct ingest *in, enum stackline_error why, enum input_kind kind,
+                           double mono)
+{
+    in->stats->messages_received[kind]++;
+    in->stats->lines_received++;
+    count_invalid(in, why, "", 0, mono);
+}
+
+void ingest_report_invalid(struct ingest *in, double mono, int force)
+{
+    if (!force && mono - in->last_report < in->cfg->invalid_report_interval)
+        return;
+    char counts[512];
+    size_t used = 0;
+    uint64_t total = 0;
+    counts[0] = '\0';
+    for (int r = 1; r < STACKLINE_NERRORS; r++) {
+        if (!in->unreported[r])
+            continue;
+        total += in->unreported[r];
+        int n = snprintf(counts + used, sizeof counts - used, "%s%s=%llu", used ? " " : "",
+                         stackline_error_name(r), (unsigned long long)in->unreported[r]);
+        if (n > 0 && (size_t)n < sizeof counts - used)
+            used += (size_t)n;
+    }
+    if (total == 0)
+        return;
+    char total_text[24];
+    snprintf(total_text, sizeof total_text, "%llu", (unsigned long long)total);
+    log_event(LOG_WARNING, "invalid_lines",
+              LOG_FIELDS({"ARCLAMP_COUNT", total_text}, {"ARCLAMP_REASON", counts},
+                         {"ARCLAMP_EXAMPLE", in->example}),
+              "dropped %s invalid sample lines (%s), e.g. \"%s\"", total_text, counts,
+              in->example);
+    memset(in->unreported, 0, sizeof in->unreported);
+    in->example[0] = '\0';
+    in->last_report = mono;
+}

@@ -1,0 +1,53 @@
+/* ingest: from a received message to lines queued in trace log files.
+ *
+ * A message (from Redis or a socket) is split into lines; each line is
+ * validated (stackline_parse), invalid ones are counted per reason and
+ * reported at a limited rate, and valid ones are routed to every log group
+ * the message's channel feeds: the group's `all` file and, when the stack
+ * has an entry point tag, the tag's file. Paths are built only from
+ * base_path, the configured period, the bucket name and a tag of
+ * [A-Za-z0-9_.-], so nothing can be written outside base_path. */
+#ifndef ARCLAMP_LOG_INGEST_H
+#define ARCLAMP_LOG_INGEST_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <time.h>
+
+#include "bucket.h"
+#include "config.h"
+#include "stats.h"
+#include "tracefile.h"
+
+struct group_state {
+    char dir[PATH_MAX];                /* base_path/period */
+    unsigned long pop_counter;         /* lines seen, for sample_pop */
+    time_t bucket_time;                /* second the bucket name was made for */
+    char bucket[BUCKET_NAME_MAX + 1];  /* bucket name of bucket_time */
+};
+
+struct ingest {
+    const struct config *cfg;          /* borrowed */
+    struct stats *stats;               /* borrowed */
+    struct fileset files;              /* owned */
+    struct group_state *groups;        /* one per cfg->groups */
+    double last_report;                /* monotonic time of the last invalid-line report */
+    uint64_t unreported[STACKLINE_NERRORS]; /* invalid lines since that report */
+    char example[256];                 /* one unreported invalid line, quoted */
+};
+
+void ingest_init(struct ingest *in, const struct config *cfg, struct stats *stats);
+void ingest_free(struct ingest *in);
+
+/* Handles one message. `groups` is the mask of log groups its channel feeds;
+ * `now` is wall-clock time (buckets), `mono` monotonic seconds (buffers). */
+void ingest_message(struct ingest *in, const char *msg, size_t len, unsigned long long groups,
+                    enum input_kind kind, time_t now, double mono);
+/* Counts one message refused as a whole (e.g. a truncated datagram). */
+void ingest_refuse_message(struct ingest *in, enum stackline_error why, enum input_kind kind,
+                           double mono);
+/* Logs the invalid lines counted since the last report, if the report
+ * interval has passed (or `force`). */
+void ingest_report_invalid(struct ingest *in, double mono, int force);
+
+#endif

@@ -1,0 +1,106 @@
+/* stats: the Prometheus text file of arclamp-log's counters. */
+#include "stats.h"
+#include "strbuf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const input_names[INPUT_NKINDS] = {"redis", "socket"};
+
+uint64_t stats_messages_total(const struct stats *st)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < INPUT_NKINDS; i++)
+        n += st->messages_received[i];
+    return n;
+}
+
+static void header(strbuf *out, const char *name, const char *type, const char *help)
+{
+    strbuf_appendf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void counter(strbuf *out, const char *name, const char *help, uint64_t value)
+{
+    header(out, name, "counter", help);
+    strbuf_appendf(out, "%s %llu\n", name, (unsigned long long)value);
+}
+
+/* Label values come from configuration; escape as the text format asks. */
+static void label_value(strbuf *out, const char *v)
+{
+    for (; *v; v++) {
+        if (*v == '\\' || *v == '"')
+            strbuf_appendc(out, '\\');
+        if (*v == '\n')
+            strbuf_appends(out, "\\n");
+        else
+            strbuf_appendc(out, *v);
+    }
+}
+
+static void format_metrics(strbuf *out, const struct stats *st, const struct config *cfg)
+{
+    header(out, "arclamp_log_messages_received_total", "counter", "Messages received per input.");
+    for (int i = 0; i < INPUT_NKINDS; i++)
+        strbuf_appendf(out, "arclamp_log_messages_received_total{input=\"%s\"} %llu\n",
+                       input_names[i], (unsigned long long)st->messages_received[i]);
+    counter(out, "arclamp_log_lines_received_total", "Sample lines received.", st->lines_received);
+    header(out, "arclamp_log_lines_invalid_total", "counter", "Sample lines refused, per reason.");
+    for (int r = 1; r < STACKLINE_NERRORS; r++)
+        strbuf_appendf(out, "arclamp_log_lines_invalid_total{reason=\"%s\"} %llu\n",
+                       stackline_error_name(r), (unsigned long long)st->lines_invalid[r]);
+    header(out, "arclamp_log_lines_written_total", "counter",
+           "Lines written to each log group's all file.");
+    for (size_t g = 0; g < cfg->ngroups; g++) {
+        strbuf_appends(out, "arclamp_log_lines_written_total{group=\"");
+        label_value(out, cfg->groups[g].period);
+        strbuf_appendf(out, "\"} %llu\n", (unsigned long long)st->lines_written[g]);
+    }
+    header(out, "arclamp_log_lines_dropped_total", "counter", "Lines lost, per reason.");
+    strbuf_appendf(out, "arclamp_log_lines_dropped_total{reason=\"write_error\"} %llu\n",
+                   (unsigned long long)st->lines_dropped_write_error);
+    counter(out, "arclamp_log_bytes_written_total", "Bytes written to trace logs.",
+            st->bytes_written);
+    counter(out, "arclamp_log_write_errors_total", "Failed or short writes and failed opens.",
+            st->write_errors);
+    counter(out, "arclamp_log_files_pruned_total", "Files removed by retention.",
+            st->files_pruned);
+    counter(out, "arclamp_log_torn_lines_repaired_total",
+            "Partial last lines cut when a file was opened.", st->torn_lines_repaired);
+    counter(out, "arclamp_log_datagrams_dropped_total",
+            "Datagrams the kernel dropped because the receive buffer was full.",
+            st->datagrams_dropped);
+    counter(out, "arclamp_log_redis_reconnects_total", "Redis connections lost or refused.",
+            st->redis_reconnects);
+    header(out, "arclamp_log_redis_connected", "gauge", "1 while reading from Redis.");
+    strbuf_appendf(out, "arclamp_log_redis_connected %d\n", st->redis_connected);
+    header(out, "arclamp_log_open_files", "gauge", "Trace log files open.");
+    strbuf_appendf(out, "arclamp_log_open_files %llu\n", (unsigned long long)st->open_files);
+}
+
+int stats_write_prometheus(const struct stats *st, const struct config *cfg, const char *path)
+{
+    strbuf text = STRBUF_INIT, tmp = STRBUF_INIT;
+    format_metrics(&text, st, cfg);
+    strbuf_appendf(&tmp, "%s.tmp.%ld", path, (long)getpid());
+    const char *tmp_path = strbuf_cstr(&tmp);
+    int rc = -1;
+    int fd = open(tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd >= 0) {
+        ssize_t n = write(fd, text.data, text.len);
+        int saved = errno;
+        if (close(fd) == 0 && n == (ssize_t)text.len && rename(tmp_path, path) == 0)
+            rc = 0;
+        else
+            errno = n < 0 ? saved : (errno ? errno : EIO);
+        if (rc < 0)
+            unlink(tmp_path);
+    }
+    strbuf_free(&text);
+    strbuf_free(&tmp);
+    return rc;
+}

@@ -1,0 +1,37 @@
+/* stats: arclamp-log's counters and their Prometheus text file.
+ *
+ * One struct of plain counters, owned by the daemon and passed to the
+ * modules that count. Writing the metrics file is atomic (temp + rename), so
+ * a node exporter never reads half a file. */
+#ifndef ARCLAMP_LOG_STATS_H
+#define ARCLAMP_LOG_STATS_H
+
+#include <stdint.h>
+
+#include "config.h"
+#include "stackline.h"
+
+enum input_kind { INPUT_REDIS, INPUT_SOCKET, INPUT_NKINDS };
+
+struct stats {
+    uint64_t messages_received[INPUT_NKINDS];   /* messages per input kind */
+    uint64_t lines_received;                    /* lines in those messages */
+    uint64_t lines_invalid[STACKLINE_NERRORS];  /* refused lines per reason */
+    uint64_t lines_written[CONFIG_MAX_GROUPS];  /* lines in each group's all file */
+    uint64_t lines_dropped_write_error;         /* lines lost to a refusing disk */
+    uint64_t bytes_written;                     /* bytes written to trace logs */
+    uint64_t write_errors;                      /* failed or short writes, failed opens */
+    uint64_t files_pruned;                      /* files removed by retention */
+    uint64_t torn_lines_repaired;               /* partial last lines cut at open */
+    uint64_t datagrams_dropped;                 /* dropped by the kernel: we were too slow */
+    uint64_t redis_reconnects;                  /* connections lost or refused */
+    int redis_connected;                        /* 1 while subscribed or reading */
+    uint64_t open_files;                        /* trace log files open now */
+};
+
+/* Writes the metrics of `st` to `path` atomically; -1 with errno on failure. */
+int stats_write_prometheus(const struct stats *st, const struct config *cfg, const char *path);
+/* Total messages received from all inputs. */
+uint64_t stats_messages_total(const struct stats *st);
+
+#endif

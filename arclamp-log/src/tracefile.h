@@ -1,0 +1,75 @@
+/* tracefile: the open trace log files and their write buffers.
+ *
+ * A fileset owns every open trace log file. Each file keeps its descriptor
+ * open (O_APPEND) and a buffer that only ever holds whole lines, written when
+ * it fills, on fileset_flush() and at close. A write the disk cuts short is
+ * truncated back to the last whole line and retried later, so a reader, a
+ * crash or a SIGKILL never sees half a line that we made; a file that already
+ * ends in a partial line when opened (a crash inside write()) is cut back to
+ * its last whole line. At most `max_open` files are open: the least recently
+ * used is closed first. */
+#ifndef ARCLAMP_LOG_TRACEFILE_H
+#define ARCLAMP_LOG_TRACEFILE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "stats.h"
+#include "strbuf.h"
+
+struct tracefile {
+    char *path;               /* full path, the lookup key */
+    int fd;                   /* open O_APPEND descriptor */
+    int group;                /* log group index (for counters and retention) */
+    char *tag;                /* "all" or the entry point tag */
+    strbuf buf;               /* whole lines waiting to be written */
+    size_t buf_lines;         /* lines in buf */
+    off_t size;               /* file size after our last complete write */
+    double last_append;       /* monotonic time of the last append */
+    double retry_at;          /* after a failed write: not before this time */
+    int failing;              /* the last write failed (reported once) */
+    struct tracefile *hnext;  /* hash chain */
+    struct tracefile *prev;   /* LRU list, most recently used first */
+    struct tracefile *next;
+};
+
+struct fileset {
+    struct tracefile **table; /* hash table of open files by path */
+    size_t table_size;        /* a power of two */
+    size_t count;             /* files open */
+    struct tracefile *head;   /* most recently used */
+    struct tracefile *tail;   /* least recently used */
+    size_t max_open;          /* files open at most */
+    size_t max_buffer;        /* bytes a buffer may hold while the disk refuses */
+    struct stats *stats;      /* counters, owned by the caller */
+};
+
+/* Bytes that make a buffer worth writing right away. */
+#define TRACEFILE_FLUSH_BYTES (64 * 1024)
+
+void fileset_init(struct fileset *fs, struct stats *stats, size_t max_open, size_t max_buffer);
+/* Flushes and closes every file, frees the set. */
+void fileset_free(struct fileset *fs);
+
+/* The open file for `path` (directory `dir` is created when missing), opening
+ * it if needed. *created is set when the file did not exist before. NULL when
+ * it cannot be opened (counted and logged). */
+struct tracefile *fileset_open(struct fileset *fs, const char *dir, const char *path, int group,
+                               const char *tag, double now, int *created);
+/* Queues one line (a newline is added). Returns 0, or -1 when the line was
+ * dropped because the buffer is full of lines the disk refused. */
+int tracefile_append(struct fileset *fs, struct tracefile *tf, const char *line, size_t len,
+                     double now);
+/* Writes every buffer that is due (failed files: after their retry time).
+ * Returns the bytes still buffered afterwards. */
+size_t fileset_flush(struct fileset *fs, double now);
+/* Flushes and closes files not appended to since `now - idle`, and files
+ * deleted or renamed away behind our back. */
+void fileset_close_idle(struct fileset *fs, double now, double idle);
+/* Flushes and closes the other open files of the same group and tag (a new
+ * bucket began, so they are done). */
+void fileset_close_siblings(struct fileset *fs, const struct tracefile *tf);
+/* Flushes and closes everything (reload, shutdown). */
+void fileset_close_all(struct fileset *fs);
+
+#endif

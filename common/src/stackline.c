@@ -1,0 +1,173 @@
+/* stackline: parsing and validation of collapsed stack sample lines.
+ * See stackline.h for the format. The byte check runs on every byte the
+ * daemon receives, so it tests eight ASCII bytes at a time. */
+#include "stackline.h"
+
+#include <string.h>
+
+static const char *const error_names[STACKLINE_NERRORS] = {
+    [STACKLINE_OK] = "ok",
+    [STACKLINE_EMPTY] = "empty",
+    [STACKLINE_TOO_LONG] = "too_long",
+    [STACKLINE_CONTROL_CHAR] = "control_char",
+    [STACKLINE_INVALID_UTF8] = "invalid_utf8",
+    [STACKLINE_NO_COUNT] = "no_count",
+    [STACKLINE_BAD_COUNT] = "bad_count",
+    [STACKLINE_EMPTY_FRAME] = "empty_frame",
+};
+
+const char *stackline_error_name(enum stackline_error err)
+{
+    if ((unsigned)err >= STACKLINE_NERRORS)
+        return "unknown";
+    return error_names[err];
+}
+
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+/* True when all eight bytes are printable ASCII (0x20..0x7e). */
+static int word_is_printable_ascii(uint64_t w)
+{
+    uint64_t high = w & HIGHS;
+    uint64_t below_space = (w - 0x20 * ONES) & ~w & HIGHS;
+    uint64_t x = w ^ (0x7f * ONES);
+    uint64_t del = (x - ONES) & ~x & HIGHS;
+    return (high | below_space | del) == 0;
+}
+
+/* Length of the UTF-8 sequence starting at p (1..4), or 0 when malformed:
+ * overlong forms, surrogates and code points above U+10FFFF are refused. */
+static size_t utf8_sequence_length(const unsigned char *p, size_t avail)
+{
+    unsigned char c = p[0];
+    size_t n;
+    unsigned char lo = 0x80, hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        if (c == 0xe0)
+            lo = 0xa0;
+        else if (c == 0xed)
+            hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        if (c == 0xf0)
+            lo = 0x90;
+        else if (c == 0xf4)
+            hi = 0x8f;
+    } else {
+        return 0;
+    }
+    if (avail < n || p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++) {
+        if (p[i] < 0x80 || p[i] > 0xbf)
+            return 0;
+    }
+    return n;
+}
+
+enum stackline_error stackline_check_bytes(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < len) {
+        if (len - i >= 8) {
+            uint64_t w;
+            memcpy(&w, p + i, 8);
+            if (word_is_printable_ascii(w)) {
+                i += 8;
+                continue;
+            }
+        }
+        unsigned char c = p[i];
+        if (c < 0x20 || c == 0x7f)
+            return STACKLINE_CONTROL_CHAR;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t n = utf8_sequence_length(p + i, len - i);
+        if (n == 0)
+            return STACKLINE_INVALID_UTF8;
+        i += n;
+    }
+    return STACKLINE_OK;
+}
+
+static enum stackline_error parse_count(const char *p, size_t len, uint32_t *count)
+{
+    if (len == 0 || !strchr("+-0123456789", p[0]))
+        return STACKLINE_NO_COUNT;
+    if (p[0] == '0' || len > 10)
+        return STACKLINE_BAD_COUNT;
+    uint64_t v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (p[i] < '0' || p[i] > '9')
+            return STACKLINE_BAD_COUNT;
+        v = v * 10 + (uint64_t)(p[i] - '0');
+    }
+    if (v == 0 || v > UINT32_MAX)
+        return STACKLINE_BAD_COUNT;
+    *count = (uint32_t)v;
+    return STACKLINE_OK;
+}
+
+enum stackline_error stackline_parse(const char *line, size_t len, size_t max_len,
+                                     struct stackline *out)
+{
+    if (len == 0)
+        return STACKLINE_EMPTY;
+    if (max_len && len > max_len)
+        return STACKLINE_TOO_LONG;
+    enum stackline_error err = stackline_check_bytes(line, len);
+    if (err != STACKLINE_OK)
+        return err;
+
+    const char *space = memrchr(line, ' ', len);
+    if (!space)
+        return STACKLINE_NO_COUNT;
+    size_t stack_len = (size_t)(space - line);
+    err = parse_count(space + 1, len - stack_len - 1, &out->count);
+    if (err != STACKLINE_OK)
+        return err;
+
+    if (stack_len == 0 || line[0] == ';' || line[stack_len - 1] == ';' ||
+        line[stack_len - 1] == ' ' || memmem(line, stack_len, ";;", 2))
+        return STACKLINE_EMPTY_FRAME;
+    out->stack = line;
+    out->stack_len = stack_len;
+    return STACKLINE_OK;
+}
+
+static int is_tag_char(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '.' || c == '-';
+}
+
+size_t stackline_tag(const char *stack, size_t stack_len, char *tag)
+{
+    const char *end = memchr(stack, ';', stack_len);
+    size_t first_len = end ? (size_t)(end - stack) : stack_len;
+    const char *slash = memrchr(stack, '/', first_len);
+    const char *name = slash ? slash + 1 : stack;
+    size_t name_len = first_len - (size_t)(name - stack);
+
+    if (name_len <= 4 || memcmp(name + name_len - 4, ".php", 4) != 0)
+        return 0;
+    name_len -= 4;
+    if (name_len > STACKLINE_TAG_MAX)
+        return 0;
+    for (size_t i = 0; i < name_len; i++) {
+        if (!is_tag_char((unsigned char)name[i]))
+            return 0;
+    }
+    if (name_len == 3 && memcmp(name, "all", 3) == 0)
+        return 0;
+    memcpy(tag, name, name_len);
+    tag[name_len] = '\0';
+    return name_len;
+}

@@ -1,0 +1,53 @@
+/* stackline: parsing and validation of collapsed stack sample lines.
+ *
+ * A sample line is one line of ExcimerLog::formatCollapsed() without its
+ * newline: "FRAME;FRAME;...;LEAF COUNT" — frames root first, one space, and a
+ * positive decimal count. This is the format every Arc Lamp program reads and
+ * writes, so its rules live here once. */
+#ifndef ARCLAMP_STACKLINE_H
+#define ARCLAMP_STACKLINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Why a line was refused. The names (stackline_error_name) are used in
+ * metrics labels and logs, so they are part of the interface. */
+enum stackline_error {
+    STACKLINE_OK = 0,
+    STACKLINE_EMPTY,          /* no bytes at all */
+    STACKLINE_TOO_LONG,       /* longer than the caller's limit */
+    STACKLINE_CONTROL_CHAR,   /* NUL, CR, LF, tab or another C0/DEL byte */
+    STACKLINE_INVALID_UTF8,   /* not well-formed UTF-8 */
+    STACKLINE_NO_COUNT,       /* no " COUNT" at the end */
+    STACKLINE_BAD_COUNT,      /* count not an integer in [1, UINT32_MAX] */
+    STACKLINE_EMPTY_FRAME,    /* ";;", leading/trailing ';' or a space before the count space */
+    STACKLINE_NERRORS
+};
+
+struct stackline {
+    const char *stack;   /* first byte of the frames (points into the line) */
+    size_t stack_len;    /* bytes of the frames, without the count separator */
+    uint32_t count;      /* the sample count, >= 1 */
+};
+
+/* Largest tag: longer entry point names get no tag of their own. */
+#define STACKLINE_TAG_MAX 100
+
+const char *stackline_error_name(enum stackline_error err);
+
+/* Validates `line` (len bytes, no newline) and splits it into stack and count.
+ * `max_len` of 0 means no length limit. */
+enum stackline_error stackline_parse(const char *line, size_t len, size_t max_len,
+                                     struct stackline *out);
+
+/* Checks that bytes are printable: no C0 control bytes or DEL, and valid
+ * UTF-8. Returns STACKLINE_OK, STACKLINE_CONTROL_CHAR or STACKLINE_INVALID_UTF8. */
+enum stackline_error stackline_check_bytes(const char *p, size_t len);
+
+/* The entry point tag of a stack: the first frame's file name without ".php"
+ * when the first frame ends in ".php" and the name is 1..STACKLINE_TAG_MAX
+ * bytes of [A-Za-z0-9_.-]. Writes it NUL-terminated to `tag` (size at least
+ * STACKLINE_TAG_MAX + 1) and returns its length, or returns 0 for no tag. */
+size_t stackline_tag(const char *stack, size_t stack_len, char *tag);
+
+#endif
