@@ -72,3 +72,38 @@ $(BUILD)/bench/%: bench/src/%.c
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(PKG_CFLAGS) -o $@ $< $(PKG_LIBS) -lm
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# --- tests ---------------------------------------------------------------
+PYTEST := /usr/bin/python3 -m pytest
+
+unit-tests: $(UNIT_TESTS)
+	@for t in $(UNIT_TESTS); do echo "== $$t"; $$t || exit 1; done
+
+asan-tests: $(SAN_TESTS)
+	@for t in $(SAN_TESTS); do echo "== $$t (ASan+UBSan)"; \
+	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 $$t || exit 1; done
+
+# The daemon against real redis-server, sockets and notify sockets; once
+# with the release build and once with the ASan+UBSan build.
+log-tests: $(BUILD)/bin/arclamp-log $(BUILD)/asan/bin/arclamp-log
+	@echo "== arclamp-log integration tests"
+	ARCLAMP_LOG_BIN=$(BUILD)/bin/arclamp-log $(PYTEST) -q -p no:cacheprovider arclamp-log/tests
+	@echo "== arclamp-log integration tests (ASan+UBSan build)"
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ARCLAMP_LOG_BIN=$(BUILD)/asan/bin/arclamp-log $(PYTEST) -q -p no:cacheprovider arclamp-log/tests
+
+check: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory unit-tests asan-tests log-tests
+
+# --- demo and benchmarks --------------------------------------------------
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/demo
+
+bench: deps
+	@$(MAKE) --no-print-directory all $(BENCH_BINS)
+	@bench/arclamp-log.sh
+
+clean:
+	rm -rf $(BUILD)

@@ -55,6 +55,9 @@ static const struct opt redis_opts[] = {
      .doc = "entries per XREADGROUP"},
     {"stream_delete_acked", OPT_BOOL, offsetof(struct redis_config, stream_delete_acked), "true",
      .doc = "XDEL entries once acknowledged"},
+    {"socket_buffer_bytes", OPT_INT, offsetof(struct redis_config, socket_buffer_bytes),
+     "33554432", 0, 1024L * 1024 * 1024,
+     .doc = "kernel receive buffer of the Redis connection (absorbs bursts); 0: system default"},
     {NULL},
 };
 

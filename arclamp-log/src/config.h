@@ -29,6 +29,7 @@ struct redis_config {
     char *stream_consumer;        /* consumer name; host name when unset */
     long stream_batch;            /* COUNT of each XREADGROUP */
     int stream_delete_acked;      /* XDEL after XACK */
+    long socket_buffer_bytes;     /* kernel receive buffer asked for; 0: system default */
 };
 
 struct log_group {

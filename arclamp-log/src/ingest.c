@@ -39,10 +39,37 @@ static void prune(struct ingest *in, const struct tracefile *tf)
         in->stats->files_pruned += (uint64_t)removed;
 }
 
+static struct tracefile *cached_file(struct ingest *in, struct group_state *gs, const char *tag)
+{
+    if (gs->cache_generation != in->files.generation) {
+        gs->ncached = 0;
+        gs->cache_generation = in->files.generation;
+        return NULL;
+    }
+    for (size_t i = 0; i < gs->ncached; i++) {
+        if (strcmp(gs->cache[i].tag, tag) == 0)
+            return gs->cache[i].file;
+    }
+    return NULL;
+}
+
+static void remember_file(struct group_state *gs, const char *tag, struct tracefile *tf)
+{
+    size_t slot = gs->ncached < GROUP_FILE_CACHE ? gs->ncached++
+                                                : gs->next_evict++ % GROUP_FILE_CACHE;
+    snprintf(gs->cache[slot].tag, sizeof gs->cache[slot].tag, "%s", tag);
+    gs->cache[slot].file = tf;
+}
+
 static void append_to(struct ingest *in, int group, const char *tag, const char *line,
                       size_t len, double mono)
 {
     struct group_state *gs = &in->groups[group];
+    struct tracefile *cached = cached_file(in, gs, tag);
+    if (cached) {
+        tracefile_append(&in->files, cached, line, len, mono);
+        return;
+    }
     char path[PATH_MAX];
     int n = snprintf(path, sizeof path, "%s/%s.%s.log", gs->dir, gs->bucket, tag);
     if (n < 0 || n >= (int)sizeof path)
@@ -55,7 +82,22 @@ static void append_to(struct ingest *in, int group, const char *tag, const char 
     }
     if (created)
         prune(in, tf);
+    if (gs->cache_generation == in->files.generation)
+        remember_file(gs, tag, tf);
     tracefile_append(&in->files, tf, line, len, mono);
+}
+
+static int update_bucket(struct ingest *in, struct group_state *gs, size_t g, time_t now)
+{
+    char name[BUCKET_NAME_MAX + 1];
+    if (bucket_name(in->cfg->groups[g].format, now, name, sizeof name) == 0)
+        return -1; /* format was checked at load; a time beyond gmtime's range */
+    if (strcmp(name, gs->bucket) != 0) {
+        memcpy(gs->bucket, name, sizeof name);
+        gs->ncached = 0; /* a new bucket: other files */
+    }
+    gs->bucket_time = now;
+    return 0;
 }
 
 static void route_line(struct ingest *in, const char *line, size_t len,
@@ -70,11 +112,8 @@ static void route_line(struct ingest *in, const char *line, size_t len,
         struct group_state *gs = &in->groups[g];
         if (gs->pop_counter++ % (unsigned long)in->cfg->groups[g].sample_pop != 0)
             continue;
-        if (gs->bucket_time != now) {
-            if (bucket_name(in->cfg->groups[g].format, now, gs->bucket, sizeof gs->bucket) == 0)
-                continue; /* format was checked at load; a time beyond gmtime's range */
-            gs->bucket_time = now;
-        }
+        if (gs->bucket_time != now && update_bucket(in, gs, g, now) < 0)
+            continue;
         append_to(in, (int)g, "all", line, len, mono);
         if (tag_len)
             append_to(in, (int)g, tag, line, len, mono);

@@ -19,11 +19,24 @@
 #include "stats.h"
 #include "tracefile.h"
 
+/* Files of the current bucket by tag, so most lines skip building a path
+ * and the hash lookup. Valid while the fileset's generation is unchanged. */
+#define GROUP_FILE_CACHE 16
+
+struct cached_file {
+    char tag[STACKLINE_TAG_MAX + 1];
+    struct tracefile *file;
+};
+
 struct group_state {
     char dir[PATH_MAX];                /* base_path/period */
     unsigned long pop_counter;         /* lines seen, for sample_pop */
     time_t bucket_time;                /* second the bucket name was made for */
     char bucket[BUCKET_NAME_MAX + 1];  /* bucket name of bucket_time */
+    struct cached_file cache[GROUP_FILE_CACHE]; /* open files of this bucket */
+    size_t ncached;                    /* entries in use */
+    size_t next_evict;                 /* round-robin slot when full */
+    unsigned long cache_generation;    /* fileset generation the cache is for */
 };
 
 struct ingest {

@@ -20,6 +20,10 @@
 /* Bytes read per wakeup at most, so sockets and timers get their turn. */
 #define READ_CHUNK (256 * 1024)
 #define READS_PER_WAKEUP 16
+/* hiredis 0.14's reader moves its whole unread buffer after every reply, so
+ * a large feed costs quadratic time (measured: 1.8 us per 1.7 KB message fed
+ * 256 KiB at a time, 0.4 us fed 4 KiB at a time). Feed it in small slices. */
+#define FEED_SLICE 4096
 /* Replies we wait for at most at once (handshake and stream acks). */
 #define MAX_EXPECTED 256
 
@@ -237,8 +241,9 @@ static void send_acks(struct redis_input *ri)
         }
         send_command(ri, CMD_XACK, (int)k->nacks + 3, argv, NULL);
         if (ri->rc->stream_delete_acked) {
-            argv[0] = "XDEL";
-            argv[2] = argv[1];
+            /* Reuse the vector: XDEL key id... starts one slot later. */
+            argv[1] = "XDEL";
+            argv[2] = k->name;
             send_command(ri, CMD_XDEL, (int)k->nacks + 2, argv + 1, NULL);
         }
         free(argv);
@@ -442,6 +447,27 @@ static void start_handshake(struct redis_input *ri)
     write_pending(ri);
 }
 
+/* Handles every complete reply the reader holds. -1 when the connection
+ * was dropped meanwhile. */
+static int drain_replies(struct redis_input *ri)
+{
+    void *reply;
+    while (ri->state != DISCONNECTED) {
+        if (redisReaderGetReply(ri->reader, &reply) != REDIS_OK) {
+            fail(ri, ri->reader->errstr);
+            return -1;
+        }
+        if (!reply)
+            return 0;
+        int rc = ri->rc->mode == REDIS_MODE_STREAM ? handle_stream_reply(ri, reply)
+                                                   : handle_pubsub_reply(ri, reply);
+        freeReplyObject(reply);
+        if (rc < 0)
+            return -1;
+    }
+    return -1;
+}
+
 static void read_replies(struct redis_input *ri)
 {
     for (int round = 0; round < READS_PER_WAKEUP && ri->state != DISCONNECTED; round++) {
@@ -456,19 +482,10 @@ static void read_replies(struct redis_input *ri)
         }
         ri->last_rx = now_mono(ri);
         ri->ping_outstanding = 0;
-        redisReaderFeed(ri->reader, ri->chunk, (size_t)n);
-        void *reply;
-        while (ri->state != DISCONNECTED) {
-            if (redisReaderGetReply(ri->reader, &reply) != REDIS_OK) {
-                fail(ri, ri->reader->errstr);
-                return;
-            }
-            if (!reply)
-                break;
-            int rc = ri->rc->mode == REDIS_MODE_STREAM ? handle_stream_reply(ri, reply)
-                                                       : handle_pubsub_reply(ri, reply);
-            freeReplyObject(reply);
-            if (rc < 0)
+        for (size_t off = 0; off < (size_t)n && ri->state != DISCONNECTED; off += FEED_SLICE) {
+            size_t len = (size_t)n - off < FEED_SLICE ? (size_t)n - off : FEED_SLICE;
+            redisReaderFeed(ri->reader, ri->chunk + off, len);
+            if (drain_replies(ri) < 0)
                 return;
         }
         if (ri->state == DISCONNECTED)
@@ -508,6 +525,20 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
     return 0;
 }
 
+/* A large kernel buffer lets a burst (or a moment of disk writeback) wait in
+ * our socket instead of in Redis, which disconnects a subscriber whose
+ * output buffer passes its limit (32 MB by default) and loses what it held.
+ * SO_RCVBUFFORCE works for root or CAP_NET_ADMIN; otherwise the kernel's
+ * rmem_max caps it. */
+static void set_receive_buffer(int fd, long bytes)
+{
+    int size = bytes > INT32_MAX / 2 ? INT32_MAX / 2 : (int)bytes;
+    if (size <= 0)
+        return;
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size) < 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+}
+
 static int open_socket(struct redis_input *ri, const char **why)
 {
     if (ri->rc->unix_socket) {
@@ -516,6 +547,8 @@ static int open_socket(struct redis_input *ri, const char **why)
             return *why = "unix socket path too long", -1;
         strcpy(sun.sun_path, ri->rc->unix_socket);
         int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd >= 0)
+            set_receive_buffer(fd, ri->rc->socket_buffer_bytes);
         if (fd < 0 || (connect(fd, (struct sockaddr *)&sun, sizeof sun) < 0 && errno != EINPROGRESS)) {
             *why = strerror(errno);
             if (fd >= 0)
@@ -535,6 +568,7 @@ static int open_socket(struct redis_input *ri, const char **why)
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+        set_receive_buffer(fd, ri->rc->socket_buffer_bytes);
         if (connect(fd, res->ai_addr, res->ai_addrlen) < 0 && errno != EINPROGRESS) {
             *why = strerror(errno);
             close(fd);

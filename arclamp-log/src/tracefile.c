@@ -121,6 +121,7 @@ static void close_file(struct fileset *fs, struct tracefile *tf)
     free(tf->tag);
     free(tf);
     fs->count--;
+    fs->generation++;
     fs->stats->open_files = fs->count;
 }
 

@@ -42,6 +42,8 @@ struct fileset {
     size_t max_open;          /* files open at most */
     size_t max_buffer;        /* bytes a buffer may hold while the disk refuses */
     struct stats *stats;      /* counters, owned by the caller */
+    unsigned long generation; /* bumped whenever a file closes: pointers kept
+                                 from before may dangle */
 };
 
 /* Bytes that make a buffer worth writing right away. */

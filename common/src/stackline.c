@@ -97,6 +97,36 @@ enum stackline_error stackline_check_bytes(const char *s, size_t len)
     return STACKLINE_OK;
 }
 
+/* Per-byte flags (0x80) of the bytes equal to ';', exact for every byte. */
+static uint64_t semicolon_bytes(uint64_t w)
+{
+    uint64_t x = w ^ (';' * ONES);
+    return ~(((x & ~HIGHS) + ~HIGHS) | x) & HIGHS;
+}
+
+/* True when ";;" occurs: one SWAR pass instead of memmem, which was a tenth
+ * of the daemon's own CPU time. */
+static int has_double_semicolon(const char *s, size_t len)
+{
+    uint64_t carry = 0; /* the previous word ended with ';' */
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        uint64_t semi = semicolon_bytes(w);
+        if ((semi & (semi << 8)) || (carry && (semi & 0x80)))
+            return 1;
+        carry = semi >> 63;
+    }
+    for (; i < len; i++) {
+        int is_semi = s[i] == ';';
+        if (is_semi && carry)
+            return 1;
+        carry = (uint64_t)is_semi;
+    }
+    return 0;
+}
+
 static enum stackline_error parse_count(const char *p, size_t len, uint32_t *count)
 {
     if (len == 0 || !strchr("+-0123456789", p[0]))
@@ -135,7 +165,7 @@ enum stackline_error stackline_parse(const char *line, size_t len, size_t max_le
         return err;
 
     if (stack_len == 0 || line[0] == ';' || line[stack_len - 1] == ';' ||
-        line[stack_len - 1] == ' ' || memmem(line, stack_len, ";;", 2))
+        line[stack_len - 1] == ' ' || has_double_semicolon(line, stack_len))
         return STACKLINE_EMPTY_FRAME;
     out->stack = line;
     out->stack_len = stack_len;

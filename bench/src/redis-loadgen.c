@@ -1,0 +1,530 @@
+/* redis-loadgen: benchmark load generator for arclamp-log.
+ *
+ * Publishes synthetic Excimer collapsed-stack samples (one sample line per
+ * message, about 1.7 KB and 40 frames, entry points index/api/rest/load/
+ * RunJobs, count 1) to a Redis pub/sub channel -- or, with --stream, appends
+ * them to a stream with XADD -- at a target rate for a given duration.
+ * Commands are sent in small pipelined batches and the sender sleeps between
+ * batches to hold the rate; --max sends as fast as Redis answers.
+ *
+ * A pool of distinct samples is generated up front from a seeded PRNG (the
+ * same seed gives the same samples), pre-encoded as Redis commands and sent
+ * round robin, so generating load costs almost no CPU.
+ *
+ * The result is one line on stdout, easy to parse from a shell:
+ *   sent=150000 errors=0 unheard=0 bytes=255123456 seconds=3.000 rate=49998.7
+ * `unheard` counts PUBLISHes that reached no subscriber. Exit status: 0 on
+ * success, 1 for a connection failure or Redis error, 64 for bad usage.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <hiredis/hiredis.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define EX_USAGE_CODE 64
+#define SENTINEL "__end__"
+#define NFUNCS 480
+#define MAX_SAMPLE 4096
+
+struct options {
+    const char *host;
+    int port;
+    const char *channel;
+    double rate;          /* messages per second; ignored with --max */
+    double seconds;
+    uint64_t seed;
+    int max;              /* as fast as possible */
+    int stream;           /* XADD instead of PUBLISH */
+    long maxlen;          /* XADD MAXLEN ~ */
+    int batch;            /* commands per pipelined batch */
+    int pool;             /* distinct samples */
+    int sentinel;         /* publish SENTINEL at the end */
+    int dump;             /* print this many sample lines and exit */
+};
+
+struct command {
+    char *buf;            /* RESP-encoded command */
+    size_t len;
+    size_t payload_len;
+};
+
+struct result {
+    long sent;
+    long errors;
+    long unheard;
+    long long bytes;
+    double seconds;
+};
+
+/* ---- PRNG (splitmix64: small, seedable, good enough) ---- */
+
+static uint64_t rng_state;
+
+static uint64_t rng_next(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static unsigned rng_below(unsigned n)
+{
+    return (unsigned)(rng_next() % n);
+}
+
+#define PICK(arr) ((arr)[rng_below((unsigned)(sizeof(arr) / sizeof((arr)[0])))])
+
+/* ---- vocabulary of frame names ---- */
+
+static const char *const namespaces[] = {
+    "MediaWiki\\Revision", "MediaWiki\\Storage", "MediaWiki\\Parser",
+    "MediaWiki\\Page", "MediaWiki\\Title", "MediaWiki\\User",
+    "MediaWiki\\HookContainer", "MediaWiki\\Permissions", "MediaWiki\\Linker",
+    "MediaWiki\\Languages", "MediaWiki\\Output", "MediaWiki\\Skin",
+    "MediaWiki\\Cache", "MediaWiki\\Content", "MediaWiki\\Session",
+    "Wikimedia\\Rdbms", "Wikimedia\\ObjectCache", "Wikimedia\\Parsoid\\Wt2Html",
+    "Wikibase\\Lib\\Store", "Wikibase\\Client\\Hooks",
+    "MediaWiki\\Extension\\AbuseFilter", "MediaWiki\\Extension\\Cite",
+    "MediaWiki\\Extension\\Scribunto\\Engines\\LuaSandbox",
+    "MediaWiki\\Extension\\CentralAuth\\User", "MediaWiki\\Extension\\EventBus",
+    "GuzzleHttp\\Handler", "Liuggio\\StatsdClient", "Wikimedia\\Stats",
+};
+
+static const char *const classes[] = {
+    "RevisionStore", "RevisionRenderer", "SqlBlobStore", "NameTableStore",
+    "ParserOutput", "ParserCache", "Parser", "PPFrame_Hash", "Preprocessor",
+    "WikiPage", "PageStore", "TitleFormatter", "MediaWikiTitleCodec",
+    "UserFactory", "UserOptionsManager", "PermissionManager", "LinkRenderer",
+    "LinkBatch", "Language", "LanguageConverter", "OutputPage", "SkinTemplate",
+    "LoadBalancer", "Database", "DatabaseMySQL", "WANObjectCache",
+    "MemcachedPeclBagOStuff", "HookRunner", "HookContainer", "ContentHandler",
+    "WikitextContent", "SessionManager", "ExtensionRegistry", "ServiceContainer",
+    "LocalisationCache", "MessageCache", "TemplateParser", "FilterRunner",
+};
+
+static const char *const methods[] = {
+    "get", "execute", "run", "load", "fetch", "getContent", "newFromRow",
+    "query", "select", "selectRow", "doQuery", "getWithSetCallback",
+    "getRevisionByTitle", "getSlot", "render", "parse", "expand",
+    "callParserFunction", "braceSubstitution", "replaceVariables",
+    "getConnection", "getConnectionRef", "getPrimaryPos", "userCan",
+    "getPreference", "makeLink", "formatNum", "msg", "text", "addParserOutput",
+    "getValue", "onBeforePageDisplay", "onParserFirstCallInit", "callHook",
+    "getService", "createService", "loadItem", "getMessage", "doWork",
+    "__construct", "getCachedParserOutput", "resolveKey", "fetchBlob",
+};
+
+static const char *const globals[] = {
+    "wfGetDB", "wfMessage", "wfDebugLog", "array_map", "array_filter",
+    "call_user_func_array", "preg_replace_callback", "strtr", "json_encode",
+    "json_decode", "AutoLoader::autoload", "spl_autoload_call", "usort",
+    "{closure}", "Wikimedia\\Assert\\Assert::parameterType",
+};
+
+static const char *const leaves[] = {
+    "mysqli::query", "mysqli_result::fetch_object", "Memcached::getMulti",
+    "preg_match", "preg_replace", "LuaSandboxFunction::call", "hash",
+    "htmlspecialchars", "str_replace", "unserialize", "serialize", "strlen",
+    "curl_multi_exec", "gzinflate", "Normalizer::normalize", "file_exists",
+};
+
+static const char *const closure_files[] = {
+    "includes/Revision/RevisionStore.php", "includes/parser/Parser.php",
+    "includes/libs/objectcache/wancache/WANObjectCache.php",
+    "includes/HookContainer/HookContainer.php",
+    "includes/ServiceWiring.php", "includes/libs/rdbms/loadbalancer/LoadBalancer.php",
+};
+
+static char funcs[NFUNCS][160];
+
+/* Fills funcs[] with a few hundred Namespace\Class::method names (some
+ * closures and plain functions), chosen by the PRNG. */
+static void build_vocabulary(void)
+{
+    for (int i = 0; i < NFUNCS; i++) {
+        unsigned kind = rng_below(20);
+        if (kind == 0)
+            snprintf(funcs[i], sizeof funcs[i], "%s", PICK(globals));
+        else if (kind == 1)
+            snprintf(funcs[i], sizeof funcs[i],
+                     "{closure:/srv/mediawiki/php-1.44.0-wmf.3/%s(%u)}",
+                     PICK(closure_files), 40 + rng_below(3000));
+        else
+            snprintf(funcs[i], sizeof funcs[i], "%s\\%s::%s", PICK(namespaces),
+                     PICK(classes), PICK(methods));
+    }
+}
+
+/* ---- sample lines ---- */
+
+struct entry_point {
+    const char *file;
+    const char *prefix;   /* frames below the file, joined by ';' */
+    unsigned weight;      /* out of 100 */
+};
+
+static const struct entry_point entry_points[] = {
+    {"/srv/mediawiki/php-1.44.0-wmf.3/index.php",
+     "MediaWiki\\MediaWikiEntryPoint::run;"
+     "MediaWiki\\Actions\\ActionEntryPoint::execute;"
+     "MediaWiki\\Actions\\ActionEntryPoint::performRequest;"
+     "MediaWiki\\Actions\\ActionEntryPoint::performAction;"
+     "MediaWiki\\Actions\\ViewAction::show;Article::view", 45},
+    {"/srv/mediawiki/php-1.44.0-wmf.3/api.php",
+     "MediaWiki\\MediaWikiEntryPoint::run;MediaWiki\\Api\\ApiEntryPoint::execute;"
+     "ApiMain::execute;ApiMain::executeActionWithErrorHandling;"
+     "ApiMain::executeAction;ApiQuery::execute", 30},
+    {"/srv/mediawiki/php-1.44.0-wmf.3/load.php",
+     "MediaWiki\\MediaWikiEntryPoint::run;"
+     "MediaWiki\\ResourceLoader\\ResourceLoaderEntryPoint::execute;"
+     "MediaWiki\\ResourceLoader\\ResourceLoader::respond;"
+     "MediaWiki\\ResourceLoader\\ResourceLoader::makeModuleResponse", 10},
+    {"/srv/mediawiki/php-1.44.0-wmf.3/rest.php",
+     "MediaWiki\\MediaWikiEntryPoint::run;MediaWiki\\Rest\\EntryPoint::execute;"
+     "MediaWiki\\Rest\\Router::execute;MediaWiki\\Rest\\Router::executeHandler;"
+     "MediaWiki\\Rest\\Handler\\PageHTMLHandler::execute", 8},
+    {"/srv/mediawiki/rpc/RunJobs.php",
+     "MediaWiki\\JobQueue\\JobRunner::run;MediaWiki\\JobQueue\\JobRunner::executeJob;"
+     "RefreshLinksJob::run;RefreshLinksJob::runForTitle", 7},
+};
+
+static const struct entry_point *pick_entry_point(void)
+{
+    unsigned r = rng_below(100), acc = 0;
+    size_t n = sizeof entry_points / sizeof entry_points[0];
+    for (size_t i = 0; i < n; i++) {
+        acc += entry_points[i].weight;
+        if (r < acc)
+            return &entry_points[i];
+    }
+    return &entry_points[0];
+}
+
+/* Writes one sample line (without newline) into buf; returns its length.
+ * Lengths vary uniformly from 1.2 to 2.2 KB (mean about 1.7 KB). */
+static size_t make_sample(char *buf, size_t cap)
+{
+    const struct entry_point *ep = pick_entry_point();
+    size_t target = 1200 + rng_below(1000);
+    int n = snprintf(buf, cap, "%s;%s", ep->file, ep->prefix);
+    size_t len = (size_t)n;
+    while (len < target) {
+        const char *f = funcs[rng_below(NFUNCS)];
+        size_t fl = strlen(f);
+        if (len + 1 + fl + 64 >= cap)
+            break;
+        buf[len++] = ';';
+        memcpy(buf + len, f, fl);
+        len += fl;
+    }
+    n = snprintf(buf + len, cap - len, ";%s 1", PICK(leaves));
+    return len + (size_t)n;
+}
+
+/* --dump: prints n sample lines to stdout. */
+static int dump_samples(int n)
+{
+    static char line[MAX_SAMPLE];
+    for (int i = 0; i < n; i++) {
+        size_t len = make_sample(line, sizeof line);
+        printf("%.*s\n", (int)len, line);
+    }
+    return 0;
+}
+
+static int count_frames(const char *s, size_t len)
+{
+    int frames = 1;
+    for (size_t i = 0; i < len; i++)
+        frames += s[i] == ';';
+    return frames;
+}
+
+/* Encodes PUBLISH channel LINE, or XADD key [MAXLEN ~ N] * sample LINE. */
+static int encode_command(const struct options *o, const char *line, size_t len,
+                          struct command *cmd)
+{
+    char maxlen[32];
+    int r;
+    if (!o->stream) {
+        r = redisFormatCommand(&cmd->buf, "PUBLISH %s %b", o->channel, line, len);
+    } else if (o->maxlen > 0) {
+        snprintf(maxlen, sizeof maxlen, "%ld", o->maxlen);
+        r = redisFormatCommand(&cmd->buf, "XADD %s MAXLEN ~ %s * sample %b",
+                               o->channel, maxlen, line, len);
+    } else {
+        r = redisFormatCommand(&cmd->buf, "XADD %s * sample %b", o->channel, line, len);
+    }
+    if (r < 0)
+        return -1;
+    cmd->len = (size_t)r;
+    cmd->payload_len = len;
+    return 0;
+}
+
+/* Generates and encodes the pool; prints its averages to stderr. */
+static struct command *build_pool(const struct options *o)
+{
+    static char line[MAX_SAMPLE];
+    struct command *pool = calloc((size_t)o->pool, sizeof *pool);
+    long long bytes = 0, frames = 0;
+    if (!pool)
+        return NULL;
+    for (int i = 0; i < o->pool; i++) {
+        size_t len = make_sample(line, sizeof line);
+        if (encode_command(o, line, len, &pool[i]) < 0)
+            return NULL;
+        bytes += (long long)len;
+        frames += count_frames(line, len);
+    }
+    fprintf(stderr, "redis-loadgen: %d distinct samples, avg %lld bytes, avg %lld frames\n",
+            o->pool, bytes / o->pool, frames / o->pool);
+    return pool;
+}
+
+static void free_pool(struct command *pool, int n)
+{
+    for (int i = 0; i < n; i++)
+        redisFreeCommand(pool[i].buf);
+    free(pool);
+}
+
+/* ---- sending ---- */
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void sleep_until(double t)
+{
+    struct timespec ts;
+    ts.tv_sec = (time_t)t;
+    ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+        ;
+}
+
+/* Reads one reply and accounts for it; returns -1 when the connection broke. */
+static int read_reply(redisContext *c, struct result *res)
+{
+    redisReply *reply = NULL;
+    if (redisGetReply(c, (void **)&reply) != REDIS_OK || !reply) {
+        fprintf(stderr, "redis-loadgen: connection error: %s\n", c->errstr);
+        return -1;
+    }
+    if (reply->type == REDIS_REPLY_ERROR) {
+        if (res->errors++ == 0)
+            fprintf(stderr, "redis-loadgen: redis error: %s\n", reply->str);
+    } else if (reply->type == REDIS_REPLY_INTEGER && reply->integer == 0) {
+        res->unheard++;
+    }
+    freeReplyObject(reply);
+    return 0;
+}
+
+/* Pipelines n commands from the pool and reads their n replies. */
+static int send_batch(redisContext *c, const struct command *pool, int pool_size,
+                      long n, struct result *res)
+{
+    for (long i = 0; i < n; i++) {
+        const struct command *cmd = &pool[(res->sent + i) % pool_size];
+        if (redisAppendFormattedCommand(c, cmd->buf, cmd->len) != REDIS_OK)
+            return -1;
+        res->bytes += (long long)cmd->payload_len;
+    }
+    for (long i = 0; i < n; i++)
+        if (read_reply(c, res) < 0)
+            return -1;
+    res->sent += n;
+    return 0;
+}
+
+/* How many messages to send now: a batch when one is due (or --max), up to
+ * four batches at once to catch up when behind, else 0 after sleeping until
+ * the next batch is due. */
+static long due_now(const struct options *o, const struct result *res, double t0,
+                    double end)
+{
+    if (o->max)
+        return o->batch;
+    double behind = o->rate * (now_seconds() - t0) - (double)res->sent;
+    if (behind >= o->batch)
+        return behind < 4.0 * o->batch ? (long)behind : 4L * o->batch;
+    double wake = t0 + ((double)res->sent + o->batch) / o->rate;
+    sleep_until(wake < end ? wake : end);
+    return 0;
+}
+
+/* The paced (or --max) sending loop. */
+static int run(redisContext *c, const struct options *o, const struct command *pool,
+               struct result *res)
+{
+    double t0 = now_seconds(), end = t0 + o->seconds;
+    int rc = 0;
+    while (rc == 0 && now_seconds() < end) {
+        long n = due_now(o, res, t0, end);
+        if (n > 0)
+            rc = send_batch(c, pool, o->pool, n, res);
+    }
+    if (rc == 0 && !o->max) {  /* top up the last partial batch, never a backlog */
+        long left = (long)(o->rate * o->seconds) - res->sent;
+        if (left > 0 && left <= o->batch)
+            rc = send_batch(c, pool, o->pool, left, res);
+    }
+    res->seconds = now_seconds() - t0;
+    return rc;
+}
+
+static int send_sentinel(redisContext *c, const struct options *o)
+{
+    redisReply *reply = o->stream
+        ? redisCommand(c, "XADD %s * sample %s", o->channel, SENTINEL)
+        : redisCommand(c, "PUBLISH %s %s", o->channel, SENTINEL);
+    if (!reply)
+        return -1;
+    freeReplyObject(reply);
+    return 0;
+}
+
+/* ---- command line ---- */
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: redis-loadgen [--host H] [--port P] [--channel C] [--rate N | --max]\n"
+            "                     [--seconds S] [--seed K] [--batch B] [--pool N]\n"
+            "                     [--stream [--maxlen N]] [--sentinel] [--dump N]\n"
+            "Publishes synthetic collapsed-stack samples to Redis at N msg/s for S s.\n"
+            "  --max       send as fast as possible (pipelined batches)\n"
+            "  --stream    XADD C [MAXLEN ~ N] * sample LINE instead of PUBLISH\n"
+            "  --sentinel  publish \"" SENTINEL "\" after the run (not counted)\n"
+            "  --dump N    print N sample lines (same seed, same lines) and exit\n"
+            "Prints: sent= errors= unheard= bytes= seconds= rate=\n");
+}
+
+static int parse_num(const char *arg, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(arg, &end);
+    if (errno || end == arg || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int apply_option(struct options *o, int opt, const char *arg)
+{
+    double v = 0;
+    int bad = 0;
+    switch (opt) {
+    case 'h': o->host = arg; break;
+    case 'c': o->channel = arg; break;
+    case 'm': o->max = 1; break;
+    case 'x': o->stream = 1; break;
+    case 'e': o->sentinel = 1; break;
+    case 'p': bad = parse_num(arg, 1, 65535, &v); o->port = (int)v; break;
+    case 'r': bad = parse_num(arg, 1, 1e8, &v); o->rate = v; break;
+    case 's': bad = parse_num(arg, 0.01, 86400, &v); o->seconds = v; break;
+    case 'k': bad = parse_num(arg, 0, 1e18, &v); o->seed = (uint64_t)v; break;
+    case 'b': bad = parse_num(arg, 1, 100000, &v); o->batch = (int)v; break;
+    case 'n': bad = parse_num(arg, 1, 1000000, &v); o->pool = (int)v; break;
+    case 'l': bad = parse_num(arg, 1, 1e12, &v); o->maxlen = (long)v; break;
+    case 'd': bad = parse_num(arg, 1, 1000000, &v); o->dump = (int)v; break;
+    default: return -1;
+    }
+    if (bad)
+        fprintf(stderr, "redis-loadgen: bad value \"%s\"\n", arg);
+    return bad;
+}
+
+static int parse_args(int argc, char **argv, struct options *o)
+{
+    static const struct option longopts[] = {
+        {"host", required_argument, NULL, 'h'}, {"port", required_argument, NULL, 'p'},
+        {"channel", required_argument, NULL, 'c'}, {"rate", required_argument, NULL, 'r'},
+        {"seconds", required_argument, NULL, 's'}, {"seed", required_argument, NULL, 'k'},
+        {"batch", required_argument, NULL, 'b'}, {"pool", required_argument, NULL, 'n'},
+        {"maxlen", required_argument, NULL, 'l'}, {"max", no_argument, NULL, 'm'},
+        {"stream", no_argument, NULL, 'x'}, {"sentinel", no_argument, NULL, 'e'},
+        {"dump", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'H'},
+        {NULL, 0, NULL, 0},
+    };
+    int opt;
+    *o = (struct options){"127.0.0.1", 6379, "excimer", 10000, 3, 1, 0, 0, 0, 0, 4096, 0, 0};
+    while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        if (opt == 'H') {
+            usage(stdout);
+            exit(0);
+        }
+        if (apply_option(o, opt, optarg) < 0)
+            return -1;
+    }
+    if (optind != argc)
+        return -1;
+    if (o->batch == 0)
+        o->batch = o->max ? 256 : 64;
+    return 0;
+}
+
+static redisContext *connect_redis(const struct options *o)
+{
+    struct timeval tv = {2, 0};
+    redisContext *c = redisConnectWithTimeout(o->host, o->port, tv);
+    if (!c || c->err) {
+        fprintf(stderr, "redis-loadgen: cannot connect to %s:%d: %s\n", o->host, o->port,
+                c ? c->errstr : "out of memory");
+        redisFree(c);
+        return NULL;
+    }
+    struct timeval io = {10, 0};
+    redisSetTimeout(c, io);
+    return c;
+}
+
+static void print_result(const struct result *res)
+{
+    double rate = res->seconds > 0 ? (double)res->sent / res->seconds : 0;
+    printf("sent=%ld errors=%ld unheard=%ld bytes=%lld seconds=%.3f rate=%.1f\n",
+           res->sent, res->errors, res->unheard, res->bytes, res->seconds, rate);
+    fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+    struct options o;
+    struct result res = {0, 0, 0, 0, 0};
+    if (parse_args(argc, argv, &o) < 0) {
+        usage(stderr);
+        return EX_USAGE_CODE;
+    }
+    rng_state = o.seed;
+    build_vocabulary();
+    if (o.dump)
+        return dump_samples(o.dump);
+    struct command *pool = build_pool(&o);
+    if (!pool) {
+        fprintf(stderr, "redis-loadgen: out of memory\n");
+        return 1;
+    }
+    redisContext *c = connect_redis(&o);
+    if (!c) {
+        free_pool(pool, o.pool);
+        return 1;
+    }
+    int rc = run(c, &o, pool, &res);
+    if (rc == 0 && o.sentinel)
+        rc = send_sentinel(c, &o);
+    print_result(&res);
+    redisFree(c);
+    free_pool(pool, o.pool);
+    return rc == 0 && res.errors == 0 ? 0 : 1;
+}
