@@ -18,6 +18,7 @@ void ingest_init(struct ingest *in, const struct config *cfg, struct stats *stat
         snprintf(in->groups[g].dir, sizeof in->groups[g].dir, "%s/%s", cfg->base_path,
                  cfg->groups[g].period);
         in->groups[g].bucket_time = (time_t)-1;
+        tracefile_recover_dir(in->groups[g].dir, cfg->groups[g].format, stats);
     }
     in->last_report = -1e9;
 }

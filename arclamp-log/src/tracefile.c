@@ -1,8 +1,10 @@
 /* tracefile: open trace log files, whole-line buffering, repair of torn
  * lines and recovery from refused writes. See tracefile.h. */
 #include "tracefile.h"
+#include "bucket.h"
 #include "log.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -145,7 +147,7 @@ static int mkdir_p(const char *dir)
 
 /* Cuts a file that ends inside a line back to its last newline. Returns the
  * size afterwards, or -1. */
-static off_t repair_torn_tail(struct fileset *fs, int fd, off_t size, const char *path)
+static off_t repair_torn_tail(struct stats *stats, int fd, off_t size, const char *path)
 {
     char chunk[4096];
     off_t end = size;
@@ -165,7 +167,7 @@ static off_t repair_torn_tail(struct fileset *fs, int fd, off_t size, const char
     }
     if (ftruncate(fd, end) < 0)
         return -1;
-    fs->stats->torn_lines_repaired++;
+    stats->torn_lines_repaired++;
     log_event(LOG_WARNING, "torn_line_repaired", LOG_FIELDS({"ARCLAMP_FILE", path}),
               "%s ended inside a line (an earlier crash?); cut %lld bytes back to the last "
               "whole line", path, (long long)(size - end));
@@ -219,7 +221,7 @@ struct tracefile *fileset_open(struct fileset *fs, const char *dir, const char *
     }
     off_t size = lseek(fd, 0, SEEK_END);
     if (size > 0)
-        size = repair_torn_tail(fs, fd, size, path);
+        size = repair_torn_tail(fs->stats, fd, size, path);
     if (size < 0) {
         fs->stats->write_errors++;
         log_event(LOG_ERR, "open_failed", LOG_FIELDS({"ARCLAMP_FILE", path}),
@@ -326,4 +328,40 @@ void fileset_free(struct fileset *fs)
     fileset_close_all(fs);
     free(fs->table);
     fs->table = NULL;
+}
+
+/* True for "<bucket of format>.<tag>.log" (not .gz: compressed logs are
+ * never written to). */
+static int is_trace_log_name(const char *format, const char *name)
+{
+    ssize_t n = bucket_match_prefix(format, name);
+    size_t len = strlen(name);
+    return n > 0 && name[n] == '.' && len > (size_t)n + 5 &&
+           strcmp(name + len - 4, ".log") == 0;
+}
+
+int tracefile_recover_dir(const char *dir, const char *format, struct stats *stats)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return errno == ENOENT ? 0 : -1;
+    int repaired = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (!is_trace_log_name(format, de->d_name))
+            continue;
+        int fd = openat(dirfd(d), de->d_name, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+            continue;
+        struct stat st;
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        uint64_t before = stats->torn_lines_repaired;
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+            repair_torn_tail(stats, fd, st.st_size, path);
+        repaired += stats->torn_lines_repaired != before;
+        close(fd);
+    }
+    closedir(d);
+    return repaired;
 }

@@ -73,5 +73,9 @@ void fileset_close_idle(struct fileset *fs, double now, double idle);
 void fileset_close_siblings(struct fileset *fs, const struct tracefile *tf);
 /* Flushes and closes everything (reload, shutdown). */
 void fileset_close_all(struct fileset *fs);
+/* At start: cuts every trace log of `format` in `dir` that ends inside a
+ * line (the process was killed in the middle of a write) back to its last
+ * whole line. Returns how many were repaired, -1 if dir is unreadable. */
+int tracefile_recover_dir(const char *dir, const char *format, struct stats *stats);
 
 #endif
