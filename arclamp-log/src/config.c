@@ -170,8 +170,9 @@ static int bind_listen(const struct opt *opt, const struct ynode *node, void *fi
         return conf_error(ctx, node, key, "expected a list of addresses");
     struct listen_addr *addrs = xcalloc(node->nitems, sizeof *addrs);
     list->items = addrs;
-    for (size_t i = 0; i < node->nitems; i++, list->n = i) {
+    for (size_t i = 0; i < node->nitems; i++) {
         const struct ynode *item = node->items[i];
+        list->n = i + 1; /* counted before filling, so an error frees it too */
         const struct ynode *address = item;
         char ikey[64];
         snprintf(ikey, sizeof ikey, "%s[%zu]", key, i);

@@ -97,32 +97,38 @@ enum stackline_error stackline_check_bytes(const char *s, size_t len)
     return STACKLINE_OK;
 }
 
-/* Per-byte flags (0x80) of the bytes equal to ';', exact for every byte. */
-static uint64_t semicolon_bytes(uint64_t w)
+/* Per-byte flags (0x80) of the bytes of w equal to c, exact for every byte. */
+static uint64_t bytes_equal(uint64_t w, unsigned char c)
 {
-    uint64_t x = w ^ (';' * ONES);
+    uint64_t x = w ^ (c * ONES);
     return ~(((x & ~HIGHS) + ~HIGHS) | x) & HIGHS;
 }
 
-/* True when ";;" occurs: one SWAR pass instead of memmem, which was a tenth
- * of the daemon's own CPU time. */
-static int has_double_semicolon(const char *s, size_t len)
+/* True when a frame is empty or space-padded: ";;", "; " or " ;" occurs.
+ * One SWAR pass (memmem for ";;" alone was a tenth of the daemon's CPU). */
+static int has_bad_frame_boundary(const char *s, size_t len)
 {
-    uint64_t carry = 0; /* the previous word ended with ';' */
+    uint64_t prev_semi = 0, prev_space = 0; /* the previous byte was ';' / ' ' */
     size_t i = 0;
     for (; i + 8 <= len; i += 8) {
         uint64_t w;
         memcpy(&w, s + i, 8);
-        uint64_t semi = semicolon_bytes(w);
-        if ((semi & (semi << 8)) || (carry && (semi & 0x80)))
+        uint64_t semi = bytes_equal(w, ';');
+        uint64_t space = bytes_equal(w, ' ');
+        /* Flags of the byte before each byte, across the word boundary too. */
+        uint64_t semi_before = (semi << 8) | (prev_semi << 7);
+        uint64_t space_before = (space << 8) | (prev_space << 7);
+        if ((semi & (semi_before | space_before)) | (space & semi_before))
             return 1;
-        carry = semi >> 63;
+        prev_semi = semi >> 63;
+        prev_space = space >> 63;
     }
     for (; i < len; i++) {
-        int is_semi = s[i] == ';';
-        if (is_semi && carry)
+        uint64_t semi = s[i] == ';', space = s[i] == ' ';
+        if ((semi && (prev_semi || prev_space)) || (space && prev_semi))
             return 1;
-        carry = (uint64_t)is_semi;
+        prev_semi = semi;
+        prev_space = space;
     }
     return 0;
 }
@@ -164,8 +170,8 @@ enum stackline_error stackline_parse(const char *line, size_t len, size_t max_le
     if (err != STACKLINE_OK)
         return err;
 
-    if (stack_len == 0 || line[0] == ';' || line[stack_len - 1] == ';' ||
-        line[stack_len - 1] == ' ' || has_double_semicolon(line, stack_len))
+    if (stack_len == 0 || line[0] == ';' || line[0] == ' ' || line[stack_len - 1] == ';' ||
+        line[stack_len - 1] == ' ' || has_bad_frame_boundary(line, stack_len))
         return STACKLINE_EMPTY_FRAME;
     out->stack = line;
     out->stack_len = stack_len;

@@ -20,7 +20,8 @@ enum stackline_error {
     STACKLINE_INVALID_UTF8,   /* not well-formed UTF-8 */
     STACKLINE_NO_COUNT,       /* no " COUNT" at the end */
     STACKLINE_BAD_COUNT,      /* count not an integer in [1, UINT32_MAX] */
-    STACKLINE_EMPTY_FRAME,    /* ";;", leading/trailing ';' or a space before the count space */
+    STACKLINE_EMPTY_FRAME,    /* an empty or space-padded frame: ";;", "; ", " ;",
+                                 a leading/trailing ';' or space in the stack */
     STACKLINE_NERRORS
 };
 

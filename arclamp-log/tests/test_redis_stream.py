@@ -1,0 +1,167 @@
+"""Redis Streams input: nothing sent while the daemon is down, or killed, is lost."""
+
+import collections
+import warnings
+
+from conftest import (SAMPLE_RE, base_config, count_lines, lines_of, make_batch, metric,
+                      read_metrics, wait_until)
+
+GROUP = "arclamp-log"
+
+
+def stream_config(workdir, redis, **redis_over):
+    cfg = base_config(workdir, redis=redis)
+    cfg["redis"]["mode"] = "stream"
+    cfg["redis"]["stream_consumer"] = "test-consumer"
+    cfg["redis"].update(redis_over)
+    return cfg
+
+
+def xadd(redis, lines, key="excimer"):
+    with redis.client() as c:
+        replies = c.pipeline([("XADD", key, "*", "sample", l) for l in lines])
+    assert all(isinstance(r, bytes) for r in replies), replies[:3]
+
+
+def pending(redis, key="excimer"):
+    with redis.client() as c:
+        try:
+            return int(c.command("XPENDING", key, GROUP)[0])
+        except Exception:
+            return -1
+
+
+def xlen(redis, key="excimer"):
+    with redis.client() as c:
+        return int(c.command("XLEN", key))
+
+
+def test_stream_entries_added_while_daemon_stopped_are_written_exactly_once(
+        redis_server, daemon_factory, workdir):
+    base = workdir / "logs"
+    a, _ = make_batch(30, "A")   # before the daemon ever ran (group created at 0)
+    b, _ = make_batch(40, "B")   # while it runs
+    c_, _ = make_batch(50, "C")  # while it is stopped
+    e, _ = make_batch(20, "E")   # after the restart
+    xadd(redis_server, a)
+    d = daemon_factory(stream_config(workdir, redis_server)).start()
+    xadd(redis_server, b)
+    wait_until(lambda: count_lines(base, "hourly") >= 70, what="A+B lines",
+               describe=lambda: count_lines(base, "hourly"))
+    wait_until(lambda: pending(redis_server) == 0, what="no pending entries")
+    assert d.stop() == 0
+
+    xadd(redis_server, c_)
+    d.start()
+    xadd(redis_server, e)
+    total = a + b + c_ + e
+    for period in ("hourly", "daily"):
+        wait_until(lambda: count_lines(base, period) >= len(total), what="%s lines" % period,
+                   describe=lambda: count_lines(base, period))
+    # acknowledged (and, by default, deleted) once written
+    wait_until(lambda: pending(redis_server) == 0, what="XPENDING 0")
+    assert d.stop() == 0
+    for period in ("hourly", "daily"):
+        got = lines_of(base, period)
+        assert collections.Counter(got) == collections.Counter(total)
+    # acknowledged entries are deleted (stream_delete_acked defaults to true)
+    assert xlen(redis_server) == 0
+
+
+def test_stream_daemon_sigkilled_mid_ingest_then_restarted_loses_nothing(
+        redis_server, daemon_factory, workdir):
+    base = workdir / "logs"
+    d = daemon_factory(stream_config(workdir, redis_server, stream_batch=50)).start()
+    sent = []
+    first, _ = make_batch(1500, "K1")
+    for i in range(0, 1500, 100):
+        xadd(redis_server, first[i:i + 100])
+        sent += first[i:i + 100]
+    wait_until(lambda: count_lines(base, "hourly") >= 1500, what="the first lines")
+    # a large backlog read 50 entries at a time: the kill lands in the middle of it
+    backlog, _ = make_batch(10000, "K2")
+    xadd(redis_server, backlog)
+    sent += backlog
+    d.kill()
+    unread_at_kill = xlen(redis_server)
+    print("entries left in the stream at the kill: %d" % unread_at_kill)
+    second, _ = make_batch(500, "K3")
+    xadd(redis_server, second)
+    sent += second
+    d.start()
+    for period in ("hourly", "daily"):
+        wait_until(lambda: set(lines_of(base, period)) >= set(sent),
+                   what="every line in %s after the restart" % period,
+                   describe=lambda: "%d of %d" % (len(set(lines_of(base, period)) & set(sent)),
+                                                  len(sent)))
+    wait_until(lambda: pending(redis_server) == 0, what="XPENDING 0")
+    assert d.stop() == 0
+    for period in ("hourly", "daily"):
+        got = lines_of(base, period)
+        assert all(SAMPLE_RE.match(l) for l in got), "torn or invalid line after SIGKILL"
+        assert set(got) == set(sent), "unknown lines written"
+        dups = sum(n - 1 for n in collections.Counter(got).values() if n > 1)
+        if dups:
+            # allowed (written but not yet acknowledged when killed); reported, not failed
+            warnings.warn("%s: %d duplicate lines after SIGKILL+restart in stream mode "
+                          "(%d entries not yet deleted at the kill)" % (period, dups, unread_at_kill))
+
+
+def test_stream_redis_restart_daemon_reconnects_and_reads_new_entries(
+        redis_server_aof, daemon_factory, workdir):
+    redis = redis_server_aof
+    base = workdir / "logs"
+    d = daemon_factory(stream_config(workdir, redis, health_check_interval=1)).start()
+    before, _ = make_batch(40, "R1")
+    xadd(redis, before)
+    wait_until(lambda: count_lines(base, "hourly") >= 40, what="lines before the redis restart")
+    wait_until(lambda: pending(redis) == 0, what="acknowledged before the restart")
+    redis.kill()
+    wait_until(lambda: metric(read_metrics(workdir / "metrics.prom"),
+                              "arclamp_log_redis_connected") == 0,
+               what="arclamp_log_redis_connected to drop to 0")
+    assert d.alive(), "daemon exited when redis went away"
+    redis.start()
+    after, _ = make_batch(60, "R2")
+    xadd(redis, after)
+    wait_until(lambda: count_lines(base, "hourly") >= 100, what="lines after the redis restart",
+               describe=lambda: count_lines(base, "hourly"))
+    assert d.alive()
+    assert d.stop() == 0
+    assert collections.Counter(lines_of(base, "hourly")) == collections.Counter(before + after)
+
+
+def test_stream_pending_entries_of_own_consumer_are_reread_on_start(
+        redis_server, daemon_factory, workdir):
+    """Entries delivered to this consumer but never acknowledged (a crash between
+    XREADGROUP and XACK) are not delivered again by `>`: the daemon must re-read them."""
+    base = workdir / "logs"
+    lost, _ = make_batch(25, "P")
+    xadd(redis_server, lost)
+    with redis_server.client() as c:
+        c.command("XGROUP", "CREATE", "excimer", GROUP, "0", "MKSTREAM")
+        got = c.command("XREADGROUP", "GROUP", GROUP, "test-consumer", "COUNT", "1000",
+                        "STREAMS", "excimer", ">")
+    assert len(got[0][1]) == 25
+    assert pending(redis_server) == 25
+    fresh, _ = make_batch(5, "F")
+    xadd(redis_server, fresh)
+    d = daemon_factory(stream_config(workdir, redis_server)).start()
+    wait_until(lambda: count_lines(base, "hourly") >= 30, what="pending and new entries",
+               describe=lambda: count_lines(base, "hourly"))
+    wait_until(lambda: pending(redis_server) == 0, what="XPENDING 0")
+    assert d.stop() == 0
+    assert collections.Counter(lines_of(base, "hourly")) == collections.Counter(lost + fresh)
+
+
+def test_stream_delete_acked_false_keeps_acknowledged_entries(
+        redis_server, daemon_factory, workdir):
+    base = workdir / "logs"
+    d = daemon_factory(stream_config(workdir, redis_server, stream_delete_acked=False)).start()
+    lines, _ = make_batch(12, "keep")
+    xadd(redis_server, lines)
+    wait_until(lambda: count_lines(base, "hourly") >= 12, what="lines")
+    wait_until(lambda: pending(redis_server) == 0, what="XPENDING 0")
+    assert d.stop() == 0
+    assert xlen(redis_server) == 12
+    assert sorted(lines_of(base, "hourly")) == sorted(lines)
