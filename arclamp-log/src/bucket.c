@@ -43,6 +43,10 @@ const char *bucket_format_check(const char *format)
             continue;
         if (!*p || !find_conversion(*p))
             return "unsupported conversion; supported: %Y %y %G %m %d %e %H %M %S %j %U %W %V %u %w %s %%";
+        /* %s has no fixed width: digits right after it could not be told
+         * apart from it when retention reads the names back. */
+        if (*p == 's' && ((p[1] >= '0' && p[1] <= '9') || (p[1] == '%' && p[2] != '%' && p[2])))
+            return "%s must not be followed by a digit or another conversion";
     }
     char probe[BUCKET_NAME_MAX + 1];
     if (bucket_name(format, 0, probe, sizeof probe) == 0)

@@ -4,9 +4,11 @@
 #include "bucket.h"
 #include "conftable.h"
 #include "log.h"
+#include "stackline.h"
 #include "strbuf.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -80,8 +82,8 @@ static const struct opt config_opts[] = {
      .doc = "directory of the trace logs"},
     {"redis", OPT_MAP, offsetof(struct config, redis), .sub = redis_opts,
      .doc = "Redis input (optional)"},
-    {"redis_channel", OPT_STRING, offsetof(struct config, redis_channel), "excimer",
-     .doc = "channel or stream key"},
+    {"redis_channel", OPT_STRING, offsetof(struct config, redis_channel), NULL,
+     .doc = "channel or stream key (default: excimer, unless redis_channels is set)"},
     {"redis_channels", OPT_CUSTOM, offsetof(struct config, extra_channels), NULL,
      .custom = bind_string_list, .doc = "more channels or stream keys"},
     {"listen", OPT_CUSTOM, offsetof(struct config, listen), NULL, .custom = bind_listen,
@@ -274,6 +276,39 @@ static int read_password_file(struct config *cfg, const struct ynode *root, stru
     return 0;
 }
 
+/* Two groups writing to one directory must not be able to produce the same
+ * file name: "<bucket>.<tag>.log" is ambiguous when one group's bucket name
+ * is the other's followed by "." (tags may contain dots), or when both are
+ * equal. Checked on the names of one sample time. */
+static int check_shared_directories(const struct config *cfg, const struct ynode *root,
+                                    struct conf_ctx *ctx)
+{
+    const struct ynode *logs = ynode_get(root, "logs");
+    for (size_t i = 0; i < cfg->ngroups; i++) {
+        for (size_t j = 0; j < i; j++) {
+            const struct log_group *a = &cfg->groups[j], *b = &cfg->groups[i];
+            if (strcmp(a->period, b->period) != 0)
+                continue;
+            char na[BUCKET_NAME_MAX + 2], nb[BUCKET_NAME_MAX + 2];
+            size_t la = bucket_name(a->format, 1700000000, na, sizeof na - 1);
+            size_t lb = bucket_name(b->format, 1700000000, nb, sizeof nb - 1);
+            na[la] = '.';
+            nb[lb] = '.';
+            if (strncmp(na, nb, la < lb ? la + 1 : lb + 1) != 0)
+                continue;
+            char key[48];
+            snprintf(key, sizeof key, "logs[%zu].format", i);
+            return conf_error(ctx, ynode_get(logs->items[i], "format"), key,
+                              "logs[%zu] writes to the same directory \"%.64s\" and its file "
+                              "names can equal those of logs[%zu] (\"%.64s\" vs \"%.64s\"); give "
+                              "one of them another period or a format that is not the other's "
+                              "plus \".something\"",
+                              i, b->period, j, b->format, a->format);
+        }
+    }
+    return 0;
+}
+
 /* The checks that involve more than one key. */
 static int finish(struct config *cfg, const struct ynode *root, struct conf_ctx *ctx)
 {
@@ -285,6 +320,22 @@ static int finish(struct config *cfg, const struct ynode *root, struct conf_ctx 
     if (log_target_from_name(cfg->log_target) < 0)
         return conf_error(ctx, ynode_get(root, "log_target"), "log_target",
                           "expected auto, journal or stderr");
+    /* Room for "/<period>/<bucket>.<tag>.log.gz" below base_path. */
+    size_t longest_period = 0;
+    for (size_t i = 0; i < cfg->ngroups; i++) {
+        size_t n = strlen(cfg->groups[i].period);
+        longest_period = n > longest_period ? n : longest_period;
+    }
+    if (strlen(cfg->base_path) + longest_period + BUCKET_NAME_MAX + STACKLINE_TAG_MAX + 16 >=
+        PATH_MAX)
+        return conf_error(ctx, ynode_get(root, "base_path"), "base_path",
+                          "too long (with the period directory) for trace log paths");
+    if (check_shared_directories(cfg, root, ctx) < 0)
+        return -1;
+    if (cfg->max_buffer_bytes <= cfg->max_line_bytes)
+        return conf_error(ctx, ynode_get(root, "max_buffer_bytes"), "max_buffer_bytes",
+                          "must be larger than max_line_bytes (%ld), or a valid line could "
+                          "never be buffered", cfg->max_line_bytes);
     const struct ynode *redis = ynode_get(root, "redis");
     cfg->redis_enabled = redis && !ynode_is_null(redis);
     if (cfg->redis_channel)

@@ -68,6 +68,7 @@ static void append_to(struct ingest *in, int group, const char *tag, const char 
     struct group_state *gs = &in->groups[group];
     struct tracefile *cached = cached_file(in, gs, tag);
     if (cached) {
+        fileset_touch(&in->files, cached);
         tracefile_append(&in->files, cached, line, len, mono);
         return;
     }

@@ -200,16 +200,21 @@ static int open_trace_file(struct fileset *fs, const char *dir, const char *path
     return fd;
 }
 
+void fileset_touch(struct fileset *fs, struct tracefile *tf)
+{
+    if (fs->head != tf) {
+        lru_unlink(fs, tf);
+        lru_push_front(fs, tf);
+    }
+}
+
 struct tracefile *fileset_open(struct fileset *fs, const char *dir, const char *path, int group,
                                const char *tag, double now, int *created)
 {
     struct tracefile *tf = lookup(fs, path);
     *created = 0;
     if (tf) {
-        if (fs->head != tf) {
-            lru_unlink(fs, tf);
-            lru_push_front(fs, tf);
-        }
+        fileset_touch(fs, tf);
         return tf;
     }
     int fd = open_trace_file(fs, dir, path, created);

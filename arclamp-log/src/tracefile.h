@@ -58,6 +58,8 @@ void fileset_free(struct fileset *fs);
  * it cannot be opened (counted and logged). */
 struct tracefile *fileset_open(struct fileset *fs, const char *dir, const char *path, int group,
                                const char *tag, double now, int *created);
+/* Marks tf as just used (for LRU eviction); fileset_open does it too. */
+void fileset_touch(struct fileset *fs, struct tracefile *tf);
 /* Queues one line (a newline is added). Returns 0, or -1 when the line was
  * dropped because the buffer is full of lines the disk refused. */
 int tracefile_append(struct fileset *fs, struct tracefile *tf, const char *line, size_t len,

@@ -110,7 +110,9 @@ static int has_bad_frame_boundary(const char *s, size_t len)
 {
     uint64_t prev_semi = 0, prev_space = 0; /* the previous byte was ';' / ' ' */
     size_t i = 0;
-    for (; i + 8 <= len; i += 8) {
+    /* The carries below assume the first byte is the word's lowest. */
+    const int little_endian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+    for (; little_endian && i + 8 <= len; i += 8) {
         uint64_t w;
         memcpy(&w, s + i, 8);
         uint64_t semi = bytes_equal(w, ';');

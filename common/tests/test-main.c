@@ -1,0 +1,18 @@
+/* The common unit test runner: every suite of common/tests. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "test-suites.h"
+
+int main(void)
+{
+    SRunner *sr = srunner_create(stackline_suite());
+    srunner_add_suite(sr, strbuf_suite());
+    srunner_add_suite(sr, log_suite());
+    srunner_add_suite(sr, yamldoc_suite());
+    srunner_add_suite(sr, conftable_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed != 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

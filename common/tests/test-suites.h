@@ -1,0 +1,13 @@
+/* Suites of the common unit test runner (build/tests/test-common). */
+#ifndef ARCLAMP_COMMON_TEST_SUITES_H
+#define ARCLAMP_COMMON_TEST_SUITES_H
+
+#include <check.h>
+
+Suite *stackline_suite(void);
+Suite *strbuf_suite(void);
+Suite *log_suite(void);
+Suite *yamldoc_suite(void);
+Suite *conftable_suite(void);
+
+#endif
