@@ -47,7 +47,7 @@ struct fileset {
 };
 
 /* Bytes that make a buffer worth writing right away. */
-#define TRACEFILE_FLUSH_BYTES (64 * 1024)
+#define TRACEFILE_FLUSH_BYTES (256 * 1024)
 
 void fileset_init(struct fileset *fs, struct stats *stats, size_t max_open, size_t max_buffer);
 /* Flushes and closes every file, frees the set. */
