@@ -31,7 +31,7 @@ UNIT_TESTS := $(BUILD)/tests/test-common $(BUILD)/tests/test-arclamp-log
 SAN_TESTS  := $(BUILD)/asan/tests/test-common $(BUILD)/asan/tests/test-arclamp-log
 BENCH_BINS := $(BENCH_SRC:bench/src/%.c=$(BUILD)/bench/%)
 
-.PHONY: all deps check unit-tests asan-tests log-tests demo bench clean
+.PHONY: all deps check unit-tests asan-tests log-tests php-tests php-tests-valgrind demo bench clean
 all: $(PROGRAMS)
 
 deps:
@@ -70,6 +70,39 @@ $(BUILD)/asan/bin/arclamp-log: $(BUILD)/asan/obj/arclamp-log/src/main.o $(LOG_SA
 $(BUILD)/bench/%: bench/src/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(PKG_CFLAGS) -o $@ $< $(PKG_LIBS) -lm
+
+# --- the PHP extension (php-excimer-sampler) ------------------------------
+# phpize writes its build system into the directory it runs in, so the
+# sources are copied (mtimes kept, so make only recompiles what changed)
+# into build/php-ext, configured once, and the module copied to build/php/.
+EXT_DIR     := php-excimer-sampler
+EXT_SOURCES := $(EXT_DIR)/config.m4 $(wildcard $(EXT_DIR)/*.h $(EXT_DIR)/src/*.[ch])
+RUN_TESTS   := /usr/lib/php/20220829/build/run-tests.php
+
+$(BUILD)/php-ext/configured: $(EXT_DIR)/config.m4
+	@rm -rf $(BUILD)/php-ext && mkdir -p $(BUILD)/php-ext
+	cp -p $(EXT_DIR)/config.m4 $(BUILD)/php-ext/
+	cd $(BUILD)/php-ext && phpize >/dev/null && ./configure --enable-excimer >/dev/null
+	@touch $@
+
+$(BUILD)/php/excimer.so: $(BUILD)/php-ext/configured $(EXT_SOURCES)
+	@mkdir -p $(BUILD)/php-ext/src $(BUILD)/php
+	cp -p $(wildcard $(EXT_DIR)/*.h) $(BUILD)/php-ext/
+	cp -p $(wildcard $(EXT_DIR)/src/*.[ch]) $(BUILD)/php-ext/src/
+	$(MAKE) --no-print-directory -C $(BUILD)/php-ext >/dev/null
+	cp $(BUILD)/php-ext/modules/excimer.so $@
+
+# The .phpt suite with PHP's own run-tests.php; -n keeps Debian's own
+# excimer.ini (php-excimer, installed for the benchmark) from loading.
+php-tests: $(BUILD)/php/excimer.so
+	@echo "== php-excimer-sampler .phpt tests"
+	NO_INTERACTION=1 REPORT_EXIT_STATUS=1 php -n $(RUN_TESTS) -n -q --show-diff \
+	  -d extension=$(CURDIR)/$(BUILD)/php/excimer.so $(EXT_DIR)/tests
+
+php-tests-valgrind: $(BUILD)/php/excimer.so
+	@echo "== php-excimer-sampler .phpt tests under valgrind"
+	USE_ZEND_ALLOC=0 NO_INTERACTION=1 REPORT_EXIT_STATUS=1 php -n $(RUN_TESTS) -n -q -m --show-diff \
+	  -d extension=$(CURDIR)/$(BUILD)/php/excimer.so $(EXT_DIR)/tests
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 

@@ -1,0 +1,15 @@
+dnl config.m4 for the excimer extension (php-excimer-sampler).
+PHP_ARG_ENABLE([excimer],
+  [whether to enable the excimer sampling profiler],
+  [AS_HELP_STRING([--enable-excimer], [Enable the excimer sampling profiler])])
+
+if test "$PHP_EXCIMER" != "no"; then
+  AC_SEARCH_LIBS([timer_create], [rt])
+  AC_SEARCH_LIBS([pthread_create], [pthread])
+  EXCIMER_SOURCES="src/excimer.c src/timerlib.c src/excimer_timer.c src/excimer_profiler.c \
+    src/stack_store.c src/excimer_log.c"
+  EXCIMER_CFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter \
+    -Wno-sign-compare -Wno-missing-field-initializers"
+  PHP_NEW_EXTENSION(excimer, $EXCIMER_SOURCES, $ext_shared,, $EXCIMER_CFLAGS)
+  PHP_ADD_BUILD_DIR([$ext_builddir/src])
+fi

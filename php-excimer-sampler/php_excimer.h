@@ -1,0 +1,39 @@
+/* php_excimer.h: the excimer extension (php-excimer-sampler), a drop-in for
+ * php-excimer. Module entry, version, per-request globals and the INI
+ * settings. The extension's parts:
+ *   src/timerlib.[ch]        POSIX timers that raise a thread's vm_interrupt
+ *                            from a helper thread; the interrupt dispatch
+ *   src/stack_store.[ch]     the sample log's data model (frames, stack trie,
+ *                            entries) and its output formats
+ *   src/excimer_timer.c      class ExcimerTimer, excimer_set_timeout()
+ *   src/excimer_profiler.c   class ExcimerProfiler
+ *   src/excimer_log.c        classes ExcimerLog and ExcimerLogEntry
+ *   src/excimer.c            module: INI, constants, class registration */
+#ifndef PHP_EXCIMER_H
+#define PHP_EXCIMER_H
+
+#include "php.h"
+
+#define PHP_EXCIMER_VERSION "1.2.5-arclamp"
+
+extern zend_module_entry excimer_module_entry;
+#define phpext_excimer_ptr &excimer_module_entry
+
+/* EXCIMER_REAL / EXCIMER_CPU: which clock a timer or profiler uses. */
+#define EXCIMER_REAL 0
+#define EXCIMER_CPU 1
+
+ZEND_BEGIN_MODULE_GLOBALS(excimer)
+    zend_long default_max_depth;  /* INI excimer.default_max_depth */
+    zend_long max_log_entries;    /* INI excimer.max_log_entries: cap per log, 0 = none */
+ZEND_END_MODULE_GLOBALS(excimer)
+
+ZEND_EXTERN_MODULE_GLOBALS(excimer)
+#define EXCIMER_G(v) ZEND_MODULE_GLOBALS_ACCESSOR(excimer, v)
+
+/* Class registration, one per source file, called from MINIT. */
+void excimer_timer_class_register(void);
+void excimer_profiler_class_register(void);
+void excimer_log_classes_register(void);
+
+#endif

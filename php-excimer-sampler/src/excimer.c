@@ -1,0 +1,83 @@
+/* excimer.c: the module — INI settings, constants, class registration and
+ * the request/module life cycle. The classes live one per file (see
+ * php_excimer.h); the timer machinery in timerlib.c. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "php.h"
+#include "php_ini.h"
+#include "ext/standard/info.h"
+
+#include "php_excimer.h"
+#include "timerlib.h"
+
+ZEND_DECLARE_MODULE_GLOBALS(excimer)
+
+PHP_INI_BEGIN()
+    STD_PHP_INI_ENTRY("excimer.default_max_depth", "1000", PHP_INI_ALL, OnUpdateLong,
+                      default_max_depth, zend_excimer_globals, excimer_globals)
+    STD_PHP_INI_ENTRY("excimer.max_log_entries", "1000000", PHP_INI_ALL, OnUpdateLong,
+                      max_log_entries, zend_excimer_globals, excimer_globals)
+PHP_INI_END()
+
+static void excimer_init_globals(zend_excimer_globals *g)
+{
+    g->default_max_depth = 1000;
+    g->max_log_entries = 1000000;
+}
+
+static PHP_MINIT_FUNCTION(excimer)
+{
+    ZEND_INIT_MODULE_GLOBALS(excimer, excimer_init_globals, NULL);
+    REGISTER_INI_ENTRIES();
+    REGISTER_LONG_CONSTANT("EXCIMER_REAL", EXCIMER_REAL, CONST_CS | CONST_PERSISTENT);
+    REGISTER_LONG_CONSTANT("EXCIMER_CPU", EXCIMER_CPU, CONST_CS | CONST_PERSISTENT);
+    excimer_log_classes_register();
+    excimer_profiler_class_register();
+    excimer_timer_class_register();
+    timerlib_module_init();
+    return SUCCESS;
+}
+
+static PHP_MSHUTDOWN_FUNCTION(excimer)
+{
+    timerlib_module_shutdown();
+    UNREGISTER_INI_ENTRIES();
+    return SUCCESS;
+}
+
+static PHP_RSHUTDOWN_FUNCTION(excimer)
+{
+    timerlib_request_shutdown();
+    return SUCCESS;
+}
+
+static PHP_MINFO_FUNCTION(excimer)
+{
+    php_info_print_table_start();
+    php_info_print_table_header(2, "excimer support", "enabled");
+    php_info_print_table_row(2, "excimer version", PHP_EXCIMER_VERSION);
+    php_info_print_table_row(2, "implementation", "php-excimer-sampler (Arc Lamp, C edition)");
+    php_info_print_table_end();
+    DISPLAY_INI_ENTRIES();
+}
+
+extern const zend_function_entry excimer_functions[];
+
+zend_module_entry excimer_module_entry = {
+    STANDARD_MODULE_HEADER,
+    "excimer",
+    excimer_functions,
+    PHP_MINIT(excimer),
+    PHP_MSHUTDOWN(excimer),
+    NULL,
+    PHP_RSHUTDOWN(excimer),
+    PHP_MINFO(excimer),
+    PHP_EXCIMER_VERSION,
+    STANDARD_MODULE_PROPERTIES,
+};
+
+#ifdef COMPILE_DL_EXCIMER
+ZEND_GET_MODULE(excimer)
+#endif

@@ -1,0 +1,2 @@
+/* PLACEHOLDER (helper B replaces): stack_store.h */
+#include "stack_store.h"
