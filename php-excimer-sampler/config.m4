@@ -6,8 +6,11 @@ PHP_ARG_ENABLE([excimer],
 if test "$PHP_EXCIMER" != "no"; then
   AC_SEARCH_LIBS([timer_create], [rt])
   AC_SEARCH_LIBS([pthread_create], [pthread])
+  dnl hiredis: the Redis protocol of the native Arc Lamp transport
+  PHP_ADD_LIBRARY(hiredis, 1, EXCIMER_SHARED_LIBADD)
+  PHP_SUBST(EXCIMER_SHARED_LIBADD)
   EXCIMER_SOURCES="src/excimer.c src/timerlib.c src/excimer_timer.c src/excimer_profiler.c \
-    src/stack_store.c src/excimer_log.c"
+    src/stack_store.c src/excimer_log.c src/excimer_arclamp.c src/transport.c"
   EXCIMER_CFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter \
     -Wno-sign-compare -Wno-missing-field-initializers"
   PHP_NEW_EXTENSION(excimer, $EXCIMER_SOURCES, $ext_shared,, $EXCIMER_CFLAGS)

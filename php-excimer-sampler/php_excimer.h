@@ -26,6 +26,11 @@ extern zend_module_entry excimer_module_entry;
 ZEND_BEGIN_MODULE_GLOBALS(excimer)
     zend_long default_max_depth;  /* INI excimer.default_max_depth */
     zend_long max_log_entries;    /* INI excimer.max_log_entries: cap per log, 0 = none */
+    char *arclamp_target;         /* INI excimer.arclamp_target: zero-code collection target */
+    double arclamp_period;        /* INI excimer.arclamp_period: seconds between samples */
+    zend_long arclamp_event_type; /* INI excimer.arclamp_event_type: cpu / real */
+    zend_long arclamp_max_depth;  /* INI excimer.arclamp_max_depth */
+    double arclamp_timeout;       /* INI excimer.arclamp_timeout: seconds per flush */
 ZEND_END_MODULE_GLOBALS(excimer)
 
 ZEND_EXTERN_MODULE_GLOBALS(excimer)
@@ -35,5 +40,12 @@ ZEND_EXTERN_MODULE_GLOBALS(excimer)
 void excimer_timer_class_register(void);
 void excimer_profiler_class_register(void);
 void excimer_log_classes_register(void);
+
+/* excimer_arclamp.c: sends formatCollapsed() output to an Arc Lamp target,
+ * prefixing the entry point frame; returns the lines delivered. */
+long excimer_arclamp_send_collapsed(const char *target, const char *collapsed, size_t len,
+                                    const char *entry, size_t elen, double timeout);
+PHP_FUNCTION(excimer_arclamp_send);
+PHP_FUNCTION(excimer_arclamp_stats);
 
 #endif

@@ -14,17 +14,48 @@
 
 ZEND_DECLARE_MODULE_GLOBALS(excimer)
 
+#include "excimer_arclamp_arginfo.h"
+
+/* "cpu" / "real" (or 1 / 0) for excimer.arclamp_event_type. */
+static ZEND_INI_MH(OnUpdateEventType)
+{
+    zend_long *p = (zend_long *)ZEND_INI_GET_ADDR();
+    const char *v = ZSTR_VAL(new_value);
+    if (strcmp(v, "cpu") == 0 || strcmp(v, "1") == 0)
+        *p = EXCIMER_CPU;
+    else if (strcmp(v, "real") == 0 || strcmp(v, "0") == 0)
+        *p = EXCIMER_REAL;
+    else
+        return FAILURE;
+    return SUCCESS;
+}
+
 PHP_INI_BEGIN()
     STD_PHP_INI_ENTRY("excimer.default_max_depth", "1000", PHP_INI_ALL, OnUpdateLong,
                       default_max_depth, zend_excimer_globals, excimer_globals)
     STD_PHP_INI_ENTRY("excimer.max_log_entries", "1000000", PHP_INI_ALL, OnUpdateLong,
                       max_log_entries, zend_excimer_globals, excimer_globals)
+    STD_PHP_INI_ENTRY("excimer.arclamp_target", "", PHP_INI_SYSTEM | PHP_INI_PERDIR,
+                      OnUpdateString, arclamp_target, zend_excimer_globals, excimer_globals)
+    STD_PHP_INI_ENTRY("excimer.arclamp_period", "60", PHP_INI_SYSTEM | PHP_INI_PERDIR,
+                      OnUpdateReal, arclamp_period, zend_excimer_globals, excimer_globals)
+    STD_PHP_INI_ENTRY("excimer.arclamp_event_type", "cpu", PHP_INI_SYSTEM | PHP_INI_PERDIR,
+                      OnUpdateEventType, arclamp_event_type, zend_excimer_globals, excimer_globals)
+    STD_PHP_INI_ENTRY("excimer.arclamp_max_depth", "250", PHP_INI_SYSTEM | PHP_INI_PERDIR,
+                      OnUpdateLong, arclamp_max_depth, zend_excimer_globals, excimer_globals)
+    STD_PHP_INI_ENTRY("excimer.arclamp_timeout", "0.1", PHP_INI_ALL, OnUpdateReal,
+                      arclamp_timeout, zend_excimer_globals, excimer_globals)
 PHP_INI_END()
 
 static void excimer_init_globals(zend_excimer_globals *g)
 {
     g->default_max_depth = 1000;
     g->max_log_entries = 1000000;
+    g->arclamp_target = NULL;
+    g->arclamp_period = 60;
+    g->arclamp_event_type = EXCIMER_CPU;
+    g->arclamp_max_depth = 250;
+    g->arclamp_timeout = 0.1;
 }
 
 static PHP_MINIT_FUNCTION(excimer)
@@ -33,6 +64,8 @@ static PHP_MINIT_FUNCTION(excimer)
     REGISTER_INI_ENTRIES();
     REGISTER_LONG_CONSTANT("EXCIMER_REAL", EXCIMER_REAL, CONST_CS | CONST_PERSISTENT);
     REGISTER_LONG_CONSTANT("EXCIMER_CPU", EXCIMER_CPU, CONST_CS | CONST_PERSISTENT);
+    if (zend_register_functions(NULL, excimer_arclamp_functions, NULL, MODULE_PERSISTENT) != SUCCESS)
+        return FAILURE;
     excimer_log_classes_register();
     excimer_profiler_class_register();
     excimer_timer_class_register();

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Benchmark of the excimer extension (php-excimer-sampler) side by side with
+# Debian's php-excimer 1.0.4 and with no extension, in one run:
+#   1. instructions per sample at stack depth 10 and 100 (callgrind: the
+#      instructions of a profiled run minus an unprofiled one, per sample)
+#   2. loaded-but-idle instruction ratio on a framework-like workload
+#   3. wall-time ratio at 10 ms and 1 ms periods (paired, interleaved runs,
+#      medians of the time the workload reports for itself)
+#   4. profiler create/start/stop/destroy cost
+# Usage: bench/excimer.sh   (env: BUILD, ROUNDS, SKIP_CALLGRIND=1)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+OURS=$PWD/$BUILD/php/excimer.so
+DEBIAN=/usr/lib/php/20220829/excimer.so
+ROUNDS=${ROUNDS:-15}
+[ -f "$OURS" ] || { echo "bench: $OURS is missing (make build/php/excimer.so)" >&2; exit 1; }
+[ -f "$DEBIAN" ] || { echo "bench: $DEBIAN is missing (apt-get install php-excimer)" >&2; exit 1; }
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+php_with() { # php_with none|ours|debian ARGS...
+    local which=$1; shift
+    case $which in
+        none) php -n "$@" ;;
+        ours) php -n -d extension="$OURS" "$@" ;;
+        debian) php -n -d extension="$DEBIAN" "$@" ;;
+    esac
+}
+
+instructions() { # instructions EXT SCRIPT ARGS... -> "INSTRUCTIONS SAMPLES"
+    local which=$1; shift
+    local ext=()
+    [ "$which" = ours ] && ext=(-d extension="$OURS")
+    [ "$which" = debian ] && ext=(-d extension="$DEBIAN")
+    valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.out" \
+        php -n "${ext[@]}" "$@" 2> "$TMP/cg.err" > /dev/null
+    local total samples
+    total=$(grep -o 'Collected : [0-9]*' "$TMP/cg.err" | grep -o '[0-9]*$')
+    samples=$(grep -o 'samples=[0-9]*' "$TMP/cg.err" | grep -o '[0-9]*$' || echo 0)
+    echo "$total ${samples:-0}"
+}
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+echo "== excimer benchmark: ours ($OURS) vs Debian php-excimer $(dpkg-query -W -f='${Version}' php-excimer 2>/dev/null) vs none"
+echo "   PHP $(php -n -r 'echo PHP_VERSION;'), $(nproc) CPUs"
+
+if [ "${SKIP_CALLGRIND:-0}" != 1 ]; then
+    echo
+    echo "-- 1. instructions per sample (callgrind, period 1 ms, EXCIMER_REAL, max depth 0)"
+    printf '   %-7s %6s %10s %16s\n' ext depth samples instr/sample
+    for depth in 10 100; do
+        for which in debian ours; do
+            read -r idle _ < <(instructions "$which" bench/php/sample_cost.php "$depth" idle 3000000)
+            read -r prof samples < <(instructions "$which" bench/php/sample_cost.php "$depth" profile 3000000)
+            per=$(awk -v a="$prof" -v b="$idle" -v s="$samples" 'BEGIN { if (s > 0) printf "%.0f", (a - b) / s; else print "n/a" }')
+            printf '   %-7s %6d %10d %16s\n' "$which" "$depth" "$samples" "$per"
+            echo "$which $depth $per" >> "$TMP/per_sample"
+        done
+    done
+    for depth in 10 100; do
+        awk -v d="$depth" '$2 == d { v[$1] = $3 } END {
+            if (v["debian"] > 0) printf "   depth %d: ours / Debian = %.3f\n", d, v["ours"] / v["debian"] }' "$TMP/per_sample"
+    done
+
+    echo
+    echo "-- 2. loaded but idle: instructions of the workload (callgrind)"
+    echo "   marginal = instructions(40 requests) - instructions(10 requests): what the"
+    echo "   module costs while code runs, without the one-off cost of loading any module"
+    for which in none ours debian; do
+        read -r short _ < <(instructions "$which" bench/php/workload.php 10)
+        read -r long _ < <(instructions "$which" bench/php/workload.php 40)
+        echo "$which $short $long" >> "$TMP/idle"
+    done
+    awk '{ s[$1] = $2; l[$1] = $3 } END {
+        for (i = 1; i <= 2; i++) {
+            w = i == 1 ? "ours" : "debian"
+            printf "   %-7s whole run x%.5f   marginal x%.6f\n", w, l[w] / l["none"],
+                   (l[w] - s[w]) / (l["none"] - s["none"])
+        } }' "$TMP/idle"
+fi
+
+echo
+echo "-- 3. wall time of the workload, $ROUNDS interleaved rounds, medians (ms, self-reported)"
+for r in $(seq "$ROUNDS"); do
+    for cfg in none:0 ours:0.01 ours:0.001 debian:0.01 debian:0.001; do
+        which=${cfg%%:*} period=${cfg#*:}
+        ms=$(PROFILE_PERIOD=$period php_with "$which" -d display_errors=stderr bench/php/workload.php 40 2>&1 >/dev/null | grep -o 'elapsed_ms=[0-9.]*' | cut -d= -f2)
+        echo "$ms" >> "$TMP/wall.$which.$period"
+    done
+done
+base=$(median < "$TMP/wall.none.0")
+printf '   %-22s %9s %8s\n' configuration median ratio
+printf '   %-22s %9.2f %8s\n' "no profiler" "$base" "1.000"
+for cfg in ours:0.01 ours:0.001 debian:0.01 debian:0.001; do
+    which=${cfg%%:*} period=${cfg#*:}
+    m=$(median < "$TMP/wall.$which.$period")
+    printf '   %-22s %9.2f %8.3f\n' "$which, period ${period}s" "$m" "$(awk -v a="$m" -v b="$base" 'BEGIN{print a/b}')"
+done
+
+echo
+echo "-- 4. profiler create + start + stop + destroy (median of 7 rounds of 2000)"
+for which in debian ours; do
+    printf '   %-7s %8s us\n' "$which" "$(php_with "$which" bench/php/lifecycle.php 2000)"
+done

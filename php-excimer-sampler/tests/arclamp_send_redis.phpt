@@ -1,0 +1,55 @@
+--TEST--
+excimer_arclamp_send(): PUBLISH and XADD to a real redis-server
+--EXTENSIONS--
+excimer
+--SKIPIF--
+<?php if (!is_executable('/usr/bin/redis-server')) die('skip redis-server not installed'); ?>
+--FILE--
+<?php
+require __DIR__ . '/redis_helper.inc';
+$redis = start_redis();
+$port = $redis['port'];
+
+$sub = stream_socket_client("tcp://127.0.0.1:$port", $errno, $errstr, 2);
+fwrite($sub, resp_command(['SUBSCRIBE', 'excimer']));
+var_dump(resp_read($sub)); // [subscribe, excimer, 1]
+
+$collapsed = "a;b 1\n/srv/w/api.php;c 2\n";
+var_dump(excimer_arclamp_send("redis://127.0.0.1:$port/excimer", $collapsed, '/srv/w/api.php'));
+var_dump(resp_read($sub)[2], resp_read($sub)[2]);
+
+var_dump(excimer_arclamp_send("redis://127.0.0.1:$port/excimer?stream=1", $collapsed, '/srv/w/api.php'));
+$c = stream_socket_client("tcp://127.0.0.1:$port", $errno, $errstr, 2);
+fwrite($c, resp_command(['XRANGE', 'excimer', '-', '+']));
+foreach (resp_read($c) as [$id, $fields]) {
+    echo $fields[0], ' => ', $fields[1], "\n";
+}
+// The connection is kept for the next send of this process.
+fwrite($c, resp_command(['CLIENT', 'LIST', 'TYPE', 'normal']));
+$before = substr_count(resp_read($c), "\n");
+excimer_arclamp_send("redis://127.0.0.1:$port/other", "x 1\n");
+excimer_arclamp_send("redis://127.0.0.1:$port/other", "y 1\n");
+fwrite($c, resp_command(['CLIENT', 'LIST', 'TYPE', 'normal']));
+var_dump(substr_count(resp_read($c), "\n") === $before);
+$s = excimer_arclamp_stats();
+var_dump($s['sent'], $s['failed']);
+stop_redis($redis);
+?>
+--EXPECT--
+array(3) {
+  [0]=>
+  string(9) "subscribe"
+  [1]=>
+  string(7) "excimer"
+  [2]=>
+  int(1)
+}
+int(2)
+string(20) "/srv/w/api.php;a;b 1"
+string(18) "/srv/w/api.php;c 2"
+int(2)
+sample => /srv/w/api.php;a;b 1
+sample => /srv/w/api.php;c 2
+bool(true)
+int(6)
+int(0)
