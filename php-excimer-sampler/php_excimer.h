@@ -31,6 +31,8 @@ ZEND_BEGIN_MODULE_GLOBALS(excimer)
     zend_long arclamp_event_type; /* INI excimer.arclamp_event_type: cpu / real */
     zend_long arclamp_max_depth;  /* INI excimer.arclamp_max_depth */
     double arclamp_timeout;       /* INI excimer.arclamp_timeout: seconds per flush */
+    zend_object *auto_profiler;   /* zero-code mode: this request's profiler, or NULL */
+    zend_string *auto_entry;      /* zero-code mode: the request's entry point */
 ZEND_END_MODULE_GLOBALS(excimer)
 
 ZEND_EXTERN_MODULE_GLOBALS(excimer)
@@ -45,6 +47,10 @@ void excimer_log_classes_register(void);
  * prefixing the entry point frame; returns the lines delivered. */
 long excimer_arclamp_send_collapsed(const char *target, const char *collapsed, size_t len,
                                     const char *entry, size_t elen, double timeout);
+/* Zero-code collection (excimer.arclamp_target): start a profiler for the
+ * request, and at its end send what it sampled. */
+void excimer_arclamp_request_start(void);
+void excimer_arclamp_request_end(void);
 PHP_FUNCTION(excimer_arclamp_send);
 PHP_FUNCTION(excimer_arclamp_stats);
 

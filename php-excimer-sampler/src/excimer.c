@@ -56,6 +56,8 @@ static void excimer_init_globals(zend_excimer_globals *g)
     g->arclamp_event_type = EXCIMER_CPU;
     g->arclamp_max_depth = 250;
     g->arclamp_timeout = 0.1;
+    g->auto_profiler = NULL;
+    g->auto_entry = NULL;
 }
 
 static PHP_MINIT_FUNCTION(excimer)
@@ -80,8 +82,18 @@ static PHP_MSHUTDOWN_FUNCTION(excimer)
     return SUCCESS;
 }
 
+static PHP_RINIT_FUNCTION(excimer)
+{
+#if defined(ZTS) && defined(COMPILE_DL_EXCIMER)
+    ZEND_TSRMLS_CACHE_UPDATE();
+#endif
+    excimer_arclamp_request_start();
+    return SUCCESS;
+}
+
 static PHP_RSHUTDOWN_FUNCTION(excimer)
 {
+    excimer_arclamp_request_end();
     timerlib_request_shutdown();
     return SUCCESS;
 }
@@ -104,7 +116,7 @@ zend_module_entry excimer_module_entry = {
     excimer_functions,
     PHP_MINIT(excimer),
     PHP_MSHUTDOWN(excimer),
-    NULL,
+    PHP_RINIT(excimer),
     PHP_RSHUTDOWN(excimer),
     PHP_MINFO(excimer),
     PHP_EXCIMER_VERSION,

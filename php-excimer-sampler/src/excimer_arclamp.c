@@ -10,12 +10,22 @@
  *   excimer_arclamp_stats(): array
  *     ['sent' => int, 'failed' => int, 'errors' => ['connect' => int,
  *      'timeout' => int, 'send' => int, 'reply' => int], 'last_error' => string]
- *     counted since the process started (a php-fpm worker: all its requests). */
+ *     counted since the process started (a php-fpm worker: all its requests).
+ *
+ * Zero-code collection: with INI excimer.arclamp_target set, every request
+ * gets an ExcimerProfiler at RINIT (period, event type and depth from the
+ * excimer.arclamp_* settings), and at RSHUTDOWN — after the script, its
+ * shutdown functions and destructors, fatal errors and exit() included — its
+ * samples are sent to the target with the request's entry point. A request
+ * that took no sample sends nothing. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include "php.h"
+#include "SAPI.h"
+#include "zend_exceptions.h"
+#include "zend_interfaces.h"
 #include "php_excimer.h"
 #include "transport.h"
 
@@ -109,4 +119,80 @@ PHP_FUNCTION(excimer_arclamp_stats)
         add_assoc_long(&errors, transport_error_name(e), arclamp_stats.errors[e]);
     add_assoc_zval(return_value, "errors", &errors);
     add_assoc_string(return_value, "last_error", arclamp_stats.last_error);
+}
+
+/* Calls $obj->name(...$args), discarding the result unless `ret`. Any
+ * exception is cleared: collection must never change the request. */
+static void call_method(zend_object *obj, const char *name, zval *ret, uint32_t argc, zval *arg)
+{
+    zval discard;
+    zend_call_method(obj, obj->ce, NULL, name, strlen(name), ret ? ret : &discard, argc, arg,
+                     NULL);
+    if (!ret)
+        zval_ptr_dtor(&discard);
+    if (EG(exception))
+        zend_clear_exception();
+}
+
+static zend_string *request_entry_point(void)
+{
+    const char *script = SG(request_info).path_translated;
+    char real[MAXPATHLEN];
+    if (!script || !*script)
+        return zend_string_init("unknown", 7, 0);
+    if (VCWD_REALPATH(script, real))
+        return zend_string_init(real, strlen(real), 0);
+    return zend_string_init(script, strlen(script), 0);
+}
+
+void excimer_arclamp_request_start(void)
+{
+    const char *target = EXCIMER_G(arclamp_target);
+    EXCIMER_G(auto_profiler) = NULL;
+    if (!target || !*target)
+        return;
+    zend_string *name = zend_string_init("ExcimerProfiler", sizeof "ExcimerProfiler" - 1, 0);
+    zend_class_entry *ce = zend_lookup_class(name);
+    zend_string_release(name);
+    zval prof, arg;
+    if (!ce || object_init_ex(&prof, ce) != SUCCESS)
+        return;
+    zend_object *obj = Z_OBJ(prof);
+    if (ce->constructor)
+        zend_call_known_instance_method_with_0_params(ce->constructor, obj, NULL);
+    ZVAL_DOUBLE(&arg, EXCIMER_G(arclamp_period));
+    call_method(obj, "setperiod", NULL, 1, &arg);
+    ZVAL_LONG(&arg, EXCIMER_G(arclamp_event_type));
+    call_method(obj, "seteventtype", NULL, 1, &arg);
+    ZVAL_LONG(&arg, EXCIMER_G(arclamp_max_depth));
+    call_method(obj, "setmaxdepth", NULL, 1, &arg);
+    call_method(obj, "start", NULL, 0, NULL);
+    EXCIMER_G(auto_profiler) = obj;
+    EXCIMER_G(auto_entry) = request_entry_point();
+}
+
+void excimer_arclamp_request_end(void)
+{
+    zend_object *obj = EXCIMER_G(auto_profiler);
+    if (!obj)
+        return;
+    EXCIMER_G(auto_profiler) = NULL;
+    zval log, collapsed;
+    ZVAL_UNDEF(&log);
+    ZVAL_UNDEF(&collapsed);
+    call_method(obj, "stop", NULL, 0, NULL);
+    call_method(obj, "getlog", &log, 0, NULL);
+    if (Z_TYPE(log) == IS_OBJECT)
+        call_method(Z_OBJ(log), "formatcollapsed", &collapsed, 0, NULL);
+    if (Z_TYPE(collapsed) == IS_STRING && Z_STRLEN(collapsed) > 0) {
+        zend_string *entry = EXCIMER_G(auto_entry);
+        excimer_arclamp_send_collapsed(EXCIMER_G(arclamp_target), Z_STRVAL(collapsed),
+                                       Z_STRLEN(collapsed), ZSTR_VAL(entry), ZSTR_LEN(entry),
+                                       EXCIMER_G(arclamp_timeout));
+    }
+    zval_ptr_dtor(&collapsed);
+    zval_ptr_dtor(&log);
+    OBJ_RELEASE(obj);
+    zend_string_release(EXCIMER_G(auto_entry));
+    EXCIMER_G(auto_entry) = NULL;
 }

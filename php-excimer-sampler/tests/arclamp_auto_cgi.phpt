@@ -1,0 +1,68 @@
+--TEST--
+Zero-code collection: php-cgi with excimer.arclamp_target samples a request and sends its stacks
+--EXTENSIONS--
+excimer
+--SKIPIF--
+<?php if (!is_executable('/usr/bin/php-cgi8.2')) die('skip php-cgi not installed'); ?>
+--FILE--
+<?php
+// The module file this test runs with: php-cgi loads the same one.
+preg_match('#\s(/\S*excimer\.so)$#m', file_get_contents('/proc/self/maps'), $m);
+$so = $m[1];
+$dir = sys_get_temp_dir() . '/excimer-auto-' . getmypid();
+@mkdir($dir);
+$sock = "$dir/ingest.sock";
+$server = stream_socket_server("udg://$sock", $errno, $errstr, STREAM_SERVER_BIND);
+$script = "$dir/index.php";
+file_put_contents($script, '<?php
+function render() { $t = hrtime(true); while (hrtime(true) - $t < 250e6) { $x = md5("x"); } }
+render();
+echo "served\n";');
+
+function serve(string $so, string $script, array $ini): string {
+    $cmd = ['/usr/bin/php-cgi8.2', '-n', '-d', "extension=$so"];
+    foreach ($ini as $k => $v) {
+        array_push($cmd, '-d', "$k=$v");
+    }
+    $cmd[] = $script;
+    $p = proc_open($cmd, [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
+    $out = stream_get_contents($pipes[1]) . stream_get_contents($pipes[2]);
+    proc_close($p);
+    return $out;
+}
+function receive_lines($server, float $seconds): array {
+    $lines = [];
+    $deadline = microtime(true) + $seconds;
+    while (microtime(true) < $deadline) {
+        $r = [$server]; $w = $e = null;
+        if (stream_select($r, $w, $e, 0, 100000)) {
+            array_push($lines, ...explode("\n", stream_socket_recvfrom($server, 200000)));
+        }
+    }
+    return $lines;
+}
+
+$out = serve($so, $script, ['excimer.arclamp_target' => "unix://$sock",
+                            'excimer.arclamp_period' => '0.01', 'excimer.arclamp_event_type' => 'real']);
+var_dump(str_contains($out, 'served'));
+$lines = receive_lines($server, 0.5);
+$entry = realpath($script);
+var_dump(count($lines) >= 5);
+var_dump(count(array_filter($lines, fn($l) => str_starts_with($l, "$entry;") && str_contains($l, 'render')
+    && preg_match('/ [1-9][0-9]*$/', $l))) === count($lines));
+
+// A request that took no sample sends nothing; no target, nothing either.
+serve($so, $script, ['excimer.arclamp_target' => "unix://$sock", 'excimer.arclamp_period' => '1000']);
+serve($so, $script, ['excimer.arclamp_period' => '0.01']);
+var_dump(receive_lines($server, 0.3));
+
+unlink($sock);
+unlink($script);
+rmdir($dir);
+?>
+--EXPECT--
+bool(true)
+bool(true)
+bool(true)
+array(0) {
+}
