@@ -32,7 +32,7 @@ SAN_TESTS  := $(BUILD)/asan/tests/test-common $(BUILD)/asan/tests/test-arclamp-l
 BENCH_BINS := $(BENCH_SRC:bench/src/%.c=$(BUILD)/bench/%)
 
 .PHONY: all deps check unit-tests asan-tests log-tests php-tests php-tests-valgrind demo bench clean
-all: $(PROGRAMS)
+all: $(PROGRAMS) $(BUILD)/php/excimer.so
 
 deps:
 	@scripts/install-deps
@@ -90,7 +90,7 @@ $(BUILD)/php/excimer.so: $(BUILD)/php-ext/configured $(EXT_SOURCES)
 	cp -p $(wildcard $(EXT_DIR)/*.h) $(BUILD)/php-ext/
 	cp -p $(wildcard $(EXT_DIR)/src/*.[ch]) $(BUILD)/php-ext/src/
 	$(MAKE) --no-print-directory -C $(BUILD)/php-ext >/dev/null
-	cp $(BUILD)/php-ext/modules/excimer.so $@
+	cp $(BUILD)/php-ext/modules/excimer.so $@.tmp && mv -f $@.tmp $@
 
 # The .phpt suite with PHP's own run-tests.php; -n keeps Debian's own
 # excimer.ini (php-excimer, installed for the benchmark) from loading.
@@ -127,7 +127,7 @@ log-tests: $(BUILD)/bin/arclamp-log $(BUILD)/asan/bin/arclamp-log
 
 check: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory unit-tests asan-tests log-tests
+	@$(MAKE) --no-print-directory unit-tests asan-tests log-tests php-tests php-tests-valgrind
 
 # --- demo and benchmarks --------------------------------------------------
 demo: deps
@@ -137,6 +137,7 @@ demo: deps
 bench: deps
 	@$(MAKE) --no-print-directory all $(BENCH_BINS)
 	@bench/arclamp-log.sh
+	@bench/excimer.sh
 
 clean:
 	rm -rf $(BUILD)

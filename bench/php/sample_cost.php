@@ -26,10 +26,12 @@ $prof = new ExcimerProfiler();
 $prof->setPeriod($period);
 $prof->setEventType(EXCIMER_REAL);
 $prof->setMaxDepth(0);
+$t0 = hrtime(true);
 if ($mode === 'profile') {
     $prof->start();
 }
 descend($depth - 1, $iterations); // the script's file scope is the first frame
 $prof->stop();
+$elapsed_ns = hrtime(true) - $t0;
 $log = $prof->getLog();
-fprintf(STDERR, "samples=%d events=%d\n", count($log), $log->getEventCount());
+fprintf(STDERR, "samples=%d events=%d elapsed_ns=%d\n", count($log), $log->getEventCount(), $elapsed_ns);

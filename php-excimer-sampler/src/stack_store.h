@@ -76,7 +76,8 @@ void stack_store_destroy(excimer_log_data *log);
 void stack_store_add_sample(excimer_log_data *log, zend_execute_data *ex, zend_long event_count,
                             double timestamp);
 
-/* Sum of the event counts of all entries. */
+/* Sum of the event counts of all entries, plus dropped_events: every event
+ * the log was given. */
 zend_long stack_store_event_count(const excimer_log_data *log);
 
 /* Output formats (see the Excimer API spec). */

@@ -1,5 +1,615 @@
-/* PLACEHOLDER (helper A replaces): timerlib.h */
+/* timerlib.c: the POSIX implementation of timerlib.h (Linux).
+ *
+ * Three parts:
+ *  - the helper thread: one per process, created at the first
+ *    timerlib_start(). Every timer sends its expiries as the real-time
+ *    signal TIMERLIB_SIGNAL to that thread alone (SIGEV_THREAD_ID); the
+ *    helper waits in sigwaitinfo(), adds 1 + overruns to the timer's
+ *    event_count and raises the owning thread's EG(vm_interrupt). No signal
+ *    handler ever runs, and no thread is created per timer or per expiry.
+ *  - the slot table, through which the helper finds a timer from the
+ *    signal's payload (slot index and generation, so a signal still queued
+ *    for a deleted timer is recognised as stale and dropped);
+ *  - the dispatch on the PHP thread: the zend_interrupt_function hook
+ *    hands each timer's counted events to its callback.
+ *
+ * Life cycle of the OS timer: timerlib_start() takes a slot and creates the
+ * POSIX timer (on the clock of t->event_type as it is at that moment);
+ * timerlib_stop() releases both. A stopped timer thus holds no kernel
+ * resource, and a restart never sees a signal from its previous run. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "php.h"
+#include "php_excimer.h"
 #include "timerlib.h"
-void timerlib_module_init(void) {}
-void timerlib_module_shutdown(void) {}
-void timerlib_request_shutdown(void) {}
+
+/* The signal every timer sends to the helper thread. It is blocked in the
+ * PHP thread (module init) and in the helper, which only waits for it. */
+#define TIMERLIB_SIGNAL (SIGRTMIN + 3)
+
+/* The signal payload: slot index in the low half, generation above it. */
+#define SLOT_BITS (sizeof(uintptr_t) * CHAR_BIT / 2)
+#define SLOT_MASK (((uintptr_t)1 << SLOT_BITS) - 1)
+#define MAX_SLOTS ((size_t)SLOT_MASK)
+
+typedef struct timerlib_slot {
+    timerlib_timer *timer; /* the timer using this slot, NULL when free */
+    uintptr_t generation;  /* bumped whenever the slot is released */
+    int next_free;         /* next free slot when free, -1 at the end */
+} timerlib_slot;
+
+/* Process-wide state. It has to be global: timer signals, the helper thread
+ * that receives them and the fork handler belong to the process, not to a
+ * request or a PHP thread, and the helper must find any timer of any thread
+ * from nothing but a signal's payload. Everything here is guarded by
+ * `lock`; the helper reads the table only while holding it. */
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t helper_ready; /* signalled once helper_tid is published */
+    timerlib_slot *slots;        /* malloc()ed, grows by doubling */
+    int nslots;                  /* allocated entries of slots */
+    int free_head;               /* first free slot, -1 when none */
+    int helper_started;          /* the helper thread exists in this process */
+    pthread_t helper;            /* valid while helper_started */
+    pid_t helper_tid;            /* its kernel thread id, 0 until published */
+} g = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .helper_ready = PTHREAD_COND_INITIALIZER,
+    .free_head = -1,
+};
+
+/* The next timer id (process-wide, never reused). */
+static _Atomic uint64_t next_timer_id = 1;
+
+/* The previous zend_interrupt_function, called after ours. */
+static void (*prev_interrupt_function)(zend_execute_data *execute_data);
+
+/* Per PHP thread: the timers created during the current request, id ->
+ * timerlib_timer*. Request memory; created lazily, freed at request end. */
+static _Thread_local HashTable *thread_timers;
+
+/* Per PHP thread: ids of the timers whose callback is running (innermost
+ * last). A timer is not dispatched again while its callback runs; its
+ * events wait until the callback has returned. */
+#define MAX_NESTED_CALLBACKS 32
+static _Thread_local uint64_t running_ids[MAX_NESTED_CALLBACKS];
+static _Thread_local int running_depth;
+
+/* Per thread: the generator behind timerlib_random() (xoshiro256**). */
+static _Thread_local uint64_t rng_state[4];
+static _Thread_local int rng_seeded;
+
+/* ---- slot table (callers hold g.lock) ---------------------------------- */
+
+/* Takes a free slot for t; -1 when the table cannot grow. */
+static int slot_alloc(timerlib_timer *t)
+{
+    if (g.free_head < 0) {
+        size_t n = g.nslots ? (size_t)g.nslots * 2 : 16;
+        if (n > MAX_SLOTS || n > INT_MAX) {
+            return -1;
+        }
+        timerlib_slot *s = realloc(g.slots, n * sizeof(*s));
+        if (!s) {
+            return -1;
+        }
+        for (size_t i = g.nslots; i < n; i++) {
+            s[i].timer = NULL;
+            s[i].generation = 0;
+            s[i].next_free = i + 1 < n ? (int)(i + 1) : g.free_head;
+        }
+        g.free_head = g.nslots;
+        g.slots = s;
+        g.nslots = (int)n;
+    }
+    int slot = g.free_head;
+    g.free_head = g.slots[slot].next_free;
+    g.slots[slot].timer = t;
+    return slot;
+}
+
+/* Releases a slot; signals still queued for it become stale. */
+static void slot_free(int slot)
+{
+    timerlib_slot *s = &g.slots[slot];
+    s->timer = NULL;
+    s->generation = (s->generation + 1) & (UINTPTR_MAX >> SLOT_BITS);
+    s->next_free = g.free_head;
+    g.free_head = slot;
+}
+
+static uintptr_t slot_payload(int slot)
+{
+    return g.slots[slot].generation << SLOT_BITS | (uintptr_t)slot;
+}
+
+/* ---- the helper thread ------------------------------------------------- */
+
+/* The payload of the signal that asks the helper to exit (sent with
+ * pthread_sigqueue, so its si_code is SI_QUEUE, never SI_TIMER). */
+static char helper_exit_marker;
+
+/* One expiry signal: credit the timer and interrupt its thread. */
+static void helper_deliver(uintptr_t payload, int overrun)
+{
+    size_t slot = payload & SLOT_MASK;
+    pthread_mutex_lock(&g.lock);
+    if (slot < (size_t)g.nslots && g.slots[slot].timer
+        && g.slots[slot].generation == payload >> SLOT_BITS) {
+        timerlib_timer *t = g.slots[slot].timer;
+        /* si_overrun is what timer_getoverrun() would return for this
+         * signal, without the extra system call. */
+        atomic_fetch_add_explicit(&t->event_count, 1 + (overrun > 0 ? overrun : 0),
+                                  memory_order_relaxed);
+        zend_atomic_bool_store_ex(t->vm_interrupt, true);
+    }
+    pthread_mutex_unlock(&g.lock);
+}
+
+static void *helper_main(void *arg)
+{
+    sigset_t wait_set;
+    sigemptyset(&wait_set);
+    sigaddset(&wait_set, TIMERLIB_SIGNAL);
+#ifdef __GLIBC__
+    pthread_setname_np(pthread_self(), "excimer-timers");
+#endif
+    pthread_mutex_lock(&g.lock);
+    g.helper_tid = gettid();
+    pthread_cond_broadcast(&g.helper_ready);
+    pthread_mutex_unlock(&g.lock);
+
+    for (;;) {
+        siginfo_t si;
+        if (sigwaitinfo(&wait_set, &si) < 0) {
+            continue; /* EINTR */
+        }
+        if (si.si_code == SI_TIMER) {
+            helper_deliver((uintptr_t)si.si_value.sival_ptr, si.si_overrun);
+        } else if (si.si_code == SI_QUEUE && si.si_pid == getpid()
+                   && si.si_value.sival_ptr == &helper_exit_marker) {
+            break;
+        }
+    }
+    return NULL;
+}
+
+/* Starts the helper unless it runs; called with g.lock held. Returns 0 or
+ * an errno value. */
+static int helper_ensure_started(void)
+{
+    if (g.helper_started) {
+        return 0;
+    }
+    /* The helper inherits a mask with every signal blocked: it must never
+     * run a handler meant for the PHP thread. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int err = pthread_create(&g.helper, NULL, helper_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (err) {
+        return err;
+    }
+    g.helper_started = 1;
+    while (!g.helper_tid) {
+        pthread_cond_wait(&g.helper_ready, &g.lock);
+    }
+    return 0;
+}
+
+/* Asks the helper to exit and waits for it. */
+static void helper_stop(void)
+{
+    pthread_mutex_lock(&g.lock);
+    int started = g.helper_started;
+    pthread_t helper = g.helper;
+    g.helper_started = 0;
+    g.helper_tid = 0;
+    pthread_mutex_unlock(&g.lock);
+    if (!started) {
+        return;
+    }
+    union sigval v = {.sival_ptr = &helper_exit_marker};
+    if (pthread_sigqueue(helper, TIMERLIB_SIGNAL, v) == 0) {
+        pthread_join(helper, NULL);
+    } else {
+        pthread_detach(helper);
+    }
+}
+
+/* ---- fork -------------------------------------------------------------- */
+
+static void atfork_prepare(void)
+{
+    pthread_mutex_lock(&g.lock);
+}
+
+static void atfork_parent(void)
+{
+    pthread_mutex_unlock(&g.lock);
+}
+
+/* In the child only the forking thread exists: the helper is gone and no
+ * POSIX timer was inherited. Every timer becomes stopped, without an OS
+ * timer to delete; the helper is created again when one is started. */
+static void atfork_child(void)
+{
+    for (int i = 0; i < g.nslots; i++) {
+        timerlib_timer *t = g.slots[i].timer;
+        if (t) {
+            t->is_running = 0;
+            t->os_timer_valid = 0;
+            t->slot = -1;
+            atomic_store(&t->event_count, 0);
+            slot_free(i);
+        }
+    }
+    g.helper_started = 0;
+    g.helper_tid = 0;
+    pthread_cond_init(&g.helper_ready, NULL);
+    rng_seeded = 0; /* the child must not repeat the parent's numbers */
+    pthread_mutex_unlock(&g.lock);
+}
+
+/* ---- dispatch on the PHP thread ---------------------------------------- */
+
+static int is_running_callback(uint64_t id)
+{
+    for (int i = 0; i < running_depth; i++) {
+        if (running_ids[i] == id) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void raise_interrupt(void)
+{
+    zend_atomic_bool_store_ex(&EG(vm_interrupt), true);
+}
+
+/* Hands the counted events of this thread's timers to their callbacks. The
+ * ids are taken first and each is looked up again before its call, since a
+ * callback may destroy any timer, itself included. */
+static void timerlib_dispatch(void)
+{
+    HashTable *timers = thread_timers;
+    if (!timers || EG(exception) || running_depth == MAX_NESTED_CALLBACKS) {
+        return;
+    }
+    uint64_t local[16], *ids = local;
+    size_t n = 0, cap = sizeof(local) / sizeof(local[0]);
+    zend_ulong id;
+    timerlib_timer *t;
+    ZEND_HASH_FOREACH_NUM_KEY_PTR(timers, id, t) {
+        if (atomic_load_explicit(&t->event_count, memory_order_relaxed) > 0
+            && !is_running_callback(id)) {
+            if (n == cap) {
+                cap *= 2;
+                ids = ids == local ? memcpy(emalloc(cap * sizeof(*ids)), local, sizeof(local))
+                                   : erealloc(ids, cap * sizeof(*ids));
+            }
+            ids[n++] = id;
+        }
+    } ZEND_HASH_FOREACH_END();
+
+    for (size_t i = 0; i < n; i++) {
+        /* Read again: a callback may have ended the request's table. */
+        timers = thread_timers;
+        if (!timers || !(t = zend_hash_index_find_ptr(timers, ids[i]))) {
+            continue;
+        }
+        zend_long count = atomic_exchange(&t->event_count, 0);
+        if (count <= 0 || !t->callback) {
+            continue;
+        }
+        running_ids[running_depth++] = ids[i];
+        t->callback(count, t->user_data);
+        running_depth--;
+        /* Events that arrived during the callback were skipped by any
+         * nested dispatch: come back for them at the next safe point. */
+        if (thread_timers && (t = zend_hash_index_find_ptr(thread_timers, ids[i]))
+            && atomic_load_explicit(&t->event_count, memory_order_relaxed) > 0) {
+            raise_interrupt();
+        }
+        if (EG(exception)) {
+            /* The exception propagates to the interrupted code; the other
+             * timers wait for the next safe point. */
+            if (i + 1 < n) {
+                raise_interrupt();
+            }
+            break;
+        }
+    }
+    if (ids != local) {
+        efree(ids);
+    }
+}
+
+static void timerlib_interrupt(zend_execute_data *execute_data)
+{
+    timerlib_dispatch();
+    if (prev_interrupt_function) {
+        prev_interrupt_function(execute_data);
+    }
+}
+
+/* ---- module and request ------------------------------------------------ */
+
+void timerlib_module_init(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, TIMERLIB_SIGNAL);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+
+    prev_interrupt_function = zend_interrupt_function;
+    zend_interrupt_function = timerlib_interrupt;
+    /* glibc unregisters these when the module is dlclose()d. */
+    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
+
+void timerlib_module_shutdown(void)
+{
+    if (zend_interrupt_function == timerlib_interrupt) {
+        zend_interrupt_function = prev_interrupt_function;
+    }
+    /* Joined, not left parked: the module's code is unmapped after this. */
+    helper_stop();
+    pthread_mutex_lock(&g.lock);
+    free(g.slots);
+    g.slots = NULL;
+    g.nslots = 0;
+    g.free_head = -1;
+    pthread_mutex_unlock(&g.lock);
+}
+
+void timerlib_request_shutdown(void)
+{
+    HashTable *timers = thread_timers;
+    running_depth = 0; /* a fatal error may have bailed out of a callback */
+    if (!timers) {
+        return;
+    }
+    timerlib_timer *t;
+    ZEND_HASH_FOREACH_PTR(timers, t) {
+        timerlib_stop(t);
+        t->id = 0; /* forgotten: a later timerlib_destroy() is a no-op */
+    } ZEND_HASH_FOREACH_END();
+    thread_timers = NULL;
+    zend_hash_destroy(timers);
+    FREE_HASHTABLE(timers);
+}
+
+/* ---- timers ------------------------------------------------------------ */
+
+static struct timespec seconds_to_timespec(double s)
+{
+    struct timespec ts = {0, 0};
+    if (!(s > 0)) { /* also NaN */
+        return ts;
+    }
+    if (s > 1e15) { /* some 30 million years: never */
+        s = 1e15;
+    }
+    ts.tv_sec = (time_t)s;
+    ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    if (ts.tv_sec == 0 && ts.tv_nsec == 0) {
+        ts.tv_nsec = 1; /* positive but below 1 ns: as soon as possible */
+    }
+    return ts;
+}
+
+int timerlib_init(timerlib_timer *t, int event_type, timerlib_callback cb, void *user_data)
+{
+    if (event_type != EXCIMER_REAL && event_type != EXCIMER_CPU) {
+        php_error_docref(NULL, E_WARNING, "Invalid event type");
+        return FAILURE;
+    }
+    t->id = atomic_fetch_add(&next_timer_id, 1);
+    t->event_type = event_type;
+    t->os_timer_valid = 0;
+    t->is_running = 0;
+    t->callback = cb;
+    t->user_data = user_data;
+    atomic_init(&t->event_count, 0);
+    t->vm_interrupt = &EG(vm_interrupt);
+    t->slot = -1;
+    if (!thread_timers) {
+        ALLOC_HASHTABLE(thread_timers);
+        zend_hash_init(thread_timers, 8, NULL, NULL, 0);
+    }
+    zend_hash_index_add_new_ptr(thread_timers, t->id, t);
+    return SUCCESS;
+}
+
+int timerlib_start(timerlib_timer *t, double initial, double period)
+{
+    if (!t->id) {
+        php_error_docref(NULL, E_WARNING, "Unable to start an uninitialised timer");
+        return FAILURE;
+    }
+    struct itimerspec its = {
+        .it_value = seconds_to_timespec(initial > 0 ? initial : period),
+        .it_interval = period > 0 ? seconds_to_timespec(period) : (struct timespec){0, 0},
+    };
+    if (!its.it_value.tv_sec && !its.it_value.tv_nsec) {
+        php_error_docref(NULL, E_WARNING,
+                         "Unable to start timer with a value of zero duration and period");
+        return FAILURE;
+    }
+    if (t->event_type != EXCIMER_REAL && t->event_type != EXCIMER_CPU) {
+        php_error_docref(NULL, E_WARNING, "Invalid event type");
+        return FAILURE;
+    }
+    timerlib_stop(t);
+
+    clockid_t clock = CLOCK_MONOTONIC;
+    if (t->event_type == EXCIMER_CPU) {
+        int err = pthread_getcpuclockid(pthread_self(), &clock);
+        if (err) {
+            php_error_docref(NULL, E_WARNING, "Unable to get the thread CPU clock: %s",
+                             strerror(err));
+            return FAILURE;
+        }
+    }
+
+    pthread_mutex_lock(&g.lock);
+    int err = helper_ensure_started();
+    pid_t helper_tid = g.helper_tid;
+    int slot = err ? -1 : slot_alloc(t);
+    uintptr_t payload = slot >= 0 ? slot_payload(slot) : 0;
+    pthread_mutex_unlock(&g.lock);
+    if (err) {
+        php_error_docref(NULL, E_WARNING, "Unable to start the timer thread: %s", strerror(err));
+        return FAILURE;
+    }
+    if (slot < 0) {
+        php_error_docref(NULL, E_WARNING, "Unable to create timer: too many timers");
+        return FAILURE;
+    }
+    t->slot = slot;
+
+    struct sigevent sev;
+    memset(&sev, 0, sizeof(sev));
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = TIMERLIB_SIGNAL;
+    sev.sigev_value.sival_ptr = (void *)payload;
+    sev._sigev_un._tid = helper_tid;
+    if (timer_create(clock, &sev, &t->os_timer) != 0) {
+        int e = errno;
+        pthread_mutex_lock(&g.lock);
+        slot_free(slot);
+        pthread_mutex_unlock(&g.lock);
+        t->slot = -1;
+        php_error_docref(NULL, E_WARNING, "Unable to create timer: %s", strerror(e));
+        return FAILURE;
+    }
+    t->os_timer_valid = 1;
+    atomic_store(&t->event_count, 0);
+    if (timer_settime(t->os_timer, 0, &its, NULL) != 0) {
+        int e = errno;
+        t->is_running = 1; /* so that stop() releases the timer and slot */
+        timerlib_stop(t);
+        php_error_docref(NULL, E_WARNING, "Unable to start timer: %s", strerror(e));
+        return FAILURE;
+    }
+    t->is_running = 1;
+    return SUCCESS;
+}
+
+void timerlib_stop(timerlib_timer *t)
+{
+    if (t->slot >= 0) {
+        /* Released first, under the lock: once it is unlocked, the helper
+         * can no longer reach t. */
+        pthread_mutex_lock(&g.lock);
+        slot_free(t->slot);
+        pthread_mutex_unlock(&g.lock);
+        t->slot = -1;
+    }
+    if (t->os_timer_valid) {
+        t->os_timer_valid = 0;
+        if (timer_delete(t->os_timer) != 0) {
+            php_error_docref(NULL, E_WARNING, "Unable to delete timer: %s", strerror(errno));
+        }
+    }
+    t->is_running = 0;
+    atomic_store(&t->event_count, 0);
+}
+
+void timerlib_destroy(timerlib_timer *t)
+{
+    if (!t->id) {
+        return;
+    }
+    timerlib_stop(t);
+    if (thread_timers) {
+        zend_hash_index_del(thread_timers, t->id);
+    }
+    t->id = 0;
+}
+
+double timerlib_get_time(timerlib_timer *t)
+{
+    struct itimerspec its;
+    if (!t->is_running || !t->os_timer_valid || timer_gettime(t->os_timer, &its) != 0) {
+        return 0.0;
+    }
+    return (double)its.it_value.tv_sec + (double)its.it_value.tv_nsec / 1e9;
+}
+
+int timerlib_is_running(const timerlib_timer *t)
+{
+    return t->is_running;
+}
+
+double timerlib_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- random numbers ---------------------------------------------------- */
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+static void rng_seed(void)
+{
+    uint64_t seed;
+    if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != (ssize_t)sizeof(seed)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        seed = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+        seed ^= (uint64_t)getpid() << 32 ^ (uint64_t)(uintptr_t)&seed;
+    }
+    /* splitmix64 never yields an all-zero xoshiro state from any seed. */
+    for (int i = 0; i < 4; i++) {
+        rng_state[i] = splitmix64(&seed);
+    }
+    rng_seeded = 1;
+}
+
+double timerlib_random(void)
+{
+    if (!rng_seeded) {
+        rng_seed();
+    }
+    uint64_t *s = rng_state;
+    uint64_t result = rotl(s[1] * 5, 7) * 9;
+    uint64_t tmp = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= tmp;
+    s[3] = rotl(s[3], 45);
+    return (double)(result >> 11) * 0x1.0p-53;
+}

@@ -1,0 +1,89 @@
+<?php
+
+/**
+ * The PHP API of src/excimer_timer.c. src/excimer_timer_arginfo.h mirrors
+ * this file (in the format of php-src's build/gen_stub.php); change both
+ * together.
+ */
+
+/**
+ * A timer that calls back into PHP code: once after an interval, or
+ * periodically. The expiry is noticed by the engine at its next safe point
+ * (a loop back-edge, a function call or return), where the callback runs
+ * on the same thread as the interrupted code. A timer stops when the object
+ * is destroyed.
+ */
+class ExcimerTimer
+{
+    /** Creates a stopped wall-clock timer with no interval, period or callback. */
+    public function __construct() {}
+
+    /**
+     * The clock to measure: EXCIMER_REAL (wall clock, the default) or
+     * EXCIMER_CPU (CPU time of the calling thread). Any other value gives
+     * an E_WARNING "Invalid event type" and keeps the current one. Takes
+     * effect at the next start().
+     *
+     * @tentative-return-type
+     */
+    public function setEventType(int $eventType): void {}
+
+    /**
+     * The delay in seconds before the first expiry. When it is 0, the
+     * first expiry comes after one period. Takes effect at the next start().
+     *
+     * @tentative-return-type
+     */
+    public function setInterval(float $interval): void {}
+
+    /**
+     * The time in seconds between expiries after the first; 0 (the
+     * default) makes a one-shot timer. Takes effect at the next start().
+     *
+     * @tentative-return-type
+     */
+    public function setPeriod(float $period): void {}
+
+    /**
+     * The function to call on expiry, or null for none. It receives the
+     * number of expirations since its previous call (int, >= 1: more than
+     * one when the engine reached no safe point for longer than a period).
+     * An exception thrown by it propagates into the interrupted code.
+     *
+     * @tentative-return-type
+     */
+    public function setCallback(?callable $callback): void {}
+
+    /**
+     * Starts the timer, or restarts it when it runs. With both interval
+     * and period 0 it gives an E_WARNING "Unable to start timer with a
+     * value of zero duration and period" and does not start.
+     *
+     * @tentative-return-type
+     */
+    public function start(): void {}
+
+    /**
+     * Stops the timer; expirations not yet handed to the callback are
+     * discarded. Does nothing when it is not running.
+     *
+     * @tentative-return-type
+     */
+    public function stop(): void {}
+
+    /**
+     * The time in seconds until the next expiry; 0 when the timer is
+     * stopped or a one-shot timer has expired.
+     *
+     * @tentative-return-type
+     */
+    public function getTime(): float {}
+}
+
+/**
+ * Calls $callback once, after $interval seconds of wall-clock time. The
+ * returned timer must be kept alive until then: destroying it cancels the
+ * call. Returns null (with an E_WARNING) when the timer cannot start, e.g.
+ * for an interval of 0.
+ */
+function excimer_set_timeout(callable $callback, float $interval): ?ExcimerTimer {}
