@@ -7,8 +7,6 @@
 #endif
 
 #include "php.h"
-#include "zend_exceptions.h"
-#include "zend_interfaces.h"
 
 #include "php_excimer.h"
 #include "timerlib.h"
