@@ -23,12 +23,14 @@ posix_kill_or_terminate($redis['proc'], $pid, 19); // SIGSTOP
 $t = hrtime(true);
 var_dump(excimer_arclamp_send("redis://127.0.0.1:{$redis['port']}/excimer", "a 1\n"));
 $ms = (hrtime(true) - $t) / 1e6;
-var_dump($ms >= 90 && $ms < 600);
+// (under valgrind everything is ~50x slower, the bound too)
+var_dump($ms >= 90 && $ms < (getenv('USE_ZEND_ALLOC') === '0' ? 5000 : 600));
 $s = excimer_arclamp_stats();
 var_dump($s['errors']['timeout'], $s['failed']);
 posix_kill_or_terminate($redis['proc'], $pid, 18); // SIGCONT
 
 // After it answers again, sending works (a fresh connection).
+ini_set('excimer.arclamp_timeout', '10');
 var_dump(excimer_arclamp_send("redis://127.0.0.1:{$redis['port']}/excimer", "a 1\n"));
 
 // A unix socket nobody listens on, and a malformed target.
