@@ -100,11 +100,12 @@ php-tests: $(BUILD)/php/excimer.so
 	  -d extension=$(CURDIR)/$(BUILD)/php/excimer.so $(EXT_DIR)/tests
 
 # --fair-sched: valgrind's default thread lock lets a busy PHP thread starve
-# the timer helper thread, so timers would barely fire.
+# the timer helper thread, so timers would barely fire. Some timing tests
+# need more than run-tests' default 60 s under valgrind.
 php-tests-valgrind: $(BUILD)/php/excimer.so
 	@echo "== php-excimer-sampler .phpt tests under valgrind"
 	USE_ZEND_ALLOC=0 VALGRIND_OPTS=--fair-sched=yes NO_INTERACTION=1 REPORT_EXIT_STATUS=1 \
-	  php -n $(RUN_TESTS) -n -q -m --show-diff \
+	  php -n $(RUN_TESTS) -n -q -m --set-timeout 300 --show-diff \
 	  -d extension=$(CURDIR)/$(BUILD)/php/excimer.so $(EXT_DIR)/tests
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
