@@ -38,6 +38,16 @@ ZEND_END_MODULE_GLOBALS(excimer)
 ZEND_EXTERN_MODULE_GLOBALS(excimer)
 #define EXCIMER_G(v) ZEND_MODULE_GLOBALS_ACCESSOR(excimer, v)
 
+/* True for EXCIMER_REAL / EXCIMER_CPU; otherwise warns "Invalid event type"
+ * as Excimer does (ExcimerProfiler and ExcimerTimer::setEventType). */
+static inline bool excimer_event_type_is_valid(zend_long event_type)
+{
+    if (event_type == EXCIMER_REAL || event_type == EXCIMER_CPU)
+        return true;
+    php_error_docref(NULL, E_WARNING, "Invalid event type");
+    return false;
+}
+
 /* Class registration, one per source file, called from MINIT. */
 void excimer_timer_class_register(void);
 void excimer_profiler_class_register(void);

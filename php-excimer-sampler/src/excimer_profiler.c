@@ -195,11 +195,8 @@ ZEND_METHOD(ExcimerProfiler, setEventType)
     ZEND_PARSE_PARAMETERS_START(1, 1)
         Z_PARAM_LONG(event_type)
     ZEND_PARSE_PARAMETERS_END();
-    if (event_type != EXCIMER_REAL && event_type != EXCIMER_CPU) {
-        php_error_docref(NULL, E_WARNING, "Invalid event type");
-        return;
-    }
-    THIS_PROFILER()->event_type = (int)event_type;
+    if (excimer_event_type_is_valid(event_type))
+        THIS_PROFILER()->event_type = (int)event_type;
 }
 
 ZEND_METHOD(ExcimerProfiler, setMaxDepth)
