@@ -39,7 +39,7 @@ instructions() { # instructions EXT SCRIPT ARGS... -> "INSTRUCTIONS SAMPLES"
     local ext=()
     [ "$which" = ours ] && ext=(-d extension="$OURS")
     [ "$which" = debian ] && ext=(-d extension="$DEBIAN")
-    valgrind --tool=callgrind --callgrind-out-file="$TMP/cg.out" \
+    valgrind --tool=callgrind --fair-sched=yes --callgrind-out-file="$TMP/cg.out" \
         php -n "${ext[@]}" "$@" 2> "$TMP/cg.err" > /dev/null
     local total samples
     total=$(grep -o 'Collected : [0-9]*' "$TMP/cg.err" | grep -o '[0-9]*$')
@@ -60,8 +60,8 @@ for depth in 10 100; do
     for which in debian ours; do
         : > "$TMP/ns.$which.$depth"
         for r in $(seq "$ROUNDS"); do
-            idle=$(php_with "$which" bench/php/sample_cost.php "$depth" idle 2000000 0.0001 2>&1 | grep -o 'elapsed_ns=[0-9]*' | cut -d= -f2)
-            out=$(php_with "$which" bench/php/sample_cost.php "$depth" profile 2000000 0.0001 2>&1)
+            idle=$(php_with "$which" bench/php/sample_cost.php "$depth" idle 20000000 0.0001 2>&1 | grep -o 'elapsed_ns=[0-9]*' | cut -d= -f2)
+            out=$(php_with "$which" bench/php/sample_cost.php "$depth" profile 20000000 0.0001 2>&1)
             prof=$(echo "$out" | grep -o 'elapsed_ns=[0-9]*' | cut -d= -f2)
             samples=$(echo "$out" | grep -o 'samples=[0-9]*' | cut -d= -f2)
             [ "${samples:-0}" -gt 0 ] && echo "$(( (prof - idle) / samples )) $samples" >> "$TMP/ns.$which.$depth"
