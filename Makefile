@@ -9,7 +9,7 @@ BUILD    := build
 PKGS     := hiredis yaml-0.1 libsystemd zlib
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
 CFLAGS   ?= -O2 -g
-CPPFLAGS += -D_GNU_SOURCE -Icommon/src
+CPPFLAGS += -D_GNU_SOURCE -Icommon/src -Icommon/tests
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -fno-strict-aliasing
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -54,13 +54,13 @@ $(BUILD)/bin/arclamp-log: $(BUILD)/obj/arclamp-log/src/main.o $(LOG_OBJ) $(COMMO
 $(BUILD)/tests/test-common: $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard common/tests/*.c)) $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lm
-$(BUILD)/tests/test-arclamp-log: $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard arclamp-log/tests/*.c)) $(LOG_OBJ) $(COMMON_OBJ)
+$(BUILD)/tests/test-arclamp-log: $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard arclamp-log/tests/*.c) common/tests/testutil.c) $(LOG_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lm
 $(BUILD)/asan/tests/test-common: $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(wildcard common/tests/*.c)) $(COMMON_SAN)
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lm
-$(BUILD)/asan/tests/test-arclamp-log: $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(wildcard arclamp-log/tests/*.c)) $(LOG_SAN) $(COMMON_SAN)
+$(BUILD)/asan/tests/test-arclamp-log: $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(wildcard arclamp-log/tests/*.c) common/tests/testutil.c) $(LOG_SAN) $(COMMON_SAN)
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lm
 $(BUILD)/asan/bin/arclamp-log: $(BUILD)/asan/obj/arclamp-log/src/main.o $(LOG_SAN) $(COMMON_SAN)

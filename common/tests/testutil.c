@@ -1,4 +1,4 @@
-/* Helpers shared by the arclamp-log tests: temporary trees and files. */
+/* testutil: temporary trees and files for the unit test runners. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include "strbuf.h"
-#include "test-suites.h"
+#include <check.h>
+
+#include "testutil.h"
 
 /* Every test directory is made inside one directory per runner, which
  * main() removes at the end: a failing assertion ends a forked test with
