@@ -6,7 +6,7 @@
 
 CC       ?= cc
 BUILD    := build
-PKGS     := hiredis yaml-0.1 libsystemd zlib
+PKGS     := hiredis yaml-0.1 libsystemd zlib libxxhash
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
 CFLAGS   ?= -O2 -g
 CPPFLAGS += -D_GNU_SOURCE -Icommon/src -Icommon/tests
@@ -19,19 +19,24 @@ VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
 COMMON_SRC := $(wildcard common/src/*.c)
 LOG_SRC    := $(filter-out arclamp-log/src/main.c,$(wildcard arclamp-log/src/*.c))
+SVG_SRC    := $(filter-out arclamp-svg/src/main.c,$(wildcard arclamp-svg/src/*.c))
 BENCH_SRC  := $(wildcard bench/src/*.c)
 
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/obj/%.o)
 LOG_OBJ    := $(LOG_SRC:%.c=$(BUILD)/obj/%.o)
 COMMON_SAN := $(COMMON_SRC:%.c=$(BUILD)/asan/obj/%.o)
 LOG_SAN    := $(LOG_SRC:%.c=$(BUILD)/asan/obj/%.o)
+SVG_OBJ    := $(SVG_SRC:%.c=$(BUILD)/obj/%.o)
+SVG_SAN    := $(SVG_SRC:%.c=$(BUILD)/asan/obj/%.o)
 
-PROGRAMS := $(BUILD)/bin/arclamp-log
-UNIT_TESTS := $(BUILD)/tests/test-common $(BUILD)/tests/test-arclamp-log
-SAN_TESTS  := $(BUILD)/asan/tests/test-common $(BUILD)/asan/tests/test-arclamp-log
+PROGRAMS := $(BUILD)/bin/arclamp-log $(BUILD)/bin/arclamp-svg
+UNIT_TESTS := $(BUILD)/tests/test-common $(BUILD)/tests/test-arclamp-log $(BUILD)/tests/test-arclamp-svg
+SAN_TESTS  := $(BUILD)/asan/tests/test-common $(BUILD)/asan/tests/test-arclamp-log \
+              $(BUILD)/asan/tests/test-arclamp-svg
 BENCH_BINS := $(BENCH_SRC:bench/src/%.c=$(BUILD)/bench/%)
 
-.PHONY: all deps check unit-tests asan-tests log-tests php-tests php-tests-valgrind demo bench clean
+.PHONY: all deps check unit-tests asan-tests log-tests svg-tests php-tests php-tests-valgrind \
+        demo bench clean
 all: $(PROGRAMS) $(BUILD)/php/excimer.so
 
 deps:
@@ -45,9 +50,25 @@ $(BUILD)/asan/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -DARCLAMP_VERSION='"$(VERSION)"' -std=c11 $(WARN) $(SAN_FLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
 
+# arclamp-svg embeds flamegraph.js: the script becomes a C string literal in
+# build/gen/flamegraph_js.h (svg.c includes it); '?' is escaped so no
+# trigraph can form.
+$(BUILD)/gen/flamegraph_js.h: arclamp-svg/src/flamegraph.js
+	@mkdir -p $(dir $@)
+	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@.tmp && mv $@.tmp $@
+$(BUILD)/obj/arclamp-svg/src/svg.o $(BUILD)/asan/obj/arclamp-svg/src/svg.o: $(BUILD)/gen/flamegraph_js.h
+$(BUILD)/obj/arclamp-svg/%.o $(BUILD)/asan/obj/arclamp-svg/%.o: CPPFLAGS += -I$(BUILD)/gen -Iarclamp-svg/src
+
 $(BUILD)/bin/arclamp-log: $(BUILD)/obj/arclamp-log/src/main.o $(LOG_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+$(BUILD)/bin/arclamp-svg: $(BUILD)/obj/arclamp-svg/src/main.o $(SVG_OBJ) $(COMMON_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+$(BUILD)/asan/bin/arclamp-svg: $(BUILD)/asan/obj/arclamp-svg/src/main.o $(SVG_SAN) $(COMMON_SAN)
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
 # Unit tests (Check). Each program's tests/ holds test-*.c files linked
 # into one runner per program.
@@ -57,6 +78,12 @@ $(BUILD)/tests/test-common: $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard common/te
 $(BUILD)/tests/test-arclamp-log: $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard arclamp-log/tests/*.c) common/tests/testutil.c) $(LOG_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lm
+$(BUILD)/tests/test-arclamp-svg: $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard arclamp-svg/tests/*.c) common/tests/testutil.c) $(SVG_OBJ) $(COMMON_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lm
+$(BUILD)/asan/tests/test-arclamp-svg: $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(wildcard arclamp-svg/tests/*.c) common/tests/testutil.c) $(SVG_SAN) $(COMMON_SAN)
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lm
 $(BUILD)/asan/tests/test-common: $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(wildcard common/tests/*.c)) $(COMMON_SAN)
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lm
@@ -129,9 +156,20 @@ log-tests: $(BUILD)/bin/arclamp-log $(BUILD)/asan/bin/arclamp-log
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ARCLAMP_LOG_BIN=$(BUILD)/asan/bin/arclamp-log $(PYTEST) -q -p no:cacheprovider arclamp-log/tests
 
+# arclamp-svg's command-line, generator, xmllint and browser tests; also
+# against the ASan+UBSan build (the browser test only once: it checks the
+# script, not the C).
+svg-tests: $(BUILD)/bin/arclamp-svg $(BUILD)/asan/bin/arclamp-svg
+	@echo "== arclamp-svg tests"
+	ARCLAMP_SVG_BIN=$(BUILD)/bin/arclamp-svg $(PYTEST) -q -p no:cacheprovider arclamp-svg/tests
+	@echo "== arclamp-svg tests (ASan+UBSan build)"
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ARCLAMP_SVG_BIN=$(BUILD)/asan/bin/arclamp-svg ARCLAMP_SKIP_BROWSER=1 \
+	  $(PYTEST) -q -p no:cacheprovider arclamp-svg/tests
+
 check: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory unit-tests asan-tests log-tests php-tests php-tests-valgrind
+	@$(MAKE) --no-print-directory unit-tests asan-tests log-tests svg-tests php-tests php-tests-valgrind
 
 # --- demo and benchmarks --------------------------------------------------
 demo: deps
@@ -141,6 +179,7 @@ demo: deps
 bench: deps
 	@$(MAKE) --no-print-directory all $(BENCH_BINS)
 	@bench/arclamp-log.sh
+	@bench/arclamp-svg.sh
 	@bench/excimer.sh
 
 clean:

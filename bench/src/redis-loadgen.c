@@ -25,6 +25,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 #define EX_USAGE_CODE 64
 #define SENTINEL "__end__"
 #define NFUNCS 480
@@ -408,17 +410,6 @@ static void usage(FILE *out)
             "  --sentinel  publish \"" SENTINEL "\" after the run (not counted)\n"
             "  --dump N    print N sample lines (same seed, same lines) and exit\n"
             "Prints: sent= errors= unheard= bytes= seconds= rate=\n");
-}
-
-static int parse_num(const char *arg, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(arg, &end);
-    if (errno || end == arg || *end || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
 }
 
 static int apply_option(struct options *o, int opt, const char *arg)

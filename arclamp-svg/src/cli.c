@@ -1,0 +1,64 @@
+/* cli: shared command-line helpers of the generator's subcommands. See cli.h. */
+#include "cli.h"
+#include "log.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_load_config(const char *cmd, const char *path, const char *data_dir, int verbose,
+                    struct gen_config *cfg)
+{
+    char err[1024];
+    if (gen_config_load(path, data_dir, cfg, err, sizeof err) < 0) {
+        fprintf(stderr, "arclamp-svg %s: %s\n", cmd, err);
+        return CLI_EXIT_CONFIG;
+    }
+    log_setup("arclamp-svg", (enum log_target)log_target_from_name(cfg->log_target));
+    log_set_max_priority(verbose ? LOG_INFO : LOG_NOTICE);
+    return 0;
+}
+
+int cli_number(const char *cmd, const char *opt, const char *text, double min, double max,
+               double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end || !isfinite(v) || v < min || v > max) {
+        fprintf(stderr, "arclamp-svg %s: --%s: expected a number from %g to %g, got \"%s\"\n",
+                cmd, opt, min, max, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+void cli_log(int priority, const char *event, const struct log_field *fields, size_t nfields,
+             const char *fmt, ...)
+{
+    char msg[1024], quoted[4 * sizeof msg + 4];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    size_t len = n < 0 ? 0 : (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1;
+    log_quote(quoted, msg, len, sizeof msg);
+    /* Field values too: on stderr they are printed after the message. */
+    enum { MAX_FIELDS = 4, FIELD_MAX = 256 };
+    struct log_field qf[MAX_FIELDS];
+    char values[MAX_FIELDS][4 * FIELD_MAX + 4];
+    size_t nq = nfields < MAX_FIELDS ? nfields : MAX_FIELDS;
+    for (size_t i = 0; i < nq; i++) {
+        qf[i].key = fields[i].key;
+        qf[i].value = fields[i].value;
+        if (fields[i].value) {
+            log_quote(values[i], fields[i].value, strlen(fields[i].value), FIELD_MAX);
+            qf[i].value = values[i];
+        }
+    }
+    log_event(priority, event, nq ? qf : NULL, nq, "%s", quoted);
+}

@@ -1,0 +1,32 @@
+/* fnfilter: which of the per-function graphs' functions a stack holds.
+ *
+ * A stack holds FUNCTION when ";FUNCTION;" occurs in it or it ends with
+ * ";FUNCTION" (a whole frame, never the entry point). Searching every line
+ * for every function would cost one pass over the bytes per function; as
+ * trace logs repeat the same stacks over and over, the answer is kept per
+ * distinct stack (keyed by a 128-bit XXH3 hash of its bytes, as flame.c
+ * identifies stacks), so each distinct stack is searched once and every
+ * repeat costs one hash and one lookup. Memory grows with distinct stacks
+ * (32 bytes each), like the flame graph's own. */
+#ifndef ARCLAMP_SVG_FNFILTER_H
+#define ARCLAMP_SVG_FNFILTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* At most this many functions (one bit each). */
+#define FNFILTER_MAX 64
+
+struct fnfilter;
+
+/* A filter for `n` (<= FNFILTER_MAX) frame names. */
+struct fnfilter *fnfilter_new(const char *const *functions, size_t n);
+void fnfilter_free(struct fnfilter *ff);
+
+/* Bit i set when the stack (len bytes, without the count) holds functions[i]. */
+uint64_t fnfilter_match(struct fnfilter *ff, const char *stack, size_t len);
+
+/* Bytes held (for tests). */
+size_t fnfilter_memory(const struct fnfilter *ff);
+
+#endif

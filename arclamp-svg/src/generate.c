@@ -1,0 +1,616 @@
+/* generate: `arclamp-svg generate`, the timer job that keeps the graphs and
+ * the index in step with the trace logs. See generate.h. */
+#include "generate.h"
+#include "dirstream.h"
+#include "atomicfile.h"
+#include "cli.h"
+#include "commands.h"
+#include "flame.h"
+#include "fnfilter.h"
+#include "indexpage.h"
+#include "input.h"
+#include "log.h"
+#include "logset.h"
+#include "runlock.h"
+#include "svg.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* One run's state. */
+struct run {
+    const struct gen_config *cfg;
+    const struct generate_options *opt;
+    struct generate_stats *st;
+    int svgs_fd;          /* svgs_dir */
+    strbuf doc;           /* the SVG being written (reused: bounded by min_width) */
+};
+
+/* What one read of a log feeds. */
+struct reader {
+    const struct run *run;
+    struct flame *all;    /* forward and reversed trees of every line */
+    struct flame **fn;    /* per function; NULL unless the log is an "all" log */
+    struct fnfilter *filter; /* which functions a stack holds (with fn) */
+};
+
+/* --- helpers ------------------------------------------------------------ */
+
+static int is_all_log(const struct logfile *lf)
+{
+    return strcmp(lf->entrypoint, "all") == 0;
+}
+
+/* mkdir -p; errno tells why on failure. */
+static int mkdir_p(const char *path)
+{
+    char *p = xstrdup(path);
+    int rc = 0;
+    for (char *s = strchr(p + 1, '/'); s && rc == 0; s = strchr(s + 1, '/')) {
+        *s = '\0';
+        rc = mkdir(p, 0755) < 0 && errno != EEXIST ? -1 : 0;
+        *s = '/';
+    }
+    if (rc == 0 && mkdir(p, 0755) < 0 && errno != EEXIST)
+        rc = -1;
+    int saved = errno;
+    free(p);
+    errno = saved;
+    return rc;
+}
+
+static int cmp_strings(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int timespec_before(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+static char *graph_name(const struct logfile *lf, const char *label, int reversed)
+{
+    strbuf sb = STRBUF_INIT;
+    gen_graph_name(&sb, lf->name, label, reversed);
+    return (char *)strbuf_cstr(&sb);
+}
+
+/* The graph is a regular file at least as new as `mtime`. */
+static int graph_current(int pfd, const char *name, const struct timespec *mtime)
+{
+    struct stat st;
+    return fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+           !timespec_before(&st.st_mtim, mtime);
+}
+
+static int up_to_date(int pfd, const struct logfile *lf)
+{
+    int ok = 1;
+    for (int rev = 0; rev < 2 && ok; rev++) {
+        char *name = graph_name(lf, NULL, rev);
+        ok = graph_current(pfd, name, &lf->mtime);
+        free(name);
+    }
+    return ok;
+}
+
+/* --- reading a log ------------------------------------------------------ */
+
+/* The stack part of a line: up to its last space (the count's separator). */
+static size_t stack_len(const char *line, size_t len)
+{
+    if (len && line[len - 1] == '\r')
+        len--;
+    const char *sp = memrchr(line, ' ', len);
+    return sp ? (size_t)(sp - line) : len;
+}
+
+static int on_line(void *arg, const char *line, size_t len)
+{
+    struct reader *rd = arg;
+    flame_add_line(rd->all, line, len);
+    if (!rd->fn)
+        return 0;
+    uint64_t bits = fnfilter_match(rd->filter, line, stack_len(line, len));
+    for (size_t i = 0; bits; i++, bits >>= 1) {
+        if (bits & 1)
+            flame_add_line(rd->fn[i], line, len);
+    }
+    return 0;
+}
+
+static void reader_free(struct reader *rd, size_t nfunctions)
+{
+    flame_free(rd->all);
+    for (size_t i = 0; rd->fn && i < nfunctions; i++)
+        flame_free(rd->fn[i]);
+    free(rd->fn);
+    fnfilter_free(rd->filter);
+}
+
+/* Opens and reads one log into `rd`; `mtime` gets the log's mtime as it was
+ * before reading. */
+static int read_log(const struct run *run, const struct logfile *lf, struct reader *rd,
+                    struct timespec *mtime, char *err, size_t errlen)
+{
+    strbuf path = STRBUF_INIT;
+    strbuf_appendf(&path, "%s/%s/%s", run->cfg->logs_dir, lf->period, lf->file);
+    int fd = open(strbuf_cstr(&path), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    int rc = -1;
+    if (fd < 0 || fstat(fd, &st) < 0)
+        snprintf(err, errlen, "cannot open: %s", strerror(errno));
+    else if (!S_ISREG(st.st_mode))
+        snprintf(err, errlen, "not a regular file");
+    else
+        rc = 0;
+    struct input_stats ist = {0, 0, 0};
+    if (rc == 0) {
+        *mtime = st.st_mtim;
+        rc = input_read_fd(fd, strbuf_cstr(&path), on_line, rd, &ist, err, errlen) == 0 ? 0 : -1;
+    }
+    if (fd >= 0)
+        close(fd);
+    strbuf_free(&path);
+    size_t ignored = flame_ignored(rd->all) + ist.too_long;
+    if (rc == 0 && flame_lines(rd->all) == 0 && ignored > 0) {
+        snprintf(err, errlen, "no valid sample line (%zu invalid)", ignored);
+        rc = -1;
+    }
+    if (rc == 0 && ignored > 0) {
+        run->st->ignored_lines += ignored;
+        cli_log(LOG_WARNING, "invalid_lines", LOG_NO_FIELDS, "%s/%s: ignored %zu invalid lines",
+                  lf->period, lf->name, ignored);
+    }
+    return rc;
+}
+
+/* --- writing graphs ----------------------------------------------------- */
+
+static int write_graph(struct run *run, int pfd, const struct logfile *lf, struct flame *f,
+                       const struct gen_function *fn, int reversed,
+                       const struct timespec *mtime, char *err, size_t errlen)
+{
+    const struct gen_config *cfg = run->cfg;
+    strbuf title = STRBUF_INIT, subtitle = STRBUF_INIT;
+    struct gen_title_vars vars = {lf->period, lf->time_from_name ? lf->time : lf->name, lf->name,
+                                  lf->entrypoint, fn ? fn->label : NULL, reversed};
+    gen_title(&title, cfg->title, &vars);
+    if (fn)
+        strbuf_appendf(&subtitle, "Stacks holding %s", fn->function);
+    struct svg_options o;
+    svg_options_init(&o);
+    o.title = strbuf_cstr(&title);
+    o.subtitle = fn ? strbuf_cstr(&subtitle) : NULL;
+    o.font_type = cfg->font_type;
+    o.font_size = cfg->font_size;
+    o.min_width = cfg->min_width;
+    o.width = (double)cfg->width;
+    o.palette = (enum palette)(reversed ? cfg->reversed_palette : cfg->palette);
+    strbuf_reset(&run->doc);
+    svg_render(f, reversed ? FLAME_REVERSED : FLAME_FORWARD, &o, &run->doc);
+    char *name = graph_name(lf, fn ? fn->label : NULL, reversed);
+    int rc = atomic_writeat(pfd, name, run->doc.data, run->doc.len, ATOMIC_GZIP,
+                            (int)cfg->gzip_level, mtime, err, errlen);
+    if (rc == 0) {
+        run->st->graphs++;
+        cli_log(LOG_INFO, "graph_written", LOG_NO_FIELDS, "%s/%s", lf->period, name);
+    }
+    free(name);
+    strbuf_free(&title);
+    strbuf_free(&subtitle);
+    return rc;
+}
+
+/* Removes a graph that should no longer exist (no samples any more). */
+static void remove_graph(struct run *run, int pfd, const struct logfile *lf, const char *label,
+                         int reversed)
+{
+    char *name = graph_name(lf, label, reversed);
+    if (unlinkat(pfd, name, 0) == 0)
+        run->st->removed++;
+    free(name);
+}
+
+/* Per-function graphs first and the forward graph last: the forward and
+ * reversed graphs mark the log done, so an interrupted run redoes it. */
+static int write_graphs(struct run *run, int pfd, const struct logfile *lf,
+                        struct reader *rd, const struct timespec *mtime, char *err,
+                        size_t errlen)
+{
+    for (size_t i = 0; rd->fn && i < run->cfg->nfunctions; i++) {
+        const struct gen_function *fn = &run->cfg->functions[i];
+        for (int rev = 1; rev >= 0; rev--) {
+            if (flame_lines(rd->fn[i]) == 0)
+                remove_graph(run, pfd, lf, fn->label, rev);
+            else if (write_graph(run, pfd, lf, rd->fn[i], fn, rev, mtime, err, errlen) < 0)
+                return -1;
+        }
+    }
+    for (int rev = 1; rev >= 0; rev--) {
+        if (write_graph(run, pfd, lf, rd->all, NULL, rev, mtime, err, errlen) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int draw_log(struct run *run, int pfd, const struct logfile *lf, char *err,
+                    size_t errlen)
+{
+    size_t nfn = run->cfg->nfunctions;
+    struct reader rd = {run, flame_new(), NULL, NULL};
+    if (is_all_log(lf) && nfn) {
+        const char **names = xcalloc(nfn, sizeof *names);
+        rd.fn = xcalloc(nfn, sizeof *rd.fn);
+        for (size_t i = 0; i < nfn; i++) {
+            rd.fn[i] = flame_new();
+            names[i] = run->cfg->functions[i].function;
+        }
+        rd.filter = fnfilter_new(names, nfn);
+        free(names);
+    }
+    struct timespec mtime;
+    int rc = read_log(run, lf, &rd, &mtime, err, errlen);
+    if (rc == 0) {
+        flame_finish(rd.all);
+        for (size_t i = 0; rd.fn && i < nfn; i++)
+            flame_finish(rd.fn[i]);
+        rc = write_graphs(run, pfd, lf, &rd, &mtime, err, errlen);
+    }
+    reader_free(&rd, nfn);
+    return rc;
+}
+
+static void process_log(struct run *run, int pfd, const struct logfile *lf,
+                        struct index_entry *entry)
+{
+    char err[1024];
+    if (!run->opt->force && up_to_date(pfd, lf)) {
+        run->st->skipped++;
+        return;
+    }
+    if (draw_log(run, pfd, lf, err, sizeof err) == 0) {
+        run->st->generated++;
+        return;
+    }
+    run->st->failed++;
+    entry->failed = 1;
+    cli_log(LOG_ERR, "log_failed",
+            LOG_FIELDS({"ARCLAMP_PERIOD", lf->period}, {"ARCLAMP_LOG_FILE", lf->file}),
+            "%s/%s: %s", lf->period, lf->file, err);
+}
+
+/* --- stale graphs ------------------------------------------------------- */
+
+static int is_graph_name(const char *name)
+{
+    size_t n = strlen(name);
+    return name[0] != '.' && n > 5 && strcmp(name + n - 5, ".svgz") == 0;
+}
+
+/* Every graph name the logs [files, files+n) may have, sorted. */
+static char **expected_names(const struct gen_config *cfg, const struct logfile *files, size_t n,
+                             size_t *count)
+{
+    char **v = xcalloc(n * 2 * (1 + cfg->nfunctions) + 1, sizeof *v);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (int rev = 0; rev < 2; rev++) {
+            v[k++] = graph_name(&files[i], NULL, rev);
+            for (size_t f = 0; is_all_log(&files[i]) && f < cfg->nfunctions; f++)
+                v[k++] = graph_name(&files[i], cfg->functions[f].label, rev);
+        }
+    }
+    if (k)
+        qsort(v, k, sizeof *v, cmp_strings);
+    *count = k;
+    return v;
+}
+
+/* Removes the graphs in `pfd` not in the sorted `keep` (all when NULL). */
+static void remove_graphs_except(struct run *run, int pfd, const char *period, char **keep,
+                                 size_t nkeep)
+{
+    DIR *d = dir_stream(pfd);
+    if (!d)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        const char *name = de->d_name;
+        struct stat st;
+        if (!is_graph_name(name) || (keep && bsearch(&name, keep, nkeep, sizeof *keep,
+                                                      cmp_strings)))
+            continue;
+        if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+            !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+            continue;
+        if (unlinkat(pfd, name, 0) == 0) {
+            run->st->removed++;
+            cli_log(LOG_INFO, "graph_removed", LOG_NO_FIELDS, "%s/%s", period, name);
+        }
+    }
+    closedir(d);
+}
+
+static void free_strings(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* --- periods ------------------------------------------------------------ */
+
+/* The graph directory of a period, created when `create`; -1 if missing. */
+static int open_period(int svgs_fd, const char *period, int create)
+{
+    if (create && mkdirat(svgs_fd, period, 0755) < 0 && errno != EEXIST)
+        return -1;
+    return openat(svgs_fd, period, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+static void note_presence(const struct gen_config *cfg, int pfd, struct index_entry *e)
+{
+    struct timespec zero = {0, 0};
+    for (int rev = 0; rev < 2; rev++) {
+        char *name = graph_name(e->log, NULL, rev);
+        if (graph_current(pfd, name, &zero))
+            e->graphs |= rev ? INDEX_REVERSED : INDEX_FORWARD;
+        free(name);
+        for (size_t i = 0; e->fn && i < cfg->nfunctions; i++) {
+            name = graph_name(e->log, cfg->functions[i].label, rev);
+            if (graph_current(pfd, name, &zero))
+                e->fn[i] |= rev ? INDEX_REVERSED : INDEX_FORWARD;
+            free(name);
+        }
+    }
+}
+
+static void process_period(struct run *run, const char *period, const struct logfile *files,
+                           struct index_entry *entries, size_t n)
+{
+    int pfd = open_period(run->svgs_fd, period, n > 0);
+    if (pfd < 0) {
+        if (n == 0)
+            return;
+        cli_log(LOG_ERR, "period_failed", LOG_FIELDS({"ARCLAMP_PERIOD", period}), "%s/%s: %s",
+                run->cfg->svgs_dir, period, strerror(errno));
+        run->st->failed += n;
+        for (size_t i = 0; i < n; i++)
+            entries[i].failed = 1;
+        return;
+    }
+    run->st->temps += (size_t)atomic_clean_temps(pfd);
+    for (size_t i = 0; i < n; i++)
+        process_log(run, pfd, &files[i], &entries[i]);
+    size_t nkeep;
+    char **keep = expected_names(run->cfg, files, n, &nkeep);
+    remove_graphs_except(run, pfd, period, keep, nkeep);
+    free_strings(keep, nkeep);
+    for (size_t i = 0; i < n; i++)
+        note_presence(run->cfg, pfd, &entries[i]);
+    close(pfd);
+}
+
+/* Graph directories whose period has no log directory any more: their
+ * graphs go, and the directory too when nothing else is in it. */
+static void purge_orphan_periods(struct run *run, const struct logset *set)
+{
+    DIR *d = dir_stream(run->svgs_fd);
+    if (!d)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        const char *name = de->d_name;
+        if (name[0] == '.' || bsearch(&name, set->periods, set->nperiods,
+                                      sizeof *set->periods, cmp_strings))
+            continue;
+        int pfd = open_period(run->svgs_fd, name, 0);
+        if (pfd < 0)
+            continue;
+        run->st->temps += (size_t)atomic_clean_temps(pfd);
+        remove_graphs_except(run, pfd, name, NULL, 0);
+        close(pfd);
+        unlinkat(run->svgs_fd, name, AT_REMOVEDIR); /* fails if other files remain */
+    }
+    closedir(d);
+}
+
+/* --- the run ------------------------------------------------------------ */
+
+static void free_run(struct run *run)
+{
+    strbuf_free(&run->doc);
+    if (run->svgs_fd >= 0)
+        close(run->svgs_fd);
+}
+
+static void process_all(struct run *run, const struct logset *set, struct index_entry *entries)
+{
+    size_t i = 0;
+    for (size_t p = 0; p < set->nperiods; p++) {
+        size_t begin = i;
+        while (i < set->n && strcmp(set->files[i].period, set->periods[p]) == 0)
+            i++;
+        process_period(run, set->periods[p], set->files + begin, entries + begin, i - begin);
+    }
+    purge_orphan_periods(run, set);
+}
+
+static int write_index(struct run *run, const struct logset *set,
+                       const struct index_entry *entries, char *err, size_t errlen)
+{
+    int data_fd = open(run->cfg->data_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (data_fd < 0) {
+        snprintf(err, errlen, "%s: %s", run->cfg->data_dir, strerror(errno));
+        return -1;
+    }
+    run->st->temps += (size_t)atomic_clean_temps(data_fd);
+    int rc = index_write(data_fd, run->cfg, entries, set->n, time(NULL), err, errlen);
+    close(data_fd);
+    return rc;
+}
+
+static struct index_entry *make_entries(const struct gen_config *cfg, const struct logset *set)
+{
+    struct index_entry *e = xcalloc(set->n + 1, sizeof *e);
+    for (size_t i = 0; i < set->n; i++) {
+        e[i].log = &set->files[i];
+        if (is_all_log(&set->files[i]) && cfg->nfunctions)
+            e[i].fn = xcalloc(cfg->nfunctions, 1);
+    }
+    return e;
+}
+
+static void free_entries(struct index_entry *e, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(e[i].fn);
+    free(e);
+}
+
+/* Everything once the lock is held. */
+static enum generate_status locked_run(struct run *run, char *err, size_t errlen)
+{
+    const struct gen_config *cfg = run->cfg;
+    struct stat st;
+    if (stat(cfg->logs_dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "logs_dir %s: %s (nothing done)", cfg->logs_dir,
+                 errno ? strerror(errno) : "not a directory");
+        return GENERATE_ERROR;
+    }
+    if (mkdir_p(cfg->svgs_dir) < 0 ||
+        (run->svgs_fd = open(cfg->svgs_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+        snprintf(err, errlen, "svgs_dir %s: %s", cfg->svgs_dir, strerror(errno));
+        return GENERATE_ERROR;
+    }
+    struct logset set;
+    if (logset_scan(cfg->logs_dir, NULL, &set, err, errlen) < 0)
+        return GENERATE_ERROR;
+    run->st->logs = set.n;
+    struct index_entry *entries = make_entries(cfg, &set);
+    process_all(run, &set, entries);
+    char ierr[1024];
+    if (write_index(run, &set, entries, ierr, sizeof ierr) < 0) {
+        run->st->index_failed = 1;
+        cli_log(LOG_ERR, "index_failed", LOG_NO_FIELDS, "index: %s", ierr);
+    }
+    free_entries(entries, set.n);
+    logset_free(&set);
+    return run->st->failed || run->st->index_failed ? GENERATE_SOME_FAILED : GENERATE_OK;
+}
+
+enum generate_status generate_run(const struct gen_config *cfg,
+                                  const struct generate_options *opt,
+                                  struct generate_stats *st, char *err, size_t errlen)
+{
+    memset(st, 0, sizeof *st);
+    if (mkdir_p(cfg->data_dir) < 0) {
+        snprintf(err, errlen, "data_dir %s: %s", cfg->data_dir, strerror(errno));
+        return GENERATE_ERROR;
+    }
+    int lock_fd;
+    enum runlock_result lr = runlock_acquire(cfg->lock_file, 0, &lock_fd, err, errlen);
+    if (lr == RUNLOCK_BUSY) {
+        snprintf(err, errlen, "another run holds the lock %s", cfg->lock_file);
+        return GENERATE_BUSY;
+    }
+    if (lr != RUNLOCK_OK)
+        return GENERATE_ERROR;
+    struct run run = {cfg, opt, st, -1, STRBUF_INIT};
+    enum generate_status rc = locked_run(&run, err, errlen);
+    free_run(&run);
+    runlock_release(lock_fd);
+    return rc;
+}
+
+/* --- the command -------------------------------------------------------- */
+
+static void usage(FILE *out)
+{
+    fputs("Usage: arclamp-svg generate [--config FILE] [--data-dir DIR] [--force] [--verbose]\n"
+          "\n"
+          "Draws <svgs_dir>/<period>/<name>.svgz and <name>.reversed.svgz (and the\n"
+          "per-function graphs of the all logs) for every trace log newer than its\n"
+          "graphs, removes graphs whose log is gone, and writes <data_dir>/index.html\n"
+          "and index.json.\n"
+          "\n"
+          "  -c, --config FILE    configuration (default " GEN_CONFIG_DEFAULT_PATH
+          " if it exists)\n"
+          "  -d, --data-dir DIR   use DIR as data_dir\n"
+          "  -f, --force          draw every log, even those whose graphs are up to date\n"
+          "  -v, --verbose        log every graph written and removed\n"
+          "  -h, --help           print this help\n"
+          "\n"
+          "Exit status: 0 done; 1 some logs or the index failed (the others were done);\n"
+          "2 bad command line; 75 another generate or compress is running (nothing done);\n"
+          "78 bad configuration.\n\n",
+          out);
+    gen_config_print_help(out);
+}
+
+static void print_summary(const struct generate_stats *st)
+{
+    printf("arclamp-svg generate: %zu logs: %zu drawn (%zu graphs), %zu up to date, "
+           "%zu failed; %zu graphs removed",
+           st->logs, st->generated, st->graphs, st->skipped, st->failed, st->removed);
+    if (st->temps)
+        printf(", %zu temporary files removed", st->temps);
+    if (st->ignored_lines)
+        printf(", %zu invalid lines ignored", st->ignored_lines);
+    printf("%s\n", st->index_failed ? "; index NOT written" : "");
+}
+
+int cmd_generate(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"config", required_argument, NULL, 'c'}, {"data-dir", required_argument, NULL, 'd'},
+        {"force", no_argument, NULL, 'f'},        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+    };
+    const char *config = NULL, *data_dir = NULL;
+    struct generate_options opt = {0};
+    int verbose = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "c:d:fvh", options, NULL)) != -1) {
+        switch (c) {
+        case 'c': config = optarg; break;
+        case 'd': data_dir = optarg; break;
+        case 'f': opt.force = 1; break;
+        case 'v': verbose = 1; break;
+        case 'h': usage(stdout); return CLI_EXIT_OK;
+        default: usage(stderr); return CLI_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "arclamp-svg generate: unexpected argument \"%s\"\n", argv[optind]);
+        return CLI_EXIT_USAGE;
+    }
+    struct gen_config cfg;
+    int rc = cli_load_config("generate", config, data_dir, verbose, &cfg);
+    if (rc)
+        return rc;
+    struct generate_stats st;
+    char err[1024];
+    enum generate_status status = generate_run(&cfg, &opt, &st, err, sizeof err);
+    gen_config_free(&cfg);
+    if (status == GENERATE_BUSY) {
+        fprintf(stderr, "arclamp-svg generate: %s; nothing done\n", err);
+        return CLI_EXIT_BUSY;
+    }
+    if (status == GENERATE_ERROR) {
+        fprintf(stderr, "arclamp-svg generate: %s\n", err);
+        return CLI_EXIT_FAILED;
+    }
+    print_summary(&st);
+    return status == GENERATE_OK ? CLI_EXIT_OK : CLI_EXIT_FAILED;
+}

@@ -1,0 +1,58 @@
+/* indexpage: <data_dir>/index.html and index.json, the lists of graphs.
+ *
+ * index.html is one static page without external resources: graphs grouped
+ * by period, then date (newest first), then entry point ("all" first, then
+ * by name), then newest first, each with its forward, reversed and
+ * per-function links. Links are relative to data_dir and percent-encoded
+ * byte by byte, so the page works from file:// and from any static web
+ * server whatever bytes the file names hold; every name shown is
+ * HTML-escaped (invalid UTF-8 shown as U+FFFD).
+ *
+ * index.json holds the same list for programs (see indexpage.c for the
+ * fields). Paths in it are relative to data_dir and not URL-encoded; file
+ * names that are not valid UTF-8 keep their bytes as the lone surrogates
+ * \udc80-\udcff (PEP 383, as Python's os functions read them).
+ * Both are written atomically. */
+#ifndef ARCLAMP_SVG_INDEXPAGE_H
+#define ARCLAMP_SVG_INDEXPAGE_H
+
+#include <stddef.h>
+#include <time.h>
+
+#include "gen_config.h"
+#include "logset.h"
+#include "strbuf.h"
+
+#define INDEX_FORWARD 1u   /* the forward graph exists */
+#define INDEX_REVERSED 2u  /* the reversed graph exists */
+
+/* One log and the graphs it has on disk. */
+struct index_entry {
+    const struct logfile *log;
+    unsigned graphs;        /* INDEX_FORWARD | INDEX_REVERSED */
+    unsigned char *fn;      /* per cfg->functions[i]: INDEX_* bits; NULL for none */
+    int failed;             /* drawing its graphs failed in this run */
+};
+
+/* Writes index.html and index.json into the directory `data_fd` (which is
+ * cfg->data_dir). `now` is shown as the generation time. Returns 0, or -1
+ * with err set. */
+int index_write(int data_fd, const struct gen_config *cfg, const struct index_entry *entries,
+                size_t n, time_t now, char *err, size_t errlen);
+
+/* The building blocks, for tests. */
+void index_render_html(strbuf *out, const struct gen_config *cfg,
+                       const struct index_entry *entries, size_t n, const char *svgs_rel,
+                       const char *logs_rel, time_t now);
+void index_render_json(strbuf *out, const struct gen_config *cfg,
+                       const struct index_entry *entries, size_t n, const char *svgs_rel,
+                       const char *logs_rel, time_t now);
+/* Appends `s` as a JSON string (quotes included). */
+void json_string(strbuf *out, const char *s, size_t len);
+/* Appends `s` with every byte outside [A-Za-z0-9._~-] as %XX ('/' kept). */
+void url_encode_path(strbuf *out, const char *s);
+/* The path of `to` relative to the directory `from` (both absolute, no
+ * "." or ".." components, no trailing '/'), malloc'd; "." when equal. */
+char *relative_path(const char *from, const char *to);
+
+#endif

@@ -1,0 +1,132 @@
+/* input: reading collapsed stack files line by line (see input.h).
+ *
+ * One fixed buffer per read: lines are handed out in place, and the tail of a
+ * block (a partial line) is moved to the front before the next read. A line
+ * that fills the whole buffer is too long: it is skipped up to its newline. */
+#include "input.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "strbuf.h"
+
+#define BLOCK (1u << 20)
+
+struct source {
+    gzFile gz;            /* zlib stream over the file (gzip or plain) */
+    const char *name;     /* for messages */
+};
+
+/* Reads up to n bytes; returns the count, 0 at the end, -1 on error. */
+static long source_read(struct source *src, char *buf, size_t n, char *err, size_t errlen)
+{
+    int got = gzread(src->gz, buf, (unsigned)n);
+    if (got < 0) {
+        int code;
+        const char *msg = gzerror(src->gz, &code);
+        snprintf(err, errlen, "%s: %s", src->name, code == Z_ERRNO ? strerror(errno) : msg);
+        return -1;
+    }
+    return got;
+}
+
+/* Hands every complete line of buf[0..*len) to fn; keeps the partial tail. */
+static int emit_lines(char *buf, size_t *len, int *skipping, input_line_fn fn, void *arg,
+                      struct input_stats *st)
+{
+    size_t start = 0;
+    for (;;) {
+        char *nl = memchr(buf + start, '\n', *len - start);
+        if (!nl)
+            break;
+        size_t end = (size_t)(nl - buf);
+        if (*skipping) {
+            *skipping = 0;
+        } else {
+            st->lines++;
+            int rc = fn(arg, buf + start, end - start);
+            if (rc != 0)
+                return rc;
+        }
+        start = end + 1;
+    }
+    memmove(buf, buf + start, *len - start);
+    *len -= start;
+    return 0;
+}
+
+static int read_all(struct source *src, input_line_fn fn, void *arg, struct input_stats *st,
+                    char *err, size_t errlen)
+{
+    size_t cap = INPUT_MAX_LINE + BLOCK, len = 0;
+    char *buf = xmalloc(cap);
+    int skipping = 0, rc = 0;
+    for (;;) {
+        if (len >= INPUT_MAX_LINE) {   /* no newline in a whole buffer: too long */
+            st->too_long++;
+            len = 0;
+            skipping = 1;
+        }
+        long got = source_read(src, buf + len, cap - len < BLOCK ? cap - len : BLOCK, err,
+                               errlen);
+        if (got < 0) {
+            rc = -1;
+            break;
+        }
+        if (got == 0) {
+            if (len > 0 && !skipping) {   /* a last line without its newline */
+                st->lines++;
+                rc = fn(arg, buf, len);
+            }
+            break;
+        }
+        st->bytes += (unsigned long long)got;
+        len += (size_t)got;
+        rc = emit_lines(buf, &len, &skipping, fn, arg, st);
+        if (rc != 0)
+            break;
+    }
+    free(buf);
+    return rc;
+}
+
+int input_read_fd(int fd, const char *name, input_line_fn fn, void *arg,
+                  struct input_stats *stats, char *err, size_t errlen)
+{
+    struct input_stats local = {0};
+    struct source src = {.name = name};
+    /* zlib reads gzip and passes anything else through unchanged; with
+     * requests larger than its buffer, plain data is read straight into ours
+     * (no extra copy). It works on pipes too, so "-" may be gzip. */
+    int dupfd = dup(fd);
+    if (dupfd < 0 || !(src.gz = gzdopen(dupfd, "rb"))) {
+        snprintf(err, errlen, "%s: %s", name, dupfd < 0 ? strerror(errno) : "out of memory");
+        if (dupfd >= 0)
+            close(dupfd);
+        return -1;
+    }
+    gzbuffer(src.gz, BLOCK / 4);
+    int rc = read_all(&src, fn, arg, stats ? stats : &local, err, errlen);
+    gzclose(src.gz);
+    return rc;
+}
+
+int input_read_path(const char *path, input_line_fn fn, void *arg, struct input_stats *stats,
+                    char *err, size_t errlen)
+{
+    if (strcmp(path, "-") == 0)
+        return input_read_fd(STDIN_FILENO, "standard input", fn, arg, stats, err, errlen);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = input_read_fd(fd, path, fn, arg, stats, err, errlen);
+    close(fd);
+    return rc;
+}

@@ -1,0 +1,256 @@
+/* render: `arclamp-svg render`, a drop-in for flamegraph.pl.
+ *
+ *   arclamp-svg render [flamegraph.pl options] [FILE...] > graph.svg
+ *
+ * Reads collapsed stacks from the files (plain or gzip) or standard input,
+ * aggregates them once and writes the SVG to standard output, or with
+ * --output / --reversed-output to files (both graphs from one read; written
+ * atomically, gzip'ed when the name ends in .svgz). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "atomicfile.h"
+#include "commands.h"
+#include "flame.h"
+#include "input.h"
+#include "svg.h"
+
+struct render_args {
+    struct svg_options svg;
+    int reverse;                  /* --reverse: the graph of reversed stacks */
+    const char *output;           /* --output FILE, else standard output */
+    const char *reversed_output;  /* --reversed-output FILE: also the reversed graph */
+    int quiet;
+};
+
+enum {
+    OPT_TITLE = 256, OPT_SUBTITLE, OPT_WIDTH, OPT_HEIGHT, OPT_MINWIDTH, OPT_FONTTYPE,
+    OPT_FONTSIZE, OPT_FONTWIDTH, OPT_COUNTNAME, OPT_NAMETYPE, OPT_COLORS, OPT_BGCOLORS,
+    OPT_HASH, OPT_REVERSE, OPT_INVERTED, OPT_NEGATE, OPT_NOTES, OPT_TOTAL, OPT_FACTOR,
+    OPT_OUTPUT, OPT_REVERSED_OUTPUT, OPT_QUIET, OPT_HELP, OPT_FLAMECHART,
+};
+
+static const struct option render_options[] = {
+    {"title", required_argument, NULL, OPT_TITLE},
+    {"subtitle", required_argument, NULL, OPT_SUBTITLE},
+    {"width", required_argument, NULL, OPT_WIDTH},
+    {"height", required_argument, NULL, OPT_HEIGHT},
+    {"minwidth", required_argument, NULL, OPT_MINWIDTH},
+    {"fonttype", required_argument, NULL, OPT_FONTTYPE},
+    {"fontsize", required_argument, NULL, OPT_FONTSIZE},
+    {"fontwidth", required_argument, NULL, OPT_FONTWIDTH},
+    {"countname", required_argument, NULL, OPT_COUNTNAME},
+    {"nametype", required_argument, NULL, OPT_NAMETYPE},
+    {"colors", required_argument, NULL, OPT_COLORS},
+    {"bgcolors", required_argument, NULL, OPT_BGCOLORS},
+    {"hash", no_argument, NULL, OPT_HASH},
+    {"reverse", no_argument, NULL, OPT_REVERSE},
+    {"inverted", no_argument, NULL, OPT_INVERTED},
+    {"negate", no_argument, NULL, OPT_NEGATE},
+    {"notes", required_argument, NULL, OPT_NOTES},
+    {"total", required_argument, NULL, OPT_TOTAL},
+    {"factor", required_argument, NULL, OPT_FACTOR},
+    {"flamechart", no_argument, NULL, OPT_FLAMECHART},
+    {"output", required_argument, NULL, OPT_OUTPUT},
+    {"reversed-output", required_argument, NULL, OPT_REVERSED_OUTPUT},
+    {"quiet", no_argument, NULL, OPT_QUIET},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+static void render_usage(FILE *out)
+{
+    fputs("Usage: arclamp-svg render [OPTIONS] [FILE...] > graph.svg\n"
+          "\n"
+          "Draws a flame graph from collapsed stacks (\"a;b;c COUNT\" lines; files may be\n"
+          "gzip'ed; no FILE or \"-\" reads standard input). Options as flamegraph.pl:\n"
+          "  --title TEXT        title (default \"Flame Graph\")\n"
+          "  --subtitle TEXT     second title line\n"
+          "  --width PX          image width (1200)\n"
+          "  --height PX         height of each frame (16)\n"
+          "  --minwidth PX|N%    drop boxes narrower than this (0.1)\n"
+          "  --fonttype FONT     font family (Verdana)\n"
+          "  --fontsize N        font size (12)\n"
+          "  --fontwidth F       average glyph width / font size (0.59)\n"
+          "  --countname TEXT    what counts are (samples)\n"
+          "  --nametype TEXT     label of the details line (Function:)\n"
+          "  --colors PALETTE    hot (default), mem, io, wakeup, chain, java, js, perl,\n"
+          "                      red, green, blue, aqua, yellow, purple, orange\n"
+          "  --bgcolors NAME     yellow, blue, green or grey (default: by palette)\n"
+          "  --hash              accepted; colours always come from a hash of the name\n"
+          "  --reverse           reverse each stack (leaf frames at the bottom)\n"
+          "  --inverted          icicle graph (grows downwards)\n"
+          "  --negate            differential: swap red and blue\n"
+          "  --notes TEXT        a note stored in the SVG's <desc>\n"
+          "  --total N           samples that span the full width (to compare graphs)\n"
+          "  --factor F          multiply every count by F\n"
+          "Ours:\n"
+          "  -o, --output FILE   write the graph to FILE (atomically; gzip'ed if *.svgz)\n"
+          "  --reversed-output FILE  also write the reversed graph, from the same read\n"
+          "  -q, --quiet         no summary on standard error\n",
+          out);
+}
+
+static int parse_number(const char *text, const char *what, double min, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end || !(v >= min) || v > 1e9) {
+        fprintf(stderr, "arclamp-svg render: --%s: invalid value \"%s\"\n", what, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_minwidth(const char *text, struct svg_options *svg)
+{
+    size_t n = strlen(text);
+    char buf[64];
+    svg->min_width_is_percent = n > 0 && text[n - 1] == '%';
+    if (n >= sizeof(buf))
+        n = sizeof(buf) - 1;
+    memcpy(buf, text, n);
+    buf[n - (svg->min_width_is_percent ? 1 : 0)] = '\0';
+    return parse_number(buf, "minwidth", 0, &svg->min_width);
+}
+
+/* Applies one option; returns 0, 1 for --help, or -1 for a bad value. */
+static int apply_option(int opt, const char *arg, struct render_args *a)
+{
+    struct svg_options *s = &a->svg;
+    int v;
+    switch (opt) {
+    case OPT_TITLE: s->title = arg; return 0;
+    case OPT_SUBTITLE: s->subtitle = arg; return 0;
+    case OPT_WIDTH: return parse_number(arg, "width", 50, &s->width);
+    case OPT_HEIGHT: return parse_number(arg, "height", 1, &s->frame_height);
+    case OPT_MINWIDTH: return parse_minwidth(arg, s);
+    case OPT_FONTTYPE: s->font_type = arg; return 0;
+    case OPT_FONTSIZE: return parse_number(arg, "fontsize", 1, &s->font_size);
+    case OPT_FONTWIDTH: return parse_number(arg, "fontwidth", 0.01, &s->font_width);
+    case OPT_COUNTNAME: s->count_name = arg; return 0;
+    case OPT_NAMETYPE: s->name_type = arg; return 0;
+    case OPT_COLORS:
+        if ((v = palette_from_name(arg)) < 0) {
+            fprintf(stderr, "arclamp-svg render: --colors: unknown palette \"%s\"\n", arg);
+            return -1;
+        }
+        s->palette = (enum palette)v;
+        return 0;
+    case OPT_BGCOLORS:
+        if ((v = background_from_name(arg)) < 0) {
+            fprintf(stderr, "arclamp-svg render: --bgcolors: unknown background \"%s\"\n", arg);
+            return -1;
+        }
+        s->background = (enum background)v;
+        return 0;
+    case OPT_HASH: return 0;
+    case OPT_REVERSE: a->reverse = 1; return 0;
+    case OPT_INVERTED: s->inverted = 1; return 0;
+    case OPT_NEGATE: s->negate = 1; return 0;
+    case OPT_NOTES: s->notes = arg; return 0;
+    case OPT_TOTAL: return parse_number(arg, "total", 0, &s->total);
+    case OPT_FACTOR: return parse_number(arg, "factor", 1e-9, &s->factor);
+    case OPT_OUTPUT: a->output = arg; return 0;
+    case OPT_REVERSED_OUTPUT: a->reversed_output = arg; return 0;
+    case OPT_QUIET: a->quiet = 1; return 0;
+    case OPT_HELP: return 1;
+    case OPT_FLAMECHART:
+        fputs("arclamp-svg render: --flamechart is not supported: stacks are aggregated\n"
+              "before layout, so their input order is not kept\n", stderr);
+        return -1;
+    default: return -1;
+    }
+}
+
+static int add_line(void *arg, const char *line, size_t len)
+{
+    flame_add_line(arg, line, len);
+    return 0;
+}
+
+static int write_graph(const struct flame *f, enum flame_direction dir,
+                       const struct svg_options *svg, const char *path)
+{
+    strbuf doc = STRBUF_INIT;
+    svg_render(f, dir, svg, &doc);
+    int rc = 0;
+    if (!path || strcmp(path, "-") == 0) {
+        if (fwrite(doc.data, 1, doc.len, stdout) != doc.len || fflush(stdout) != 0) {
+            fprintf(stderr, "arclamp-svg render: writing standard output: %s\n", strerror(errno));
+            rc = -1;
+        }
+    } else {
+        char err[512];
+        size_t n = strlen(path);
+        unsigned flags = n > 5 && strcmp(path + n - 5, ".svgz") == 0 ? ATOMIC_GZIP : 0;
+        /* A failed append is reported by commit, which always frees af. */
+        struct atomic_file *af = atomic_open(path, flags, 6, err, sizeof(err));
+        if (af)
+            atomic_append(af, doc.data, doc.len);
+        if (!af || atomic_commit(af, NULL, err, sizeof(err)) != 0) {
+            fprintf(stderr, "arclamp-svg render: %s\n", err);
+            rc = -1;
+        }
+    }
+    strbuf_free(&doc);
+    return rc;
+}
+
+int cmd_render(int argc, char **argv)
+{
+    struct render_args a = {0};
+    svg_options_init(&a.svg);
+    int opt, rc;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "o:qh", render_options, NULL)) != -1) {
+        if (opt == 'o' || opt == 'q' || opt == 'h')
+            opt = opt == 'o' ? OPT_OUTPUT : opt == 'q' ? OPT_QUIET : OPT_HELP;
+        if (opt == '?' || (rc = apply_option(opt, optarg, &a)) < 0) {
+            fputs("Try 'arclamp-svg render --help'.\n", stderr);
+            return 2;
+        }
+        if (rc == 1) {
+            render_usage(stdout);
+            return 0;
+        }
+    }
+    struct flame *f = flame_new();
+    struct input_stats st = {0};
+    char err[512];
+    int status = 0;
+    if (optind >= argc) {
+        if (input_read_path("-", add_line, f, &st, err, sizeof(err)) != 0) {
+            fprintf(stderr, "arclamp-svg render: %s\n", err);
+            status = 1;
+        }
+    }
+    for (int i = optind; i < argc; i++) {
+        if (input_read_path(argv[i], add_line, f, &st, err, sizeof(err)) != 0) {
+            fprintf(stderr, "arclamp-svg render: %s\n", err);
+            status = 1;
+        }
+    }
+    flame_finish(f);
+    size_t ignored = flame_ignored(f) + st.too_long;
+    if (ignored > 0)
+        fprintf(stderr, "Ignored %zu lines with invalid format\n", ignored);
+    if (!a.quiet && (a.output || a.reversed_output))
+        fprintf(stderr, "arclamp-svg render: %zu lines, %zu distinct stacks, %zu frames\n",
+                flame_lines(f), flame_distinct_stacks(f), flame_distinct_frames(f));
+    if (write_graph(f, a.reverse ? FLAME_REVERSED : FLAME_FORWARD, &a.svg, a.output) != 0)
+        status = 1;
+    if (a.reversed_output) {
+        struct svg_options rev = a.svg;
+        if (write_graph(f, FLAME_REVERSED, &rev, a.reversed_output) != 0)
+            status = 1;
+    }
+    flame_free(f);
+    return status;
+}

@@ -1,0 +1,55 @@
+/* svg: a flame graph tree rendered as an interactive SVG document.
+ *
+ * Geometry, fonts, palettes, tooltips and interactions follow flamegraph.pl
+ * (see ../shared/spec/flamegraph-svg.md); the script that makes the graph
+ * interactive is flamegraph.js, embedded at build time. Everything taken
+ * from the input or the options is escaped (xmlesc.h), so the document is
+ * well-formed XML whatever bytes it is given, and output is deterministic:
+ * the same tree and options always give the same bytes.
+ *
+ * The document, which flamegraph.js relies on:
+ *   <svg ...> <defs>background gradient</defs> <style/>
+ *   <script> var arclamp = {fontsize, fontwidth, xpad, inverted, searchcolor,
+ *            nametype, countname, total};  (JSON, every string \u-escaped) </script>
+ *   <script> flamegraph.js </script>
+ *   <rect background/> <text id="title"/> [<text id="subtitle"/>]
+ *   <text id="details"/> <text id="unzoom" class="hide"/> <text id="search"/>
+ *   <text id="ignorecase"/> <text id="matched"/>
+ *   <g id="frames"> one <g> per box: <title>NAME (N samples, P%)</title>
+ *       <rect x y width height fill rx ry/> <text x y>LABEL</text> </g> ... </g>
+ */
+#ifndef ARCLAMP_SVG_H
+#define ARCLAMP_SVG_H
+
+#include "flame.h"
+#include "palette.h"
+#include "strbuf.h"
+
+struct svg_options {
+    const char *title;       /* default "Flame Graph" ("Icicle Graph" when inverted) */
+    const char *subtitle;    /* NULL: none */
+    const char *notes;       /* NULL: none; goes into a <desc> element */
+    double width;            /* image width in px (1200) */
+    double frame_height;     /* px per frame (16) */
+    double min_width;        /* boxes narrower than this are dropped (0.1 px) */
+    int min_width_is_percent; /* min_width is a percentage of the total */
+    const char *font_type;   /* "Verdana" */
+    double font_size;        /* 12 */
+    double font_width;       /* average glyph width as a fraction of font_size (0.59) */
+    const char *count_name;  /* "samples" */
+    const char *name_type;   /* "Function:" */
+    enum palette palette;    /* PALETTE_HOT */
+    enum background background; /* BG_AUTO: chosen by the palette */
+    int inverted;            /* icicle graph: the root at the top, growing down */
+    int negate;              /* differential: swap the meaning of red and blue */
+    double factor;           /* counts are multiplied by this (1) */
+    double total;            /* > 0: percentages relative to this instead of the root */
+};
+
+void svg_options_init(struct svg_options *opt);
+
+/* Appends the graph of `f` (finished) in direction `dir` to `out`. */
+void svg_render(const struct flame *f, enum flame_direction dir,
+                const struct svg_options *opt, strbuf *out);
+
+#endif

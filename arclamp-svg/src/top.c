@@ -1,0 +1,456 @@
+/* top: the leaderboard of functions by share of samples. See top.h.
+ *
+ * The figures come from the flame graph's own boxes: flame_layout reports
+ * them children first; walked backwards they come parents first, so the
+ * path from the root to each box is known, and a box adds to its
+ * function's inclusive count only when no ancestor is the same function
+ * (recursion counted once per stack). A box's self count is its total less
+ * its children's. */
+#include "top.h"
+#include "cli.h"
+#include "commands.h"
+#include "input.h"
+#include "strbuf.h"
+#include "xmlesc.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <regex.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* --- figures ------------------------------------------------------------ */
+
+/* What the walk needs of a box (half the size of struct flame_box: there is
+ * one per node of the graph's tree, and they are all kept). */
+struct box {
+    uint32_t depth, frame;
+    double total;
+};
+
+struct boxes {
+    struct box *v;
+    size_t n, cap;
+};
+
+static void collect(void *arg, const struct flame_box *box)
+{
+    struct boxes *b = arg;
+    if (b->n == b->cap) {
+        b->cap = b->cap ? b->cap * 2 : 1024;
+        b->v = xrealloc(b->v, b->cap * sizeof *b->v);
+    }
+    b->v[b->n++] = (struct box){box->depth, box->frame, box->total};
+}
+
+/* A box on the path from the root. */
+struct open {
+    uint32_t frame;
+    double remaining;   /* its total less its children seen so far */
+};
+
+struct figures {
+    double *self, *inclusive;
+    uint32_t *active;   /* per frame: boxes of it on the current path */
+    struct open *path;  /* path[d]: the open box at depth d */
+};
+
+static void close_box(struct figures *fig, uint32_t depth)
+{
+    if (depth == 0)
+        return;
+    struct open *o = &fig->path[depth];
+    fig->self[o->frame] += o->remaining;
+    fig->active[o->frame]--;
+}
+
+static void walk(const struct boxes *b, struct figures *fig)
+{
+    uint32_t top = 0; /* depth of the innermost open box */
+    for (size_t i = b->n; i-- > 0;) {
+        const struct box *box = &b->v[i];
+        if (box->depth == 0) {
+            fig->path[0] = (struct open){0, box->total};
+            top = 0;
+            continue;
+        }
+        for (; top >= box->depth; top--)
+            close_box(fig, top);
+        fig->path[top].remaining -= box->total;
+        top = box->depth;
+        fig->path[top] = (struct open){box->frame, box->total};
+        if (fig->active[box->frame]++ == 0)
+            fig->inclusive[box->frame] += box->total;
+    }
+    for (; top > 0; top--)
+        close_box(fig, top);
+}
+
+struct top_row *top_rows(const struct flame *f, size_t *nrows)
+{
+    size_t nframes = flame_distinct_frames(f);
+    struct boxes b = {NULL, 0, 0};
+    flame_layout(f, FLAME_FORWARD, collect, &b);
+    struct figures fig = {
+        xcalloc(nframes + 1, sizeof(double)), xcalloc(nframes + 1, sizeof(double)),
+        xcalloc(nframes + 1, sizeof(uint32_t)),
+        xcalloc((size_t)flame_max_depth(f) + 2, sizeof(struct open)),
+    };
+    walk(&b, &fig);
+    struct top_row *rows = xcalloc(nframes + 1, sizeof *rows);
+    size_t n = 0;
+    for (uint32_t fr = 0; fr < nframes; fr++) {
+        if (fig.inclusive[fr] <= 0)
+            continue;
+        rows[n].name = flame_frame_name(f, fr, &rows[n].len);
+        rows[n].self = fig.self[fr];
+        rows[n].inclusive = fig.inclusive[fr];
+        n++;
+    }
+    free(b.v);
+    free(fig.self);
+    free(fig.inclusive);
+    free(fig.active);
+    free(fig.path);
+    top_sort(rows, n, 0);
+    *nrows = n;
+    return rows;
+}
+
+static int cmp_double_desc(double a, double b)
+{
+    return a > b ? -1 : a < b ? 1 : 0;
+}
+
+static int cmp_names(const struct top_row *x, const struct top_row *y)
+{
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->name, y->name, n);
+    return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+static int cmp_self(const void *a, const void *b)
+{
+    const struct top_row *x = a, *y = b;
+    int c = cmp_double_desc(x->self, y->self);
+    c = c ? c : cmp_double_desc(x->inclusive, y->inclusive);
+    return c ? c : cmp_names(x, y);
+}
+
+static int cmp_inclusive(const void *a, const void *b)
+{
+    const struct top_row *x = a, *y = b;
+    int c = cmp_double_desc(x->inclusive, y->inclusive);
+    c = c ? c : cmp_double_desc(x->self, y->self);
+    return c ? c : cmp_names(x, y);
+}
+
+void top_sort(struct top_row *rows, size_t n, int by_inclusive)
+{
+    if (n)
+        qsort(rows, n, sizeof *rows, by_inclusive ? cmp_inclusive : cmp_self);
+}
+
+/* --- choosing logs ------------------------------------------------------ */
+
+static int entry_matches(const struct logfile *lf, const char *entrypoint)
+{
+    size_t n = strlen(lf->name), e = strlen(entrypoint);
+    if (n == e)
+        return strcmp(lf->name, entrypoint) == 0;
+    return n > e && lf->name[n - e - 1] == '.' && strcmp(lf->name + n - e, entrypoint) == 0;
+}
+
+/* "last-N": N (>= 1); 0 if the slice is a prefix; -1 if it is malformed. */
+static long parse_last(const char *slice)
+{
+    if (strncasecmp(slice, "last-", 5) != 0)
+        return 0;
+    char *end;
+    errno = 0;
+    long n = strtol(slice + 5, &end, 10);
+    return errno || end == slice + 5 || *end || n < 1 ? -1 : n;
+}
+
+long top_select(const struct logset *set, const struct top_options *opt, size_t **chosen)
+{
+    const char *slice = opt->slice ? opt->slice : "last-1";
+    long last = parse_last(slice);
+    if (last < 0)
+        return -1;
+    size_t *v = xcalloc(set->n + 1, sizeof *v), n = 0;
+    /* set->files is newest first within a period. */
+    for (size_t i = 0; i < set->n; i++) {
+        const struct logfile *lf = &set->files[i];
+        if (strcmp(lf->period, opt->period) || !entry_matches(lf, opt->entrypoint))
+            continue;
+        if (last ? n < (size_t)last : strncmp(lf->name, slice, strlen(slice)) == 0)
+            v[n++] = i;
+    }
+    for (size_t i = 0; i < n / 2; i++) { /* oldest first */
+        size_t t = v[i];
+        v[i] = v[n - 1 - i];
+        v[n - 1 - i] = t;
+    }
+    *chosen = v;
+    return (long)n;
+}
+
+/* --- reading ------------------------------------------------------------ */
+
+struct top_reader {
+    struct flame *f;
+    regex_t *re;          /* NULL: every line */
+    double all_samples;   /* samples of every valid-looking line, matching or not */
+};
+
+/* The count at the end of a line (0 when there is none). */
+static double line_count(const char *line, size_t len, size_t *stack_len)
+{
+    if (len && line[len - 1] == '\r')
+        len--;
+    const char *sp = memrchr(line, ' ', len);
+    *stack_len = sp ? (size_t)(sp - line) : len;
+    if (!sp)
+        return 0;
+    char num[32];
+    size_t n = len - *stack_len - 1;
+    if (n == 0 || n >= sizeof num)
+        return 0;
+    memcpy(num, sp + 1, n);
+    num[n] = '\0';
+    char *end;
+    double v = strtod(num, &end);
+    return *end ? 0 : v;
+}
+
+static int top_line(void *arg, const char *line, size_t len)
+{
+    struct top_reader *r = arg;
+    size_t slen;
+    r->all_samples += line_count(line, len, &slen);
+    if (r->re) {
+        regmatch_t m = {0, (regoff_t)slen};
+        if (regexec(r->re, line, 1, &m, REG_STARTEND) != 0)
+            return 0;
+    }
+    flame_add_line(r->f, line, len);
+    return 0;
+}
+
+/* --- printing ----------------------------------------------------------- */
+
+/* A frame name for a terminal: valid UTF-8 kept, control bytes and invalid
+ * sequences as \xNN (nothing from a log can move the cursor). */
+static void printable(strbuf *out, const char *s, size_t len)
+{
+    for (size_t i = 0; i < len;) {
+        unsigned cp;
+        size_t n = utf8_next(s + i, len - i, &cp);
+        unsigned char c = (unsigned char)s[i];
+        if ((cp == 0xFFFD && n == 1) || c < 0x20 || c == 0x7f || (cp >= 0x80 && cp < 0xA0))
+            for (size_t k = 0; k < n; k++)
+                strbuf_appendf(out, "\\x%02x", (unsigned char)s[i + k]);
+        else
+            strbuf_append(out, s + i, n);
+        i += n;
+    }
+}
+
+static void print_table(FILE *out, const struct top_row *rows, size_t n, double total)
+{
+    strbuf line = STRBUF_INIT;
+    fprintf(out, "%8s %12s %8s %12s  %s\n", "SELF%", "SELF", "INCL%", "INCL", "FUNCTION");
+    for (size_t i = 0; i < n; i++) {
+        strbuf_reset(&line);
+        strbuf_appendf(&line, "%7.2f%% %12.0f %7.2f%% %12.0f  ", 100 * rows[i].self / total,
+                       rows[i].self, 100 * rows[i].inclusive / total, rows[i].inclusive);
+        printable(&line, rows[i].name, rows[i].len);
+        fprintf(out, "%s\n", strbuf_cstr(&line));
+    }
+    strbuf_free(&line);
+}
+
+static void print_header(FILE *out, const struct top_options *opt, const struct logset *set,
+                         const size_t *chosen, size_t n, const struct top_reader *r)
+{
+    strbuf first = STRBUF_INIT, last = STRBUF_INIT;
+    printable(&first, set->files[chosen[0]].name, strlen(set->files[chosen[0]].name));
+    printable(&last, set->files[chosen[n - 1]].name, strlen(set->files[chosen[n - 1]].name));
+    fprintf(out, "%zu log%s of period %s, entry point %s: %s%s%s\n", n, n == 1 ? "" : "s",
+            opt->period, opt->entrypoint, strbuf_cstr(&first), n > 1 ? " .. " : "",
+            n > 1 ? strbuf_cstr(&last) : "");
+    double total = flame_total(r->f);
+    if (opt->grep)
+        fprintf(out, "%.0f of %.0f samples (%.2f%%) match /%s/\n", total, r->all_samples,
+                r->all_samples > 0 ? 100 * total / r->all_samples : 0.0, opt->grep);
+    else
+        fprintf(out, "%.0f samples\n", total);
+    strbuf_free(&first);
+    strbuf_free(&last);
+}
+
+/* --- the command -------------------------------------------------------- */
+
+static void usage(FILE *out)
+{
+    fputs("Usage: arclamp-svg top [--config FILE] [--data-dir DIR] [--period P]\n"
+          "                       [--entrypoint E] [--grep REGEX] [--slice PREFIX|last-N]\n"
+          "                       [--count N] [--sort self|inclusive]\n"
+          "\n"
+          "Lists the functions with the largest share of samples in the chosen trace\n"
+          "logs: self (the stack ends there) and inclusive (the stack holds it, once\n"
+          "per stack even when it recurses).\n"
+          "\n"
+          "  -p, --period P        log group directory (default daily)\n"
+          "  -e, --entrypoint E    entry point: index, api, all, ... (default all)\n"
+          "  -g, --grep REGEX      only stacks matching this extended regex; shares\n"
+          "                        are then of the matching samples\n"
+          "  -s, --slice S         logs whose name starts with S (e.g. 2026-11-22), or\n"
+          "                        last-N for the N newest (default last-1)\n"
+          "  -n, --count N         rows to show (default 20)\n"
+          "      --sort KEY        rank by self (default) or inclusive samples\n"
+          "  -c, --config FILE     configuration (default " GEN_CONFIG_DEFAULT_PATH
+          " if it exists)\n"
+          "  -d, --data-dir DIR    use DIR as data_dir\n"
+          "  -h, --help            print this help\n",
+          out);
+}
+
+/* Applies one option; 1 for --help, -1 for a bad value. */
+static int apply_option(int c, const char *arg, struct top_options *opt, const char **config,
+                        const char **data_dir)
+{
+    double v;
+    switch (c) {
+    case 'p': opt->period = arg; return 0;
+    case 'e': opt->entrypoint = arg; return 0;
+    case 'g': opt->grep = arg; return 0;
+    case 's': opt->slice = arg; return 0;
+    case 'c': *config = arg; return 0;
+    case 'd': *data_dir = arg; return 0;
+    case 'n':
+        if (cli_number("top", "count", arg, 1, 1e9, &v) < 0)
+            return -1;
+        opt->count = (size_t)v;
+        return 0;
+    case 'S':
+        if (strcmp(arg, "self") && strcmp(arg, "inclusive")) {
+            fprintf(stderr, "arclamp-svg top: --sort: expected self or inclusive\n");
+            return -1;
+        }
+        opt->by_inclusive = strcmp(arg, "inclusive") == 0;
+        return 0;
+    case 'h': return 1;
+    default: return -1;
+    }
+}
+
+static int read_logs(const struct gen_config *cfg, const struct logset *set,
+                     const size_t *chosen, size_t n, struct top_reader *r)
+{
+    strbuf path = STRBUF_INIT;
+    struct input_stats st = {0, 0, 0};
+    char err[1024];
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct logfile *lf = &set->files[chosen[i]];
+        strbuf_reset(&path);
+        strbuf_appendf(&path, "%s/%s/%s", cfg->logs_dir, lf->period, lf->file);
+        if (input_read_path(strbuf_cstr(&path), top_line, r, &st, err, sizeof err) != 0) {
+            fprintf(stderr, "arclamp-svg top: %s\n", err);
+            rc = -1;
+        }
+    }
+    strbuf_free(&path);
+    return rc;
+}
+
+static int report(const struct top_options *opt, const struct logset *set,
+                  const size_t *chosen, size_t n, struct top_reader *r)
+{
+    flame_finish(r->f);
+    size_t nrows;
+    struct top_row *rows = top_rows(r->f, &nrows);
+    top_sort(rows, nrows, opt->by_inclusive);
+    print_header(stdout, opt, set, chosen, n, r);
+    if (flame_total(r->f) > 0)
+        print_table(stdout, rows, nrows < opt->count ? nrows : opt->count, flame_total(r->f));
+    free(rows);
+    return fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAILED;
+}
+
+static int run_top(const struct gen_config *cfg, const struct top_options *opt, regex_t *re)
+{
+    struct logset set;
+    char err[1024];
+    if (logset_scan(cfg->logs_dir, opt->period, &set, err, sizeof err) < 0) {
+        fprintf(stderr, "arclamp-svg top: %s\n", err);
+        return CLI_EXIT_FAILED;
+    }
+    size_t *chosen = NULL;
+    long n = top_select(&set, opt, &chosen);
+    int rc = CLI_EXIT_FAILED;
+    if (n < 0) {
+        fprintf(stderr, "arclamp-svg top: --slice: expected a name prefix or last-N\n");
+        rc = CLI_EXIT_USAGE;
+    } else if (n == 0) {
+        fprintf(stderr, "arclamp-svg top: no trace logs for period \"%s\", entry point \"%s\""
+                        " and slice \"%s\" under %s\n", opt->period, opt->entrypoint,
+                opt->slice ? opt->slice : "last-1", cfg->logs_dir);
+    } else {
+        struct top_reader r = {flame_new(), re, 0};
+        int read_rc = read_logs(cfg, &set, chosen, (size_t)n, &r);
+        rc = report(opt, &set, chosen, (size_t)n, &r);
+        if (read_rc < 0)
+            rc = CLI_EXIT_FAILED;
+        flame_free(r.f);
+    }
+    free(chosen);
+    logset_free(&set);
+    return rc;
+}
+
+int cmd_top(int argc, char **argv)
+{
+    static const struct option options[] = {
+        {"config", required_argument, NULL, 'c'}, {"data-dir", required_argument, NULL, 'd'},
+        {"period", required_argument, NULL, 'p'}, {"entrypoint", required_argument, NULL, 'e'},
+        {"grep", required_argument, NULL, 'g'},   {"slice", required_argument, NULL, 's'},
+        {"count", required_argument, NULL, 'n'},  {"sort", required_argument, NULL, 'S'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+    };
+    struct top_options opt = {"daily", "all", NULL, NULL, 20, 0};
+    const char *config = NULL, *data_dir = NULL;
+    int c, rc;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "c:d:p:e:g:s:n:h", options, NULL)) != -1) {
+        if ((rc = apply_option(c, optarg, &opt, &config, &data_dir)) != 0) {
+            usage(rc > 0 ? stdout : stderr);
+            return rc > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "arclamp-svg top: unexpected argument \"%s\"\n", argv[optind]);
+        return CLI_EXIT_USAGE;
+    }
+    regex_t re;
+    int rerr = opt.grep ? regcomp(&re, opt.grep, REG_EXTENDED | REG_NOSUB) : 0;
+    if (rerr) {
+        char msg[256];
+        regerror(rerr, &re, msg, sizeof msg);
+        fprintf(stderr, "arclamp-svg top: --grep: %s\n", msg);
+        return CLI_EXIT_USAGE;
+    }
+    struct gen_config cfg;
+    rc = cli_load_config("top", config, data_dir, 0, &cfg);
+    if (rc == 0) {
+        rc = run_top(&cfg, &opt, opt.grep ? &re : NULL);
+        gen_config_free(&cfg);
+    }
+    if (opt.grep)
+        regfree(&re);
+    return rc;
+}

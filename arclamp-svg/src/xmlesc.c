@@ -1,0 +1,146 @@
+/* xmlesc: untrusted bytes made safe for XML text, attributes and script.
+ * See xmlesc.h for the rules; everything that reaches an SVG or HTML page
+ * from input, options or file names goes through here. */
+#include "xmlesc.h"
+
+#include <stdint.h>
+
+#define REPLACEMENT 0xFFFDu
+
+size_t utf8_next(const char *s, size_t len, unsigned *cp)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    unsigned c = p[0];
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    size_t need;
+    unsigned min;
+    if (c >= 0xC2 && c <= 0xDF) {
+        need = 1, min = 0x80, c &= 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        need = 2, min = 0x800, c &= 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        need = 3, min = 0x10000, c &= 0x07;
+    } else {
+        *cp = REPLACEMENT;
+        return 1;
+    }
+    if (len < need + 1) {
+        *cp = REPLACEMENT;
+        return 1;
+    }
+    for (size_t i = 1; i <= need; i++) {
+        if ((p[i] & 0xC0) != 0x80) {
+            *cp = REPLACEMENT;
+            return 1;
+        }
+        c = (c << 6) | (p[i] & 0x3F);
+    }
+    /* Overlong forms, UTF-16 surrogates and code points past U+10FFFF are
+     * not UTF-8. */
+    if (c < min || (c >= 0xD800 && c <= 0xDFFF) || c > 0x10FFFF) {
+        *cp = REPLACEMENT;
+        return 1;
+    }
+    *cp = c;
+    return need + 1;
+}
+
+size_t utf8_length(const char *s, size_t len)
+{
+    size_t n = 0;
+    unsigned cp;
+    for (size_t i = 0; i < len; n++)
+        i += utf8_next(s + i, len - i, &cp);
+    return n;
+}
+
+/* XML 1.0 Char: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] |
+ * [#x10000-#x10FFFF]. Newlines are replaced too: a frame name never holds
+ * one legitimately, and in a <title> they would only confuse. */
+static int xml_allowed(unsigned cp)
+{
+    if (cp < 0x20)
+        return cp == '\t';
+    if (cp == 0x7F)
+        return 0;   /* DEL is legal XML but invisible; show that it was there */
+    return cp != 0xFFFE && cp != 0xFFFF;
+}
+
+static void append_utf8(strbuf *out, unsigned cp)
+{
+    char b[4];
+    size_t n;
+    if (cp < 0x80) {
+        b[0] = (char)cp, n = 1;
+    } else if (cp < 0x800) {
+        b[0] = (char)(0xC0 | (cp >> 6)), b[1] = (char)(0x80 | (cp & 0x3F)), n = 2;
+    } else if (cp < 0x10000) {
+        b[0] = (char)(0xE0 | (cp >> 12)), b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        b[2] = (char)(0x80 | (cp & 0x3F)), n = 3;
+    } else {
+        b[0] = (char)(0xF0 | (cp >> 18)), b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+        b[2] = (char)(0x80 | ((cp >> 6) & 0x3F)), b[3] = (char)(0x80 | (cp & 0x3F)), n = 4;
+    }
+    strbuf_append(out, b, n);
+}
+
+void xml_escape(strbuf *out, const char *s, size_t len)
+{
+    size_t i = 0, plain = 0;   /* s[plain..i) is a run of bytes copied as they are */
+    while (i < len) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c < 0x7F && c != '&' && c != '<' && c != '>' && c != '"' &&
+            c != '\'') {
+            i++;
+            continue;
+        }
+        strbuf_append(out, s + plain, i - plain);
+        unsigned cp;
+        size_t n = utf8_next(s + i, len - i, &cp);
+        switch (cp) {
+        case '&': strbuf_appends(out, "&amp;"); break;
+        case '<': strbuf_appends(out, "&lt;"); break;
+        case '>': strbuf_appends(out, "&gt;"); break;
+        case '"': strbuf_appends(out, "&quot;"); break;
+        case '\'': strbuf_appends(out, "&apos;"); break;
+        default: append_utf8(out, xml_allowed(cp) ? cp : REPLACEMENT);
+        }
+        i += n;
+        plain = i;
+    }
+    strbuf_append(out, s + plain, i - plain);
+}
+
+static int js_plain(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == ' ' || c == '_' || c == '.' || c == ',' || c == ':' || c == '(' || c == ')' ||
+           c == '-';
+}
+
+void js_string(strbuf *out, const char *s, size_t len)
+{
+    strbuf_appendc(out, '"');
+    for (size_t i = 0; i < len;) {
+        unsigned char c = (unsigned char)s[i];
+        if (js_plain(c)) {
+            strbuf_appendc(out, (char)c);
+            i++;
+            continue;
+        }
+        unsigned cp;
+        i += utf8_next(s + i, len - i, &cp);
+        if (!xml_allowed(cp))
+            cp = REPLACEMENT;
+        if (cp >= 0x10000) {   /* JavaScript strings are UTF-16 */
+            cp -= 0x10000;
+            strbuf_appendf(out, "\\u%04x\\u%04x", 0xD800 + (cp >> 10), 0xDC00 + (cp & 0x3FF));
+        } else {
+            strbuf_appendf(out, "\\u%04x", cp);
+        }
+    }
+    strbuf_appendc(out, '"');
+}

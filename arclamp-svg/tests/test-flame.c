@@ -1,0 +1,215 @@
+/* Tests of flame: line parsing, aggregation, sorting and box layout. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "flame.h"
+#include "strbuf.h"
+#include "test-suites.h"
+
+static struct flame *flame_of(const char *const *lines)
+{
+    struct flame *f = flame_new();
+    for (size_t i = 0; lines[i]; i++)
+        flame_add_line(f, lines[i], strlen(lines[i]));
+    flame_finish(f);
+    return f;
+}
+
+/* The boxes of a layout, as "depth:name:start:total" lines in report order. */
+struct boxes {
+    const struct flame *f;
+    strbuf text;
+    size_t n;
+    double total1_of_last;
+};
+
+static void collect_box(void *arg, const struct flame_box *b)
+{
+    struct boxes *bx = arg;
+    size_t len = 3;
+    const char *name = b->depth ? flame_frame_name(bx->f, b->frame, &len) : "all";
+    strbuf_appendf(&bx->text, "%u:%.*s:%g:%g\n", b->depth, (int)len, name, b->start, b->total);
+    bx->n++;
+    bx->total1_of_last = b->total1;
+}
+
+static char *layout_of(const struct flame *f, enum flame_direction dir)
+{
+    struct boxes bx = {f, STRBUF_INIT, 0, 0};
+    flame_layout(f, dir, collect_box, &bx);
+    char *s = xstrdup(strbuf_cstr(&bx.text));
+    strbuf_free(&bx.text);
+    return s;
+}
+
+START_TEST(identical_stacks_are_summed)
+{
+    const char *lines[] = {"a;b 1", "a;b 2", "a;c 4", "a;b 1", NULL};
+    struct flame *f = flame_of(lines);
+    ck_assert_uint_eq(flame_lines(f), 4);
+    ck_assert_uint_eq(flame_distinct_stacks(f), 2);
+    ck_assert_uint_eq(flame_distinct_frames(f), 3);
+    ck_assert_double_eq(flame_total(f), 8);
+    char *boxes = layout_of(f, FLAME_FORWARD);
+    ck_assert_str_eq(boxes, "2:b:0:4\n2:c:4:4\n1:a:0:8\n0:all:0:8\n");
+    free(boxes);
+    flame_free(f);
+}
+END_TEST
+
+START_TEST(siblings_sorted_by_name_bytes)
+{
+    const char *lines[] = {"r;zeta 1", "r;Alpha 1", "r;alpha 1", "r;al 1", "r;\xC3\xA9 1", NULL};
+    struct flame *f = flame_of(lines);
+    char *boxes = layout_of(f, FLAME_FORWARD);
+    ck_assert_str_eq(boxes, "2:Alpha:0:1\n2:al:1:1\n2:alpha:2:1\n2:zeta:3:1\n"
+                            "2:\xC3\xA9:4:1\n1:r:0:5\n0:all:0:5\n");
+    free(boxes);
+    flame_free(f);
+}
+END_TEST
+
+START_TEST(own_samples_left_of_children)
+{
+    /* As flamegraph.pl: "a;b 5" sorts before "a;b;c 3", so b's own samples
+     * come first and c starts after them. */
+    const char *lines[] = {"a;b;c 3", "a;b 5", NULL};
+    struct flame *f = flame_of(lines);
+    char *boxes = layout_of(f, FLAME_FORWARD);
+    ck_assert_str_eq(boxes, "3:c:5:3\n2:b:0:8\n1:a:0:8\n0:all:0:8\n");
+    free(boxes);
+    flame_free(f);
+}
+END_TEST
+
+START_TEST(reversed_layout_from_the_same_read)
+{
+    const char *lines[] = {"main;parse;strlen 3", "main;render;strlen 2", "main;parse 1", NULL};
+    struct flame *f = flame_of(lines);
+    char *rev = layout_of(f, FLAME_REVERSED);
+    ck_assert_str_eq(rev, "2:main:0:1\n1:parse:0:1\n"
+                          "3:main:1:3\n2:parse:1:3\n3:main:4:2\n2:render:4:2\n"
+                          "1:strlen:1:5\n0:all:0:6\n");
+    char *fwd = layout_of(f, FLAME_FORWARD);
+    ck_assert_str_eq(fwd, "3:strlen:1:3\n2:parse:0:4\n3:strlen:4:2\n2:render:4:2\n"
+                          "1:main:0:6\n0:all:0:6\n");
+    ck_assert_uint_eq(flame_max_depth(f), 3);
+    free(rev);
+    free(fwd);
+    flame_free(f);
+}
+END_TEST
+
+START_TEST(lines_without_count_are_ignored)
+{
+    const char *lines[] = {"a;b", "a;b x", "a;b 1x", "a;b -1", "5", "", "a;b .5", "a;b 2", NULL};
+    struct flame *f = flame_of(lines);
+    ck_assert_uint_eq(flame_ignored(f), 7);
+    ck_assert_uint_eq(flame_lines(f), 1);
+    ck_assert_double_eq(flame_total(f), 2);
+    flame_free(f);
+}
+END_TEST
+
+START_TEST(fractional_counts_and_crlf)
+{
+    const char *lines[] = {"a 12.5", "a 0.25\r", "b\t3.", NULL};
+    struct flame *f = flame_of(lines);
+    ck_assert_uint_eq(flame_ignored(f), 0);
+    ck_assert_double_eq(flame_total(f), 15.75);
+    ck_assert_uint_eq(flame_distinct_stacks(f), 2);
+    flame_free(f);
+}
+END_TEST
+
+START_TEST(differential_lines_keep_both_columns)
+{
+    const char *lines[] = {"a;b 10 4", "a;c 0 6", NULL};
+    struct flame *f = flame_of(lines);
+    ck_assert(flame_is_differential(f));
+    ck_assert_double_eq(flame_total(f), 10);    /* widths from the second column */
+    struct boxes bx = {f, STRBUF_INIT, 0, 0};
+    flame_layout(f, FLAME_FORWARD, collect_box, &bx);
+    ck_assert_str_eq(strbuf_cstr(&bx.text), "2:b:0:4\n2:c:4:6\n1:a:0:10\n0:all:0:10\n");
+    ck_assert_double_eq(bx.total1_of_last, 10);   /* the root's first column */
+    strbuf_free(&bx.text);
+    flame_free(f);
+}
+END_TEST
+
+START_TEST(hostile_bytes_are_kept_as_frames)
+{
+    const char line[] = "<script>;a\0b;\xFF\xFE 1";
+    struct flame *f = flame_new();
+    ck_assert_int_eq(flame_add_line(f, line, sizeof(line) - 1), 0);
+    flame_finish(f);
+    ck_assert_uint_eq(flame_max_depth(f), 3);
+    ck_assert_uint_eq(flame_distinct_frames(f), 3);
+    size_t len;
+    const char *n = flame_frame_name(f, 1, &len);   /* frames numbered in order of sight */
+    ck_assert_uint_eq(len, 3);
+    ck_assert_mem_eq(n, "a\0b", 3);
+    flame_free(f);
+}
+END_TEST
+
+START_TEST(deep_stack_without_recursion)
+{
+    /* 200,000 frames in one line: building, summing and sorting must not
+     * recurse per frame. */
+    size_t depth = 200000;
+    char *line = malloc(depth * 2 + 8);
+    size_t n = 0;
+    for (size_t i = 0; i < depth; i++) {
+        line[n++] = (char)('a' + i % 26);
+        line[n++] = ';';
+    }
+    n--;
+    memcpy(line + n, " 1", 2);
+    struct flame *f = flame_new();
+    ck_assert_int_eq(flame_add_line(f, line, n + 2), 0);
+    flame_finish(f);
+    ck_assert_uint_eq(flame_max_depth(f), depth);
+    struct boxes bx = {f, STRBUF_INIT, 0, 0};
+    flame_layout(f, FLAME_REVERSED, collect_box, &bx);
+    ck_assert_uint_eq(bx.n, depth + 1);
+    strbuf_free(&bx.text);
+    flame_free(f);
+    free(line);
+}
+END_TEST
+
+START_TEST(memory_grows_with_distinct_stacks_not_lines)
+{
+    struct flame *f = flame_new();
+    const char line[] = "index.php;Foo::bar;Baz::qux;strlen 1";
+    for (int i = 0; i < 1000; i++)
+        flame_add_line(f, line, sizeof(line) - 1);
+    size_t after_1k = flame_memory(f);
+    for (int i = 0; i < 200000; i++)
+        flame_add_line(f, line, sizeof(line) - 1);
+    ck_assert_uint_eq(flame_memory(f), after_1k);
+    flame_finish(f);
+    ck_assert_double_eq(flame_total(f), 201000);
+    flame_free(f);
+}
+END_TEST
+
+Suite *flame_suite(void)
+{
+    Suite *s = suite_create("flame");
+    TCase *tc = tcase_create("aggregate");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, identical_stacks_are_summed);
+    tcase_add_test(tc, siblings_sorted_by_name_bytes);
+    tcase_add_test(tc, own_samples_left_of_children);
+    tcase_add_test(tc, reversed_layout_from_the_same_read);
+    tcase_add_test(tc, lines_without_count_are_ignored);
+    tcase_add_test(tc, fractional_counts_and_crlf);
+    tcase_add_test(tc, differential_lines_keep_both_columns);
+    tcase_add_test(tc, hostile_bytes_are_kept_as_frames);
+    tcase_add_test(tc, deep_stack_without_recursion);
+    tcase_add_test(tc, memory_grows_with_distinct_stacks_not_lines);
+    suite_add_tcase(s, tc);
+    return s;
+}

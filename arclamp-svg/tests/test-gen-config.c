@@ -1,0 +1,336 @@
+/* Tests of the generator's configuration (defaults, keys, validation, title
+ * templates) and of how log file names are read (logset). */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gen_config.h"
+#include "logset.h"
+#include "palette.h"
+#include "strbuf.h"
+#include "test-suites.h"
+
+static struct gen_config cfg;
+static char err[1024];
+
+static int load(const char *yaml, const char *data_dir)
+{
+    err[0] = '\0';
+    return gen_config_load_string("test.yaml", yaml, data_dir, &cfg, err, sizeof err);
+}
+
+static void load_fails_with(const char *yaml, const char *needle)
+{
+    ck_assert_int_eq(load(yaml, NULL), -1);
+    ck_assert_msg(strstr(err, needle) != NULL, "error \"%s\" lacks \"%s\"", err, needle);
+}
+
+static char *title_of(const char *tmpl, const struct gen_title_vars *v)
+{
+    strbuf sb = STRBUF_INIT;
+    gen_title(&sb, tmpl, v);
+    return (char *)strbuf_cstr(&sb);
+}
+
+START_TEST(defaults_without_any_file)
+{
+    ck_assert_int_eq(load(NULL, NULL), 0);
+    ck_assert_str_eq(cfg.data_dir, "/srv/arclamp");
+    ck_assert_str_eq(cfg.logs_dir, "/srv/arclamp/logs");
+    ck_assert_str_eq(cfg.svgs_dir, "/srv/arclamp/svgs");
+    ck_assert_str_eq(cfg.lock_file, "/srv/arclamp/.arclamp-svg.lock");
+    ck_assert_str_eq(cfg.title, "MediaWiki - {period} - {time}");
+    ck_assert_str_eq(cfg.font_type, "monospace");
+    ck_assert_double_eq(cfg.font_size, 11);
+    ck_assert_double_eq(cfg.min_width, 1);
+    ck_assert_int_eq(cfg.width, 1200);
+    ck_assert_int_eq(cfg.palette, PALETTE_HOT);
+    ck_assert_int_eq(cfg.reversed_palette, PALETTE_BLUE);
+    ck_assert_ptr_null(cfg.path);
+    gen_config_free(&cfg);
+}
+END_TEST
+
+START_TEST(default_functions_are_the_production_list)
+{
+    ck_assert_int_eq(load(NULL, NULL), 0);
+    ck_assert_uint_eq(cfg.nfunctions, 4);
+    ck_assert_str_eq(cfg.functions[0].function, "MediaWiki\\Actions\\EditAction::show");
+    ck_assert_str_eq(cfg.functions[0].label, "EditAction");
+    ck_assert_str_eq(cfg.functions[1].label, "PreSend");
+    ck_assert_str_eq(cfg.functions[1].function,
+                     "MediaWiki\\MediaWikiEntryPoint::prepareForOutput");
+    ck_assert_str_eq(cfg.functions[2].label, "PostSend");
+    ck_assert_str_eq(cfg.functions[3].function, "UploadBase::performUpload");
+    ck_assert_str_eq(cfg.functions[3].label, "Upload");
+    gen_config_free(&cfg);
+}
+END_TEST
+
+START_TEST(data_dir_moves_the_derived_paths)
+{
+    ck_assert_int_eq(load("data_dir: /data/al/\n", NULL), 0);
+    ck_assert_str_eq(cfg.data_dir, "/data/al");
+    ck_assert_str_eq(cfg.logs_dir, "/data/al/logs");
+    ck_assert_str_eq(cfg.svgs_dir, "/data/al/svgs");
+    ck_assert_str_eq(cfg.lock_file, "/data/al/.arclamp-svg.lock");
+    gen_config_free(&cfg);
+}
+END_TEST
+
+START_TEST(data_dir_option_overrides_file_but_not_explicit_dirs)
+{
+    ck_assert_int_eq(load("data_dir: /a\nlogs_dir: /var/log/arclamp\n", "/b"), 0);
+    ck_assert_str_eq(cfg.data_dir, "/b");
+    ck_assert_str_eq(cfg.logs_dir, "/var/log/arclamp");
+    ck_assert_str_eq(cfg.svgs_dir, "/b/svgs");
+    gen_config_free(&cfg);
+}
+END_TEST
+
+START_TEST(keys_are_read)
+{
+    const char *yaml = "title: \"{entrypoint} at {time}\"\n"
+                       "font_type: Verdana\nfont_size: 12.5\nmin_width: 0.1\nwidth: 1600\n"
+                       "colors: java\nreversed_colors: aqua\ngzip_level: 9\nlog_target: stderr\n"
+                       "functions:\n  - {function: 'Foo::bar', label: Foo_1}\n";
+    ck_assert_int_eq(load(yaml, NULL), 0);
+    ck_assert_str_eq(cfg.title, "{entrypoint} at {time}");
+    ck_assert_str_eq(cfg.font_type, "Verdana");
+    ck_assert_double_eq(cfg.font_size, 12.5);
+    ck_assert_double_eq(cfg.min_width, 0.1);
+    ck_assert_int_eq(cfg.width, 1600);
+    ck_assert_int_eq(cfg.palette, PALETTE_JAVA);
+    ck_assert_int_eq(cfg.reversed_palette, PALETTE_AQUA);
+    ck_assert_int_eq(cfg.gzip_level, 9);
+    ck_assert_uint_eq(cfg.nfunctions, 1);
+    ck_assert_str_eq(cfg.functions[0].function, "Foo::bar");
+    ck_assert_str_eq(cfg.functions[0].label, "Foo_1");
+    gen_config_free(&cfg);
+}
+END_TEST
+
+START_TEST(empty_functions_list_disables_them)
+{
+    ck_assert_int_eq(load("functions: []\n", NULL), 0);
+    ck_assert_uint_eq(cfg.nfunctions, 0);
+    gen_config_free(&cfg);
+}
+END_TEST
+
+START_TEST(unknown_key_is_refused_with_its_line)
+{
+    load_fails_with("width: 1000\nfont-size: 3\n", "test.yaml:2: font-size: unknown key");
+}
+END_TEST
+
+START_TEST(bad_values_are_refused)
+{
+    load_fails_with("colors: rainbow\n", "colors: unknown palette");
+    load_fails_with("font_size: big\n", "font_size: expected a number");
+    load_fails_with("width: 10\n", "width: expected an integer");
+    load_fails_with("log_target: syslog\n", "log_target");
+    load_fails_with("data_dir: \"\"\n", "data_dir: must not be empty");
+    load_fails_with("title: \"{period} {tme}\"\n", "unknown placeholder {tme}");
+    load_fails_with("svgs_dir: /srv/arclamp/logs\n", "must be separate directories");
+    load_fails_with("svgs_dir: /srv/arclamp\n", "must be separate directories");
+    load_fails_with("logs_dir: /srv/arclamp/svgs/logs\n", "must be separate directories");
+}
+END_TEST
+
+START_TEST(bad_functions_are_refused)
+{
+    load_fails_with("functions: [{function: a, label: 'x/y'}]\n", "label may only hold");
+    load_fails_with("functions: [{function: a, label: '../x'}]\n", "label may only hold");
+    load_fails_with("functions: [{function: 'a;b', label: x}]\n", "one frame name");
+    load_fails_with("functions: [{function: a}]\n", "needs both");
+    load_fails_with("functions: [{function: a, label: x, colour: red}]\n", "unknown key");
+    load_fails_with("functions: [{function: a, label: x}, {function: b, label: x}]\n",
+                    "used twice");
+    load_fails_with("functions: EditAction\n", "expected a list");
+    strbuf many = STRBUF_INIT;
+    strbuf_appends(&many, "functions:\n");
+    for (int i = 0; i < 65; i++)
+        strbuf_appendf(&many, "  - {function: f%d, label: l%d}\n", i, i);
+    load_fails_with(strbuf_cstr(&many), "at most 64 functions");
+    strbuf_free(&many);
+}
+END_TEST
+
+START_TEST(title_fills_placeholders_and_shows_time_with_spaces)
+{
+    struct gen_title_vars v = {"hourly", "2026-11-22_05", "2026-11-22_05.excimer.index", "index",
+                               NULL, 0};
+    char *t = title_of("MediaWiki - {period} - {time}", &v);
+    ck_assert_str_eq(t, "MediaWiki - hourly - 2026-11-22 05");
+    free(t);
+    t = title_of("{name} {entrypoint} {x} {", &v);
+    ck_assert_str_eq(t, "2026-11-22_05.excimer.index index {x} {");
+    free(t);
+}
+END_TEST
+
+START_TEST(title_of_reversed_and_function_graphs)
+{
+    struct gen_title_vars v = {"daily", "2026-11-22", "2026-11-22.all", "all", "EditAction", 1};
+    char *t = title_of("MediaWiki - {period} - {time}", &v);
+    ck_assert_str_eq(t, "MediaWiki - daily - 2026-11-22 - EditAction - reversed");
+    free(t);
+    v.label = NULL;
+    t = title_of("MediaWiki - {period} - {time}", &v);
+    ck_assert_str_eq(t, "MediaWiki - daily - 2026-11-22 - reversed");
+    free(t);
+}
+END_TEST
+
+START_TEST(graph_names)
+{
+    strbuf sb = STRBUF_INIT;
+    gen_graph_name(&sb, "2026-11-22.all", NULL, 0);
+    ck_assert_str_eq(strbuf_cstr(&sb), "2026-11-22.all.svgz");
+    strbuf_reset(&sb);
+    gen_graph_name(&sb, "2026-11-22.all", "PreSend", 1);
+    ck_assert_str_eq(strbuf_cstr(&sb), "2026-11-22.all.fn-PreSend.reversed.svgz");
+    strbuf_free(&sb);
+}
+END_TEST
+
+/* --- logset: names -------------------------------------------------------- */
+
+static struct logfile parsed(const char *name, time_t mtime)
+{
+    struct logfile lf;
+    memset(&lf, 0, sizeof lf);
+    lf.name = (char *)name;
+    lf.mtime.tv_sec = mtime;
+    logset_parse_name(&lf);
+    return lf;
+}
+
+START_TEST(hourly_name_gives_time_and_entry_point)
+{
+    struct logfile lf = parsed("2026-11-22_05.excimer.index", 0);
+    ck_assert(lf.time_from_name);
+    ck_assert_str_eq(lf.time, "2026-11-22_05");
+    ck_assert_str_eq(lf.date, "2026-11-22");
+    ck_assert_str_eq(lf.entrypoint, "index");
+    ck_assert_int_eq(lf.timestamp, 1795323600); /* 2026-11-22T05:00:00Z */
+}
+END_TEST
+
+START_TEST(daily_name_gives_midnight)
+{
+    struct logfile lf = parsed("2026-11-22.all", 0);
+    ck_assert_str_eq(lf.time, "2026-11-22");
+    ck_assert_str_eq(lf.entrypoint, "all");
+    ck_assert_int_eq(lf.timestamp, 1795305600);
+}
+END_TEST
+
+START_TEST(name_without_valid_date_uses_mtime)
+{
+    const char *names[] = {"weird.api", "2026-13-01.api", "2026-02-30.api", "2026-11-22_24.api",
+                           "2026-11-22x.api", "2026-1", "2026-", "2026-11-2"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        struct logfile lf = parsed(names[i], 1700000000);
+        ck_assert_msg(!lf.time_from_name, "%s", names[i]);
+        ck_assert_int_eq(lf.timestamp, 1700000000);
+        ck_assert_str_eq(lf.date, "2023-11-14");
+    }
+    ck_assert_str_eq(parsed("weird.api", 0).entrypoint, "api");
+    ck_assert_str_eq(parsed("noext", 0).entrypoint, "noext");
+}
+END_TEST
+
+START_TEST(log_names_and_suffixes)
+{
+    int gz = -1;
+    char *n = logset_log_name("2026-11-22.all.log", &gz);
+    ck_assert_str_eq(n, "2026-11-22.all");
+    ck_assert_int_eq(gz, 0);
+    free(n);
+    n = logset_log_name("2026-11-22.all.log.gz", &gz);
+    ck_assert_str_eq(n, "2026-11-22.all");
+    ck_assert_int_eq(gz, 1);
+    free(n);
+    ck_assert_ptr_null(logset_log_name(".arclamp-tmp-0123", &gz));
+    ck_assert_ptr_null(logset_log_name("x.log.bz2", &gz));
+    ck_assert_ptr_null(logset_log_name(".log", &gz));
+    ck_assert_ptr_null(logset_log_name("x.svgz", &gz));
+}
+END_TEST
+
+static void touch(const char *dir, const char *name, time_t mtime)
+{
+    char *p = path_join(dir, name);
+    file_write(p, "a 1\n", 4);
+    file_set_mtime(p, mtime);
+    free(p);
+}
+
+START_TEST(scan_orders_newest_first_and_prefers_plain_over_gz)
+{
+    char *root = tmpdir_make();
+    char *hourly = path_join(root, "hourly");
+    ck_assert_int_eq(mkdir(hourly, 0755), 0);
+    touch(hourly, "2026-11-22_04.all.log", 1000);
+    touch(hourly, "2026-11-22_05.all.log", 1000);
+    touch(hourly, "2026-11-22_05.all.log.gz", 1000);
+    touch(hourly, "2026-11-22_03.all.log.gz", 1000);
+    touch(hourly, "notes.txt", 1000);
+    touch(hourly, ".arclamp-tmp-1.log", 1000);
+    char *link = path_join(hourly, "2026-11-22_06.all.log");
+    ck_assert_int_eq(symlink("2026-11-22_05.all.log", link), 0);
+    struct logset set;
+    ck_assert_int_eq(logset_scan(root, NULL, &set, err, sizeof err), 0);
+    ck_assert_uint_eq(set.nperiods, 1);
+    ck_assert_uint_eq(set.n, 3);
+    ck_assert_str_eq(set.files[0].file, "2026-11-22_05.all.log");
+    ck_assert_str_eq(set.files[1].file, "2026-11-22_04.all.log");
+    ck_assert_str_eq(set.files[2].file, "2026-11-22_03.all.log.gz");
+    ck_assert_int_eq(set.files[2].gz, 1);
+    logset_free(&set);
+    free(link);
+    free(hourly);
+    tmpdir_remove(root);
+}
+END_TEST
+
+START_TEST(scan_of_missing_dir_is_empty)
+{
+    struct logset set;
+    ck_assert_int_eq(logset_scan("/nonexistent/arclamp/logs", NULL, &set, err, sizeof err), 0);
+    ck_assert_uint_eq(set.n, 0);
+    ck_assert_uint_eq(set.nperiods, 0);
+    logset_free(&set);
+}
+END_TEST
+
+Suite *gen_config_suite(void)
+{
+    Suite *s = suite_create("gen_config");
+    TCase *tc = tcase_create("config");
+    tcase_add_test(tc, defaults_without_any_file);
+    tcase_add_test(tc, default_functions_are_the_production_list);
+    tcase_add_test(tc, data_dir_moves_the_derived_paths);
+    tcase_add_test(tc, data_dir_option_overrides_file_but_not_explicit_dirs);
+    tcase_add_test(tc, keys_are_read);
+    tcase_add_test(tc, empty_functions_list_disables_them);
+    tcase_add_test(tc, unknown_key_is_refused_with_its_line);
+    tcase_add_test(tc, bad_values_are_refused);
+    tcase_add_test(tc, bad_functions_are_refused);
+    tcase_add_test(tc, title_fills_placeholders_and_shows_time_with_spaces);
+    tcase_add_test(tc, title_of_reversed_and_function_graphs);
+    tcase_add_test(tc, graph_names);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("logset");
+    tcase_add_test(tc, hourly_name_gives_time_and_entry_point);
+    tcase_add_test(tc, daily_name_gives_midnight);
+    tcase_add_test(tc, name_without_valid_date_uses_mtime);
+    tcase_add_test(tc, log_names_and_suffixes);
+    tcase_add_test(tc, scan_orders_newest_first_and_prefers_plain_over_gz);
+    tcase_add_test(tc, scan_of_missing_dir_is_empty);
+    suite_add_tcase(s, tc);
+    return s;
+}

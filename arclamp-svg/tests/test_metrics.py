@@ -1,0 +1,112 @@
+"""`arclamp-svg metrics`: the Prometheus text exposition format (HELP and
+TYPE before each family's samples, escaped label values) and the figures
+per period and entry point."""
+
+import calendar
+import os
+import re
+
+from conftest import stack
+
+NAME = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
+LABEL = r'[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*"'
+SAMPLE_RE = re.compile(r"^(%s)(?:\{(%s(?:,%s)*)\})? (-?[0-9]+(?:\.[0-9]+)?(?:e[+-]?[0-9]+)?)$"
+                       % (NAME, LABEL, LABEL))
+LABEL_RE = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
+
+
+def unescape(v):
+    return re.sub(r"\\(.)", lambda m: {"n": "\n"}.get(m.group(1), m.group(1)), v)
+
+
+def parse(text):
+    """Strict parse: {(name, frozenset(labels)): value}; checks HELP/TYPE order."""
+    out, helped, typed, done = {}, set(), set(), set()
+    current = None
+    for line in text.split("\n")[:-1]:
+        if line.startswith("# HELP "):
+            name = line.split(" ")[2]
+            assert name not in helped, "HELP twice for " + name
+            helped.add(name)
+            if current:
+                done.add(current)
+            current = name
+            continue
+        if line.startswith("# TYPE "):
+            _, _, name, kind = line.split(" ")
+            assert name == current and kind == "gauge", line
+            typed.add(name)
+            continue
+        m = SAMPLE_RE.match(line)
+        assert m, "not a sample line: %r" % line
+        name = m.group(1)
+        assert name == current and name in typed and name not in done, line
+        labels = frozenset((k, unescape(v)) for k, v in LABEL_RE.findall(m.group(2) or ""))
+        assert (name, labels) not in out, "duplicate series " + line
+        out[(name, labels)] = float(m.group(3))
+    assert text.endswith("\n")
+    return out
+
+
+def value(metrics, name, **labels):
+    return metrics[(name, frozenset(labels.items()))]
+
+
+def test_figures_per_period_and_entry_point(tree):
+    lines = [stack("f", count=1)]
+    a = tree.log("hourly", "2026-11-22_05.excimer.index", lines)
+    b = tree.log("hourly", "2026-11-21_23.excimer.index", lines * 3, gz=True)
+    tree.log("hourly", "2026-11-22_05.excimer.all", lines)
+    tree.log("daily", "2026-11-20.api", lines)
+    tree.log("daily", "odd", lines, mtime=1700000000)
+    tree.ok("generate")
+    m = parse(tree.ok("metrics").stdout.decode())
+    assert value(m, "arclamp_trace_log_files", period="hourly", entrypoint="index") == 2
+    assert value(m, "arclamp_trace_log_files", period="hourly", entrypoint="all") == 1
+    assert value(m, "arclamp_trace_log_bytes", period="hourly", entrypoint="index") == \
+        os.path.getsize(a) + os.path.getsize(b)
+    assert value(m, "arclamp_trace_log_oldest_timestamp_seconds", period="hourly",
+                 entrypoint="index") == calendar.timegm((2026, 11, 21, 23, 0, 0))
+    assert value(m, "arclamp_trace_log_newest_timestamp_seconds", period="hourly",
+                 entrypoint="index") == calendar.timegm((2026, 11, 22, 5, 0, 0))
+    assert value(m, "arclamp_trace_log_newest_timestamp_seconds", period="daily",
+                 entrypoint="api") == calendar.timegm((2026, 11, 20, 0, 0, 0))
+    # no date in the name: the mtime stands in
+    assert value(m, "arclamp_trace_log_oldest_timestamp_seconds", period="daily",
+                 entrypoint="odd") == 1700000000
+    assert value(m, "arclamp_flame_graph_files", period="hourly") == 6  # no fn graph: no samples
+    svgs = [os.path.join(tree.svgs, "hourly", n) for n in os.listdir(tree.svgs / "hourly")]
+    assert value(m, "arclamp_flame_graph_bytes", period="hourly") == \
+        sum(os.path.getsize(p) for p in svgs)
+    assert value(m, "arclamp_svg_index_timestamp_seconds") == \
+        int(os.stat(tree.root / "index.html").st_mtime)
+
+
+def test_label_values_are_escaped(tree):
+    tree.log('per"iod\\x', b"2026-11-22.bad\xff\"e\\p", [stack("f")])
+    tree.log("p\nq", "2026-11-22.index", [stack("f")])
+    text = tree.ok("metrics").stdout.decode("utf-8")  # valid UTF-8 throughout
+    m = parse(text)
+    assert value(m, "arclamp_trace_log_files", period='per"iod\\x',
+                 entrypoint='bad\ufffd"e\\p') == 1
+    assert value(m, "arclamp_trace_log_files", period="p\nq", entrypoint="index") == 1
+
+
+def test_output_file_is_written_atomically(tree):
+    tree.log("hourly", "2026-11-22_05.index", [stack("f")])
+    out = tree.root / "prom" / "arclamp.prom"
+    out.parent.mkdir()
+    out.write_text("old\n")
+    proc = tree.ok("metrics", "--output", str(out))
+    assert proc.stdout == b""
+    text = out.read_text()
+    assert text == tree.ok("metrics").stdout.decode()
+    parse(text)
+    assert os.listdir(out.parent) == ["arclamp.prom"]
+    bad = tree.run("metrics", "--output", str(tree.root / "missing" / "x.prom"))
+    assert bad.returncode == 1 and b"missing" in bad.stderr
+
+
+def test_empty_tree_is_valid_too(tree):
+    m = parse(tree.ok("metrics").stdout.decode())
+    assert m == {}

@@ -1,0 +1,118 @@
+"""`arclamp-svg top`: the leaderboard's figures on a known input (self,
+inclusive counted once per stack under recursion, shares), the choice of
+logs (--period, --entrypoint, --slice, plain and .gz), --grep, --count,
+--sort, and safe printing of hostile frame names."""
+
+import re
+
+import pytest
+
+E = "/srv/index.php"
+
+
+def rows(stdout):
+    """[(self%, self, incl%, incl, name)] from the table."""
+    out = []
+    lines = stdout.decode("utf-8").split("\n")
+    start = next(i for i, l in enumerate(lines) if l.split()[:1] == ["SELF%"])
+    for line in lines[start + 1:]:
+        if not line:
+            continue
+        m = re.match(r"^ *([0-9.]+)% +([0-9]+) +([0-9.]+)% +([0-9]+)  (.*)$", line)
+        assert m, line
+        out.append((float(m.group(1)), int(m.group(2)), float(m.group(3)), int(m.group(4)),
+                    m.group(5)))
+    return out
+
+
+KNOWN = [
+    E + ";A::run;B::work;C::leaf 30",
+    E + ";A::run;B::work 20",
+    E + ";A::run;R::rec;R::rec;R::rec;D::leaf 10",   # recursion: R counted once
+    E + ";A::run;R::rec 15",
+    E + ";Other::x 25",
+]
+
+
+def test_known_figures(tree):
+    tree.log("daily", "2026-11-22.all", KNOWN)
+    proc = tree.ok("top")
+    out = proc.stdout.decode()
+    assert "1 log of period daily, entry point all: 2026-11-22.all" in out
+    assert "100 samples" in out
+    got = {r[4]: r[:4] for r in rows(proc.stdout)}
+    assert got["C::leaf"] == (30.0, 30, 30.0, 30)
+    assert got["Other::x"] == (25.0, 25, 25.0, 25)
+    assert got["B::work"] == (20.0, 20, 50.0, 50)
+    assert got["R::rec"] == (15.0, 15, 25.0, 25)
+    assert got["D::leaf"] == (10.0, 10, 10.0, 10)
+    assert got["A::run"] == (0.0, 0, 75.0, 75)
+    assert got[E] == (0.0, 0, 100.0, 100)
+    order = [r[4] for r in rows(proc.stdout)]
+    assert order[:5] == ["C::leaf", "Other::x", "B::work", "R::rec", "D::leaf"]
+
+
+def test_sort_by_inclusive_and_count(tree):
+    tree.log("daily", "2026-11-22.all", KNOWN)
+    r = rows(tree.ok("top", "--sort", "inclusive", "--count", "3").stdout)
+    assert [x[4] for x in r] == [E, "A::run", "B::work"]
+
+
+def test_grep_keeps_matching_stacks_and_shares_are_of_them(tree):
+    tree.log("daily", "2026-11-22.all", KNOWN)
+    proc = tree.ok("top", "--grep", r"R::rec;D|B::w")
+    assert "60 of 100 samples (60.00%) match" in proc.stdout.decode()
+    got = {r[4]: r[:4] for r in rows(proc.stdout)}
+    assert set(got) == {E, "A::run", "B::work", "C::leaf", "R::rec", "D::leaf"}
+    assert got["C::leaf"] == (50.0, 30, 50.0, 30)
+    assert got["R::rec"] == (0.0, 0, 16.67, 10)
+
+
+def test_slices_periods_and_entry_points(tree):
+    for h, n in (("03", 1), ("04", 2), ("05", 4)):
+        tree.log("hourly", "2026-11-22_%s.excimer.all" % h, [E + ";H%s 1" % h] * n,
+                 gz=(h == "03"))
+        tree.log("hourly", "2026-11-22_%s.excimer.index" % h, [E + ";I 1"])
+    tree.log("hourly", "2026-11-21_23.excimer.all", [E + ";Yesterday 8"])
+    tree.log("daily", "2026-11-22.excimer.all", [E + ";Daily 1"])
+
+    def names(*args):
+        return {r[4] for r in rows(tree.ok("top", "--period", "hourly", *args).stdout)} - {E}
+
+    assert names() == {"H05"}                                   # default: the newest log
+    assert names("--slice", "last-3") == {"H03", "H04", "H05"}  # .log.gz read too
+    assert names("--slice", "2026-11-22") == {"H03", "H04", "H05"}
+    assert names("--slice", "2026-11") == {"H03", "H04", "H05", "Yesterday"}
+    assert names("--entrypoint", "index", "--slice", "last-10") == {"I"}
+    proc = tree.ok("top", "--period", "hourly", "--slice", "last-4")
+    assert "4 logs of period hourly, entry point all: 2026-11-21_23.excimer.all .. " \
+           "2026-11-22_05.excimer.all" in proc.stdout.decode()
+    assert "15 samples" in proc.stdout.decode()
+    assert {r[4] for r in rows(tree.ok("top").stdout)} == {E, "Daily"}  # --period daily
+
+
+def test_errors(tree):
+    tree.log("daily", "2026-11-22.all", KNOWN)
+    proc = tree.run("top", "--entrypoint", "nope")
+    assert proc.returncode == 1 and b"no trace logs" in proc.stderr
+    assert tree.run("top", "--slice", "last-0").returncode == 2
+    assert tree.run("top", "--grep", "(").returncode == 2
+    assert tree.run("top", "--count", "0").returncode == 2
+    assert tree.run("top", "--sort", "name").returncode == 2
+
+
+def test_hostile_frame_names_cannot_reach_the_terminal(tree):
+    tree.log("daily", "2026-11-22.all",
+             [E.encode() + b";\x1b[31mred\x1b[0m;bell\x07;\xc2\x9b2J;bad\xff 5",
+              E.encode() + b";caf\xc3\xa9 1"])
+    out = tree.ok("top").stdout
+    assert b"\x1b" not in out and b"\x07" not in out and b"\xc2\x9b" not in out
+    text = out.decode("utf-8")
+    assert "\\x1b[31mred\\x1b[0m" in text and "bell\\x07" in text and "bad\\xff" in text
+    assert "caf\u00e9" in text
+
+
+@pytest.mark.parametrize("count", ["1", "2"])
+def test_count_limits_rows(tree, count):
+    tree.log("daily", "2026-11-22.all", KNOWN)
+    assert len(rows(tree.ok("top", "--count", count).stdout)) == int(count)
