@@ -36,7 +36,7 @@ SAN_TESTS  := $(BUILD)/asan/tests/test-common $(BUILD)/asan/tests/test-arclamp-l
 BENCH_BINS := $(BENCH_SRC:bench/src/%.c=$(BUILD)/bench/%)
 
 .PHONY: all deps check unit-tests asan-tests log-tests svg-tests php-tests php-tests-valgrind \
-        demo bench clean
+        demo bench install clean nix-tests integration
 all: $(PROGRAMS) $(BUILD)/php/excimer.so
 
 deps:
@@ -61,11 +61,11 @@ $(BUILD)/obj/arclamp-svg/%.o $(BUILD)/asan/obj/arclamp-svg/%.o: CPPFLAGS += -I$(
 
 $(BUILD)/bin/arclamp-log: $(BUILD)/obj/arclamp-log/src/main.o $(LOG_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
 $(BUILD)/bin/arclamp-svg: $(BUILD)/obj/arclamp-svg/src/main.o $(SVG_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 $(BUILD)/asan/bin/arclamp-svg: $(BUILD)/asan/obj/arclamp-svg/src/main.o $(SVG_SAN) $(COMMON_SAN)
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS) -lm
@@ -135,7 +135,9 @@ php-tests-valgrind: $(BUILD)/php/excimer.so
 	  php -n $(RUN_TESTS) -n -q -m --set-timeout 300 --show-diff \
 	  -d extension=$(CURDIR)/$(BUILD)/php/excimer.so $(EXT_DIR)/tests
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# Only the object trees: other trees under build/ (make deb's export, a test
+# root file system) have their own build/ and directories named *.d.
+-include $(shell find $(BUILD)/obj $(BUILD)/asan/obj -type f -name '*.d' 2>/dev/null)
 
 # --- tests ---------------------------------------------------------------
 PYTEST := /usr/bin/python3 -m pytest
@@ -167,9 +169,23 @@ svg-tests: $(BUILD)/bin/arclamp-svg $(BUILD)/asan/bin/arclamp-svg
 	  ARCLAMP_SVG_BIN=$(BUILD)/asan/bin/arclamp-svg ARCLAMP_SKIP_BROWSER=1 \
 	  $(PYTEST) -q -p no:cacheprovider arclamp-svg/tests
 
+# The Nix files, offline: they parse, the module evaluates against a stub of
+# nixpkgs' lib, and every unit and ExecStart it names is what `make install`
+# installs with the derivation's flags (nix/README.md says what is not checked).
+nix-tests: all
+	@echo "== Nix packaging checks (offline, against stubs)"
+	$(PYTEST) -q -p no:cacheprovider nix/tests
+
+# The simulated web fleet in network namespaces (root only); prints the table
+# of samples sent, written and lost, and latencies (build/integration/).
+integration: all
+	@echo "== integration tests: a simulated fleet in network namespaces"
+	integration-tests/run
+
 check: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory unit-tests asan-tests log-tests svg-tests php-tests php-tests-valgrind
+	@$(MAKE) --no-print-directory unit-tests asan-tests log-tests svg-tests php-tests \
+	  php-tests-valgrind nix-tests integration
 
 # --- demo and benchmarks --------------------------------------------------
 demo: deps
@@ -182,5 +198,77 @@ bench: deps
 	@bench/arclamp-svg.sh
 	@bench/excimer.sh
 
+# --- installation ---------------------------------------------------------
+# `make install DESTDIR=... PREFIX=...` installs the programs, the systemd
+# units (with their paths rewritten for PREFIX and SYSCONFDIR), the sysusers
+# file, the packaged configuration, and the PHP extension with its ini file
+# and the ArcLamp.php client. debian/rules and nix/package.nix call this.
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+SYSCONFDIR  ?= $(PREFIX)/etc
+UNITDIR     ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+DOCDIR      ?= $(PREFIX)/share/doc
+PHP_EXTDIR  ?= $(shell php-config --extension-dir 2>/dev/null)
+PHP_INIDIR  ?= $(SYSCONFDIR)/php/8.2/mods-available
+PHP_LIBDIR  ?= $(PREFIX)/share/php
+UNITS := arclamp-log.socket arclamp-log.service arclamp-svg.service arclamp-svg.timer \
+         arclamp-svg-compress.service arclamp-svg-compress.timer
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) \
+	  $(DESTDIR)$(SYSCONFDIR)/arclamp $(DESTDIR)$(PHP_EXTDIR) $(DESTDIR)$(PHP_INIDIR) \
+	  $(DESTDIR)$(PHP_LIBDIR)/Wikimedia
+	install -m 0755 $(BUILD)/bin/arclamp-log $(BUILD)/bin/arclamp-svg $(DESTDIR)$(BINDIR)/
+	for u in $(UNITS); do \
+	  sed -e 's|/usr/bin/arclamp|$(BINDIR)/arclamp|g' -e 's|/etc/arclamp/|$(SYSCONFDIR)/arclamp/|g' \
+	    systemd/$$u > $(DESTDIR)$(UNITDIR)/$$u && chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; \
+	done
+	install -m 0644 systemd/arclamp.sysusers $(DESTDIR)$(SYSUSERSDIR)/arclamp.conf
+	install -m 0644 systemd/arclamp-log.yaml systemd/arclamp-svg.yaml $(DESTDIR)$(SYSCONFDIR)/arclamp/
+	install -m 0644 $(BUILD)/php/excimer.so $(DESTDIR)$(PHP_EXTDIR)/excimer.so
+	install -m 0644 $(EXT_DIR)/excimer.ini $(DESTDIR)$(PHP_INIDIR)/excimer.ini
+	install -m 0644 $(EXT_DIR)/client/ArcLamp.php $(DESTDIR)$(PHP_LIBDIR)/Wikimedia/ArcLamp.php
+
 clean:
 	rm -rf $(BUILD)
+
+# --- Debian packages ------------------------------------------------------
+# `make deb` builds arclamp-log, arclamp-svg and php-excimer-sampler (see
+# debian/) with `dpkg-buildpackage -us -uc -b` in a clean export of the tree
+# under build/deb-src/, moves the .debs (and their -dbgsym .debs), the
+# .buildinfo and the .changes to build/deb/, then runs lintian: any error or
+# warning fails.
+# The export is `git archive` of DEB_TREE (default HEAD): uncommitted changes
+# are NOT packaged. `make deb DEB_TREE=worktree` packages the working tree as
+# `git add -A` would commit it (changes and new files that are not ignored),
+# written through a throwaway index: the index and the refs stay untouched
+# (`git stash create` would leave out new files). DEB_TREE may be any commit.
+DEB_TREE ?= HEAD
+DEB_JOBS ?= 2
+DEB_SRC  := $(BUILD)/deb-src
+DEB_OUT  := $(BUILD)/deb
+
+.PHONY: deb
+deb: deps
+	@set -e; \
+	if [ "$(DEB_TREE)" = worktree ]; then \
+	  idx=$$(mktemp); trap 'rm -f "$$idx"' EXIT; \
+	  cp "$$(git rev-parse --git-path index)" "$$idx"; \
+	  GIT_INDEX_FILE=$$idx git add -A; tree=$$(GIT_INDEX_FILE=$$idx git write-tree); \
+	  echo "make deb: packaging the working tree (uncommitted changes included)"; \
+	else \
+	  tree=$$(git rev-parse --verify "$(DEB_TREE)^{tree}"); \
+	  echo "make deb: packaging $(DEB_TREE) as committed; uncommitted changes are NOT included (make deb DEB_TREE=worktree includes them)"; \
+	  if [ -n "$$(git status --porcelain)" ]; then \
+	    echo "make deb: warning: the working tree has uncommitted changes, left out of the packages"; fi; \
+	fi; \
+	rm -rf $(DEB_SRC) $(DEB_OUT); mkdir -p $(DEB_SRC)/arclamp $(DEB_OUT); \
+	git archive --format=tar $$tree | tar -x -C $(DEB_SRC)/arclamp; \
+	test -f $(DEB_SRC)/arclamp/debian/control || \
+	  { echo "make deb: $(DEB_TREE) has no debian/ (not committed yet? make deb DEB_TREE=worktree)" >&2; exit 1; }
+	cd $(DEB_SRC)/arclamp && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u CPPFLAGS -u LDFLAGS \
+	  dpkg-buildpackage -us -uc -b -J$(DEB_JOBS)
+	mv $(DEB_SRC)/*.deb $(DEB_SRC)/*.buildinfo $(DEB_SRC)/*.changes $(DEB_OUT)/
+	lintian --fail-on error,warning $(DEB_OUT)/*.changes
+	@echo "make deb: packages in $(DEB_OUT)/:"; cd $(DEB_OUT) && ls -1 *.deb

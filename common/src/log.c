@@ -115,6 +115,19 @@ static void send_to_journal(int priority, const char *event, const struct log_fi
         strbuf_free(&lines[i]);
 }
 
+/* Appends `s` with control bytes as \xNN: one entry stays one line, so a
+ * newline in a file name or a message cannot forge another entry. */
+static void append_one_line(strbuf *line, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c < 0x20 || c == 0x7f)
+            strbuf_appendf(line, "\\x%02x", c);
+        else
+            strbuf_appendc(line, (char)c);
+    }
+}
+
 static void send_to_stderr(int priority, const char *event, const struct log_field *fields,
                            size_t nfields, const char *message)
 {
@@ -124,13 +137,15 @@ static void send_to_stderr(int priority, const char *event, const struct log_fie
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    strbuf_appendf(&line, "%s %s[%ld] %s %s: %s", stamp, log_state.ident, (long)getpid(),
-                   priority_names[priority & 7], event, message);
+    strbuf_appendf(&line, "%s %s[%ld] %s %s: ", stamp, log_state.ident, (long)getpid(),
+                   priority_names[priority & 7], event);
+    append_one_line(&line, message);
     const char *sep = " (";
     for (size_t i = 0; i < nfields; i++) {
         if (!fields[i].value)
             continue;
-        strbuf_appendf(&line, "%s%s=%s", sep, fields[i].key, fields[i].value);
+        strbuf_appendf(&line, "%s%s=", sep, fields[i].key);
+        append_one_line(&line, fields[i].value);
         sep = " ";
     }
     if (sep[0] == ' ' && sep[1] == '\0')

@@ -140,6 +140,22 @@ START_TEST(stderr_entry_has_ident_priority_event_message_and_fields)
 }
 END_TEST
 
+START_TEST(stderr_entry_stays_one_line_whatever_message_and_fields_hold)
+{
+    int saved;
+    char path[64];
+    unsetenv("JOURNAL_STREAM");
+    log_setup("t", LOG_TARGET_STDERR);
+    log_set_max_priority(LOG_DEBUG);
+    capture_stderr_begin(&saved, path);
+    log_event(LOG_ERR, "bad_file", LOG_FIELDS({"ARCLAMP_FILE", "x\n2026 t[1] error forged: y"}),
+              "cannot open %s", "a\nb\r\x1b[31m");
+    char *text = capture_stderr_end(saved, path);
+    ck_assert_ptr_nonnull(strstr(text, "cannot open a\\x0ab\\x0d\\x1b[31m (ARCLAMP_FILE=x\\x0a2026"));
+    ck_assert_ptr_eq(strchr(text, '\n'), text + strlen(text) - 1);
+}
+END_TEST
+
 START_TEST(stderr_entry_without_fields_has_no_parentheses)
 {
     int saved;
@@ -191,6 +207,7 @@ Suite *log_suite(void)
     tcase_add_test(tc, target_names_parse);
     tcase_add_test(tc, stderr_entry_has_ident_priority_event_message_and_fields);
     tcase_add_test(tc, stderr_entry_without_fields_has_no_parentheses);
+    tcase_add_test(tc, stderr_entry_stays_one_line_whatever_message_and_fields_hold);
     tcase_add_test(tc, entries_below_max_priority_are_dropped);
     suite_add_tcase(s, tc);
     return s;

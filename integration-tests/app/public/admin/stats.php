@@ -1,0 +1,19 @@
+<?php
+// The delivery counters of the worker that serves this request
+// (excimer_arclamp_stats() counts per process, since it started).
+// ?hold=S keeps the worker busy S seconds (at most 5) first, so that
+// concurrent stats requests land on distinct workers. The .user.ini beside
+// it turns collection off for this directory, so it never counts itself.
+declare(strict_types=1);
+
+$hold = min(5.0, max(0.0, (float)($_GET['hold'] ?? 0)));
+if ($hold > 0) {
+    usleep((int)($hold * 1e6));
+}
+header('Content-Type: application/json');
+echo json_encode([
+    'pid' => getmypid(),
+    'target' => (string)ini_get('excimer.arclamp_target'),
+    'period' => (string)ini_get('excimer.arclamp_period'),
+    'stats' => function_exists('excimer_arclamp_stats') ? excimer_arclamp_stats() : null,
+]);

@@ -1,0 +1,248 @@
+"""A small FastCGI client (stdlib only) and the load generator built on it.
+
+Run inside a web host's namespace (the harness does it with `ip netns exec`):
+
+    python3 -m harness.fcgi load  SPEC.json   -> JSON results on stdout
+    python3 -m harness.fcgi stats SPEC.json   -> JSON of every worker's stats
+
+The load is bounded twice: at most `count` requests and at most `duration`
+seconds (requests not started by then are not sent); every socket operation
+has a timeout. Latency is measured from connect() to FCGI_END_REQUEST, which
+php-fpm sends after the request's shutdown — so it includes the extension's
+send at request end, which is what the cut-off scenario measures.
+"""
+
+import json
+import random
+import socket
+import struct
+import sys
+import threading
+import time
+
+FCGI_VERSION = 1
+BEGIN_REQUEST, ABORT_REQUEST, END_REQUEST, PARAMS, STDIN, STDOUT, STDERR = 1, 2, 3, 4, 5, 6, 7
+RESPONDER = 1
+
+
+class FcgiError(Exception):
+    pass
+
+
+def _record(rtype, req_id, content=b""):
+    out = []
+    for i in range(0, max(len(content), 1), 65535):
+        chunk = content[i:i + 65535]
+        pad = (8 - len(chunk) % 8) % 8
+        out.append(struct.pack("!BBHHBB", FCGI_VERSION, rtype, req_id, len(chunk), pad, 0)
+                   + chunk + b"\0" * pad)
+    return b"".join(out)
+
+
+def _nv_len(n):
+    return struct.pack("!B", n) if n < 128 else struct.pack("!I", n | 0x80000000)
+
+
+def encode_params(params):
+    out = []
+    for k, v in params.items():
+        k = k.encode() if isinstance(k, str) else k
+        v = v.encode() if isinstance(v, str) else v
+        out.append(_nv_len(len(k)) + _nv_len(len(v)) + k + v)
+    return b"".join(out)
+
+
+def _recv_exact(sock, n):
+    buf = b""
+    while len(buf) < n:
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            raise FcgiError("connection closed by the server")
+        buf += chunk
+    return buf
+
+
+class Response:
+    def __init__(self, status, headers, body, stderr, app_status):
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.stderr = stderr
+        self.app_status = app_status
+
+
+def request(sock_path, params, stdin=b"", timeout=10.0):
+    """One FastCGI request over a unix socket; returns a Response."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    try:
+        s.connect(sock_path)
+        req_id = 1
+        msg = [_record(BEGIN_REQUEST, req_id, struct.pack("!HB5x", RESPONDER, 0))]
+        if params:
+            msg.append(_record(PARAMS, req_id, encode_params(params)))
+        msg.append(_record(PARAMS, req_id))
+        if stdin:
+            msg.append(_record(STDIN, req_id, stdin))
+        msg.append(_record(STDIN, req_id))
+        s.sendall(b"".join(msg))
+        out, err = [], []
+        while True:
+            version, rtype, rid, clen, plen, _ = struct.unpack("!BBHHBB", _recv_exact(s, 8))
+            content = _recv_exact(s, clen + plen)[:clen]
+            if rtype == STDOUT:
+                out.append(content)
+            elif rtype == STDERR:
+                err.append(content)
+            elif rtype == END_REQUEST:
+                app_status = struct.unpack("!IB3x", content)[0]
+                break
+    finally:
+        s.close()
+    raw = b"".join(out)
+    head, _, body = raw.partition(b"\r\n\r\n")
+    headers = {}
+    for line in head.split(b"\r\n"):
+        k, _, v = line.partition(b":")
+        if k:
+            headers[k.strip().lower().decode("latin-1")] = v.strip().decode("latin-1")
+    status = int(headers.get("status", "200").split()[0])
+    return Response(status, headers, body, b"".join(err), app_status)
+
+
+def cgi_params(docroot, url, extra=None):
+    """CGI parameters for a GET of url ('/rest.php/v1/page/X?y=1') under docroot."""
+    path, _, query = url.partition("?")
+    i = path.find(".php")
+    script = path[:i + 4] if i >= 0 else path
+    path_info = path[i + 4:] if i >= 0 else ""
+    p = {
+        "GATEWAY_INTERFACE": "CGI/1.1",
+        "SERVER_SOFTWARE": "arclamp-integration",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "SERVER_NAME": "fleet.test",
+        "SERVER_PORT": "80",
+        "REMOTE_ADDR": "10.77.0.1",
+        "REQUEST_METHOD": "GET",
+        "DOCUMENT_ROOT": docroot,
+        "SCRIPT_FILENAME": docroot + script,
+        "SCRIPT_NAME": script,
+        "PATH_INFO": path_info,
+        "QUERY_STRING": query,
+        "REQUEST_URI": url,
+        "HTTP_HOST": "fleet.test",
+        "CONTENT_LENGTH": "0",
+    }
+    p.update(extra or {})
+    return p
+
+
+def percentile(values, q):
+    """Nearest-rank percentile (q in 0..100) of a non-empty list."""
+    v = sorted(values)
+    if not v:
+        return None
+    k = max(0, min(len(v) - 1, int(-(-q * len(v) // 100)) - 1))
+    return v[k]
+
+
+# ---------------------------------------------------------------------------
+# load
+
+
+def run_load(spec):
+    """spec: socket, docroot, urls (list), count, duration, concurrency, seed,
+    timeout, params (extra CGI params). Returns a dict of results."""
+    rnd = random.Random(spec.get("seed", 1))
+    urls = spec["urls"]
+    count = int(spec["count"])
+    plan = [urls[i % len(urls)] if spec.get("round_robin", True) else rnd.choice(urls)
+            for i in range(count)]
+    deadline = time.monotonic() + float(spec["duration"])
+    results = [None] * count
+    lock = threading.Lock()
+    nxt = [0]
+
+    def worker():
+        while True:
+            with lock:
+                i = nxt[0]
+                if i >= count or time.monotonic() >= deadline:
+                    return
+                nxt[0] += 1
+            url = plan[i]
+            t0 = time.monotonic()
+            rec = {"url": url, "start": t0}
+            try:
+                r = request(spec["socket"], cgi_params(spec["docroot"], url, spec.get("params")),
+                            timeout=float(spec.get("timeout", 10)))
+                rec["status"] = r.status
+                rec["bytes"] = len(r.body)
+                if r.status != 200:
+                    rec["error"] = "HTTP %d: %s" % (r.status, r.body[:300].decode("utf-8", "replace"))
+                if r.stderr:
+                    rec["stderr"] = r.stderr[:300].decode("utf-8", "replace")
+            except (OSError, FcgiError) as exc:
+                rec["status"] = 0
+                rec["error"] = "%s: %s" % (type(exc).__name__, exc)
+            rec["latency"] = time.monotonic() - t0
+            results[i] = rec
+
+    t_start = time.monotonic()
+    threads = [threading.Thread(target=worker) for _ in range(int(spec.get("concurrency", 1)))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    done = [r for r in results if r is not None]
+    for r in done:
+        r["start"] -= t_start
+    return {"requests": done, "elapsed": time.monotonic() - t_start,
+            "not_sent": count - len(done)}
+
+
+def run_stats(spec):
+    """Ask every worker of a static pool for its excimer_arclamp_stats().
+
+    Sends `workers` requests at once to admin/stats.php?hold=S; each holds
+    its worker for S seconds, so while all are in flight they occupy
+    distinct workers. admin/.user.ini sets excimer.arclamp_target to empty
+    for that directory (per request: php-fpm restores it afterwards), so
+    these requests take no samples and send nothing themselves.
+
+    (PHP_ADMIN_VALUE does not do: php-fpm writes it into the worker's master
+    settings, so it sticks for the worker's later requests, and setting it
+    back proved unreliable.)"""
+    n = int(spec["workers"])
+    hold = float(spec.get("hold", 0.5))
+    out = [None] * n
+
+    def one(i):
+        try:
+            r = request(spec["socket"], cgi_params(spec["docroot"], "/admin/stats.php?hold=%g" % hold),
+                        timeout=float(spec.get("timeout", 10)))
+            out[i] = json.loads(r.body.decode()) if r.status == 200 else {"error": r.status}
+        except (OSError, FcgiError, ValueError) as exc:
+            out[i] = {"error": "%s: %s" % (type(exc).__name__, exc)}
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return {"workers": out}
+
+
+def main(argv):
+    if len(argv) != 3 or argv[1] not in ("load", "stats"):
+        print("usage: python3 -m harness.fcgi load|stats SPEC.json", file=sys.stderr)
+        return 64
+    with open(argv[2]) as f:
+        spec = json.load(f)
+    res = run_load(spec) if argv[1] == "load" else run_stats(spec)
+    json.dump(res, sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,189 @@
+"""php-fpm with the excimer extension in one web host's namespace, and the
+load client / CLI job runner run inside that namespace."""
+
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+from .procs import Proc, tail, wait_until
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+HARNESS_PARENT = str(Path(__file__).resolve().parents[1])   # integration-tests/
+PHP_FPM = "/usr/sbin/php-fpm8.2"
+PHP_CLI = "/usr/bin/php8.2" if os.path.exists("/usr/bin/php8.2") else "/usr/bin/php"
+PHP_EXT_DIR = "/usr/lib/php/20220829"
+
+
+def excimer_so():
+    p = Path(os.environ.get("EXCIMER_SO", "build/php/excimer.so"))
+    return str(p if p.is_absolute() else REPO_ROOT / p)
+
+
+def ini_value(v):
+    """An INI value as php -d and PHP_ADMIN_VALUE take it: quoted unless plain."""
+    v = str(v)
+    if re.fullmatch(r"[A-Za-z0-9_./:+-]*", v):
+        return v
+    # an INI string: '=', '?', '&' etc. are not allowed unquoted
+    if '"' in v or "\n" in v:
+        raise ValueError("cannot pass INI value %r" % v)
+    return '"%s"' % v
+
+
+def php_ini_args(extra=None, opcache=True):
+    """-n and -d flags: only our excimer module is loaded (Debian's
+    php-excimer enables itself for every SAPI through conf.d, which -n skips)."""
+    ini = {"extension": excimer_so(), "display_errors": "0", "log_errors": "1",
+           "memory_limit": "256M", "max_execution_time": "60"}
+    if opcache:
+        ini.update({"zend_extension": os.path.join(PHP_EXT_DIR, "opcache.so"),
+                    "opcache.enable": "1", "opcache.enable_cli": "1",
+                    "opcache.validate_timestamps": "0"})
+    ini.update(extra or {})
+    args = ["-n"]
+    for k, v in ini.items():
+        args += ["-d", "%s=%s" % (k, ini_value(v))]
+    return args
+
+
+def load_env():
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LISTEN_", "NOTIFY_"))}
+    env["PYTHONPATH"] = HARNESS_PARENT
+    return env
+
+
+class WebHost:
+    """php-fpm (pm static, `children` workers) serving the app from
+    <workdir>/<host>/app, with zero-code collection to `target`."""
+
+    def __init__(self, ns, workdir, app_dir, target, children=2, period=0.005,
+                 event_type="cpu", timeout=0.1, ini=None):
+        self.ns = ns
+        self.host = ns.host
+        self.dir = Path(workdir) / ns.host
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.app_dir = Path(app_dir)
+        self.docroot = str(self.app_dir / "public")
+        self.socket = str(self.dir / "fpm.sock")
+        self.children = children
+        self.target = target
+        self.period = period
+        self.event_type = event_type
+        self.timeout = timeout
+        self.ini = {"excimer.arclamp_target": target,
+                    "excimer.arclamp_period": repr(float(period)),
+                    "excimer.arclamp_event_type": event_type,
+                    "excimer.arclamp_timeout": repr(float(timeout)),
+                    "error_log": str(self.dir / "php-errors.log")}
+        self.ini.update(ini or {})
+        conf = self.dir / "php-fpm.conf"
+        conf.write_text("""[global]
+pid = {d}/fpm.pid
+error_log = {d}/fpm.log
+daemonize = no
+log_level = notice
+
+[app]
+user = root
+group = root
+listen = {sock}
+listen.mode = 0600
+pm = static
+pm.max_children = {children}
+catch_workers_output = yes
+decorate_workers_output = no
+clear_env = yes
+security.limit_extensions = .php
+request_terminate_timeout = 60
+""".format(d=self.dir, sock=self.socket, children=children))
+        argv = [PHP_FPM, "-F", "-O", "-R", "-y", str(conf)] + php_ini_args(self.ini)
+        self.proc = Proc(ns, "php-fpm@" + ns.host, argv, self.dir / "fpm.stderr")
+        self.loads = []       # every load result, in order
+
+    def start(self):
+        self.proc.start()
+        wait_until(lambda: os.path.exists(self.socket) or self._check_alive(),
+                   what="php-fpm socket on " + self.host)
+        self.proc.wait_log("ready to handle connections")
+        text = self.proc.log_text()
+        if "PHP:" in text or "PHP Warning" in text or "PHP Fatal" in text:
+            raise AssertionError("php-fpm on %s complained at start:\n%s" % (self.host, text[-3000:]))
+        return self
+
+    def _check_alive(self):
+        if not self.proc.alive():
+            raise AssertionError("php-fpm on %s exited:\n%s\n%s" % (
+                self.host, tail(self.proc.log, 3000), tail(self.dir / "fpm.log", 3000)))
+        return False
+
+    def stop(self):
+        # SIGQUIT: graceful (workers finish their request: its samples are sent)
+        return self.proc.stop(sig=3)
+
+    def close(self):
+        if self.proc.alive():
+            try:
+                self.proc.stop(sig=3)
+            except AssertionError:
+                pass
+
+    def php_errors(self):
+        return tail(self.dir / "php-errors.log", 20000) if (self.dir / "php-errors.log").exists() else ""
+
+    # -- clients, run inside this host's namespace
+    def _run_client(self, mode, spec, timeout):
+        spec_path = self.dir / ("%s-%d.json" % (mode, time.monotonic_ns()))
+        spec_path.write_text(json.dumps(spec))
+        cp = self.ns.run([sys.executable, "-m", "harness.fcgi", mode, str(spec_path)],
+                         timeout=timeout, check=False, env=load_env())
+        if cp.returncode != 0:
+            raise AssertionError("%s client on %s: exit %d\n%s" % (
+                mode, self.host, cp.returncode, cp.stderr.decode("utf-8", "replace")[-3000:]))
+        return json.loads(cp.stdout.decode())
+
+    def load(self, urls, count=30, duration=30.0, concurrency=1, seed=1, timeout=10.0,
+             params=None):
+        """Bounded load: at most `count` requests within `duration` seconds."""
+        spec = {"socket": self.socket, "docroot": self.docroot, "urls": list(urls),
+                "count": count, "duration": duration, "concurrency": concurrency,
+                "seed": seed, "timeout": timeout, "params": params or {}}
+        res = self._run_client("load", spec, timeout=duration + timeout + 30)
+        res["host"] = self.host
+        self.loads.append(res)
+        return res
+
+    def worker_stats(self, hold=0.4, attempts=3):
+        """excimer_arclamp_stats() of every worker: {pid: stats}. Exact totals
+        because every worker answers and the stats requests take no samples
+        (see harness.fcgi.run_stats); the workers go on sampling afterwards."""
+        last = None
+        for _ in range(attempts):
+            res = self._run_client("stats", {"socket": self.socket, "docroot": self.docroot,
+                                             "workers": self.children, "hold": hold}, timeout=30)
+            answers = res["workers"]
+            bad = [a for a in answers if "error" in a]
+            pids = {a["pid"]: a for a in answers if "pid" in a}
+            if not bad and len(pids) == self.children:
+                for a in pids.values():
+                    assert a["target"] == "", "stats request with collection on: %r" % a
+                return {pid: a["stats"] for pid, a in pids.items()}
+            last = answers
+            hold *= 2
+        raise AssertionError("could not reach every worker of %s: %r" % (self.host, last))
+
+    def run_jobs(self, target, jobs=10, period=None, timeout=60):
+        """The CLI job runner (maintenance/RunJobs.php) inside this namespace:
+        it profiles itself with ExcimerProfiler and sends through
+        excimer_arclamp_send(); returns its JSON report (stats included)."""
+        argv = [PHP_CLI] + php_ini_args({"error_log": str(self.dir / "php-errors.log")}) + [
+            str(self.app_dir / "maintenance" / "RunJobs.php"), "--jobs", str(jobs),
+            "--target", target, "--period", repr(float(period or self.period))]
+        cp = self.ns.run(argv, timeout=timeout, check=False, env=load_env())
+        if cp.returncode != 0:
+            raise AssertionError("RunJobs.php on %s: exit %d\n%s\n%s" % (
+                self.host, cp.returncode, cp.stdout.decode("utf-8", "replace")[-2000:],
+                cp.stderr.decode("utf-8", "replace")[-2000:]))
+        return json.loads(cp.stdout.decode().strip().splitlines()[-1])

@@ -1,0 +1,51 @@
+# Which files of `make install` (paths relative to $out, see make-flags.nix)
+# make up each package. nix/package.nix builds everything with the project's
+# Makefile and then keeps exactly these files (nix/split.sh); `files = null`
+# keeps everything. nix/tests/test_nix.py checks that every listed file is
+# installed and that together the lists cover everything `make install`
+# installs, so a file added to the Makefile cannot silently go missing.
+{
+  arclamp-log = {
+    description = "Arc Lamp trace log daemon (socket-activated, Type=notify)";
+    mainProgram = "arclamp-log";
+    files = [
+      "bin/arclamp-log"
+      "lib/systemd/system/arclamp-log.socket"
+      "lib/systemd/system/arclamp-log.service"
+      "lib/sysusers.d/arclamp.conf"
+      "etc/arclamp/arclamp-log.yaml"
+    ];
+  };
+
+  arclamp-svg = {
+    description = "Arc Lamp flame graphs: renderer, timer job, log compression, metrics";
+    mainProgram = "arclamp-svg";
+    files = [
+      "bin/arclamp-svg"
+      "lib/systemd/system/arclamp-svg.service"
+      "lib/systemd/system/arclamp-svg.timer"
+      "lib/systemd/system/arclamp-svg-compress.service"
+      "lib/systemd/system/arclamp-svg-compress.timer"
+      "lib/sysusers.d/arclamp.conf"
+      "etc/arclamp/arclamp-svg.yaml"
+    ];
+  };
+
+  php-excimer-sampler = {
+    description = "PHP 8.2 extension excimer (drop-in for php-excimer) with a native Arc Lamp transport";
+    phpExtension = "excimer";
+    files = [
+      "lib/php/extensions/excimer.so"
+      "share/php-excimer-sampler/excimer.ini"
+      "share/php/Wikimedia/ArcLamp.php"
+    ];
+  };
+
+  # Everything in one package (the flake's `default`).
+  arclamp = {
+    description = "Arc Lamp: arclamp-log, arclamp-svg and the excimer PHP extension";
+    mainProgram = "arclamp-log";
+    phpExtension = "excimer";
+    files = null;
+  };
+}

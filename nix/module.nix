@@ -1,0 +1,255 @@
+# NixOS module for Arc Lamp: services.arclamp.{log,svg,phpExtension}.
+#
+# The systemd units are the project's own (systemd/*, installed by
+# `make install` into the packages' lib/systemd/system and picked up through
+# systemd.packages), so they keep every hardening setting of the Debian
+# packages. The module only adds drop-ins (NixOS writes the
+# systemd.services.<name> definitions below as overrides.conf of the shipped
+# unit):
+#   - ExecStart= reset and pointed at /etc/arclamp/*.yaml (rendered from
+#     `settings`) instead of the packaged default in the store; the command is
+#     otherwise the shipped one;
+#   - arclamp-log: ExecReload= reset to coreutils' kill (the shipped
+#     /bin/kill does not exist on NixOS) and reloadTriggers, so a settings
+#     change is applied with SIGHUP instead of a restart;
+#   - the socket and the timers enabled (NixOS ignores [Install] of units
+#     from packages); arclamp-log.service itself is started by its socket.
+{ config, lib, pkgs, ... }:
+
+let
+  inherit (lib) mkOption mkEnableOption mkIf mkMerge mkDefault types literalExpression;
+
+  cfg = config.services.arclamp;
+  yaml = pkgs.formats.yaml { };
+
+  logConfigPath = "/etc/arclamp/arclamp-log.yaml";
+  svgConfigPath = "/etc/arclamp/arclamp-svg.yaml";
+  logConfigFile = yaml.generate "arclamp-log.yaml" cfg.log.settings;
+  svgConfigFile = yaml.generate "arclamp-svg.yaml" cfg.svg.settings;
+
+  packageOption = component: mkOption {
+    type = types.package;
+    default = pkgs.callPackage ./package.nix { inherit component; };
+    defaultText = literalExpression
+      "pkgs.callPackage <arclamp>/nix/package.nix { component = \"${component}\"; }";
+    description = "The ${component} package (nix/package.nix, built against this system's nixpkgs).";
+  };
+
+  # php.ini values: strings double-quoted (an assertion refuses `"` and newlines).
+  iniValue = v:
+    if builtins.isBool v then (if v then "1" else "0")
+    else if builtins.isInt v then toString v
+    else "\"${v}\"";
+  iniText = lib.concatStringsSep "\n"
+    (lib.mapAttrsToList (k: v: "${k} = ${iniValue v}") cfg.phpExtension.settings);
+  badIniValues = lib.filterAttrs
+    (k: v: builtins.isString v && builtins.match "[^\"\n]*" v == null)
+    cfg.phpExtension.settings;
+
+  # arclamp-svg reads <data_dir>/logs unless logs_dir is set; arclamp-log
+  # writes to base_path.
+  svgLogsDir = cfg.svg.settings.logs_dir or "${cfg.svg.settings.data_dir or "/srv/arclamp"}/logs";
+in
+{
+  options.services.arclamp = {
+    log = {
+      enable = mkEnableOption ''
+        arclamp-log, the Arc Lamp trace log daemon. Its socket
+        (arclamp-log.socket: /run/arclamp/ingest.sock and 127.0.0.1:7761,
+        channel "excimer") is enabled and starts the daemon on the first
+        sample; trace logs go to /var/lib/arclamp/logs'';
+
+      package = packageOption "arclamp-log";
+
+      settings = mkOption {
+        type = yaml.type;
+        default = { };
+        description = ''
+          arclamp-log's configuration (every key: arclamp-log/README.md),
+          written to ${logConfigPath}. The defaults are those of the packaged
+          systemd/arclamp-log.yaml: base_path = "/var/lib/arclamp/logs", the
+          hourly (retain 336) and daily (retain 45) log groups, and
+          metrics_file = "/var/lib/arclamp/arclamp-log.prom"; a key set here
+          replaces its default, the others stay. The service can only write
+          below /var/lib/arclamp (ProtectSystem=strict). A change is applied
+          with `systemctl reload` (SIGHUP), not a restart.
+        '';
+        example = literalExpression ''
+          {
+            redis = { host = "127.0.0.1"; port = 6379; };
+            redis_channel = "excimer";
+          }
+        '';
+      };
+    };
+
+    svg = {
+      enable = mkEnableOption ''
+        arclamp-svg's timer jobs: arclamp-svg.timer draws flame graphs every
+        15 minutes into /var/lib/arclamp/svgs (with /var/lib/arclamp/index.html)
+        and arclamp-svg-compress.timer compresses trace logs older than a day'';
+
+      package = packageOption "arclamp-svg";
+
+      settings = mkOption {
+        type = yaml.type;
+        default = { };
+        description = ''
+          arclamp-svg's configuration (every key: arclamp-svg/README.md),
+          written to ${svgConfigPath}. The defaults are those of the packaged
+          systemd/arclamp-svg.yaml: data_dir = "/var/lib/arclamp" and
+          title = "MediaWiki - {period} - {time}"; a key set here replaces its
+          default, the others stay.
+        '';
+        example = literalExpression ''
+          {
+            functions = [ { function = "UploadBase::performUpload"; label = "Upload"; } ];
+          }
+        '';
+      };
+
+      compress.enable = mkOption {
+        type = types.bool;
+        default = true;
+        description = "Whether to enable arclamp-svg-compress.timer (daily: gzips trace logs older than a day).";
+      };
+    };
+
+    phpExtension = {
+      enable = mkEnableOption ''
+        the excimer extension (php-excimer-sampler) in the PHP of
+        services.phpfpm: services.phpfpm.phpPackage is set to
+        services.arclamp.phpExtension.finalPackage (pools with their own
+        phpPackage can use that option too)'';
+
+      php = mkOption {
+        type = types.package;
+        default = pkgs.php82;
+        defaultText = literalExpression "pkgs.php82";
+        description = ''
+          The PHP the extension is built for and loaded into (PHP 8.2; it may
+          already carry extensions, e.g. `pkgs.php82.withExtensions (...)`:
+          they are kept, except nixpkgs' own excimer, which this one replaces).
+        '';
+      };
+
+      package = mkOption {
+        type = types.package;
+        default = pkgs.callPackage ./package.nix {
+          component = "php-excimer-sampler";
+          php82 = cfg.phpExtension.php;
+        };
+        defaultText = literalExpression ''
+          pkgs.callPackage <arclamp>/nix/package.nix {
+            component = "php-excimer-sampler";
+            php82 = config.services.arclamp.phpExtension.php;
+          }'';
+        description = "The extension package (needs passthru.extensionName = \"excimer\").";
+      };
+
+      settings = mkOption {
+        type = types.attrsOf (types.oneOf [ types.bool types.int types.str ]);
+        default = { };
+        description = ''
+          php.ini settings of the extension. Zero-code collection is off by
+          default, as in the packaged excimer.ini; set
+          excimer.arclamp_target to turn it on (see
+          php-excimer-sampler/README.md).
+        '';
+        example = literalExpression ''
+          {
+            "excimer.arclamp_target" = "unix:///run/arclamp/ingest.sock";
+            "excimer.arclamp_period" = 60;
+          }
+        '';
+      };
+
+      finalPackage = mkOption {
+        type = types.package;
+        readOnly = true;
+        default = cfg.phpExtension.php.buildEnv {
+          extensions = { enabled, all }:
+            builtins.filter (e: (e.extensionName or "") != "excimer") enabled
+            ++ [ cfg.phpExtension.package ];
+          extraConfig = iniText;
+        };
+        defaultText = literalExpression "php.buildEnv { extensions = enabled ++ [ excimer ]; extraConfig = <settings>; }";
+        description = "The PHP with the extension loaded and its settings (read-only).";
+      };
+    };
+  };
+
+  config = mkMerge [
+    # Defaults of the packaged configuration files, key by key, so that a user
+    # setting one key keeps the others.
+    {
+      services.arclamp.log.settings = {
+        base_path = mkDefault "/var/lib/arclamp/logs";
+        logs = mkDefault [
+          { period = "hourly"; format = "%Y-%m-%d_%H.excimer"; retain = 336; }
+          { period = "daily"; format = "%Y-%m-%d.excimer"; retain = 45; }
+        ];
+        metrics_file = mkDefault "/var/lib/arclamp/arclamp-log.prom";
+      };
+      services.arclamp.svg.settings = {
+        data_dir = mkDefault "/var/lib/arclamp";
+        title = mkDefault "MediaWiki - {period} - {time}";
+      };
+    }
+
+    # The system user of the units' User=/Group= (as systemd/arclamp.sysusers).
+    (mkIf (cfg.log.enable || cfg.svg.enable) {
+      users.users.arclamp = {
+        isSystemUser = true;
+        group = "arclamp";
+        home = "/var/lib/arclamp";
+        description = "Arc Lamp trace logs and flame graphs";
+      };
+      users.groups.arclamp = { };
+    })
+
+    (mkIf cfg.log.enable {
+      systemd.packages = [ cfg.log.package ];
+      environment.etc."arclamp/arclamp-log.yaml".source = logConfigFile;
+      systemd.sockets.arclamp-log.wantedBy = [ "sockets.target" ];
+      systemd.services.arclamp-log = {
+        serviceConfig.ExecStart = [ "" "${cfg.log.package}/bin/arclamp-log --config ${logConfigPath}" ];
+        serviceConfig.ExecReload = [ "" "${pkgs.coreutils}/bin/kill -HUP $MAINPID" ];
+        reloadTriggers = [ logConfigFile ];
+      };
+    })
+
+    (mkIf cfg.svg.enable {
+      systemd.packages = [ cfg.svg.package ];
+      environment.etc."arclamp/arclamp-svg.yaml".source = svgConfigFile;
+      systemd.timers = mkMerge [
+        { arclamp-svg.wantedBy = [ "timers.target" ]; }
+        (mkIf cfg.svg.compress.enable { arclamp-svg-compress.wantedBy = [ "timers.target" ]; })
+      ];
+      systemd.services.arclamp-svg.serviceConfig.ExecStart =
+        [ "" "${cfg.svg.package}/bin/arclamp-svg generate --config ${svgConfigPath}" ];
+      systemd.services.arclamp-svg-compress.serviceConfig.ExecStart =
+        [ "" "${cfg.svg.package}/bin/arclamp-svg compress --older-than 1 --config ${svgConfigPath}" ];
+    })
+
+    (mkIf (cfg.log.enable && cfg.svg.enable && svgLogsDir != (cfg.log.settings.base_path or "/srv/arclamp/logs")) {
+      warnings = [
+        "services.arclamp: arclamp-svg reads trace logs from ${svgLogsDir} but arclamp-log writes them to ${cfg.log.settings.base_path or "/srv/arclamp/logs"}; set services.arclamp.svg.settings.logs_dir (or data_dir) to match."
+      ];
+    })
+
+    (mkIf cfg.phpExtension.enable {
+      services.phpfpm.phpPackage = cfg.phpExtension.finalPackage;
+      assertions = [
+        {
+          assertion = badIniValues == { };
+          message = "services.arclamp.phpExtension.settings: a value contains a double quote or a newline: ${lib.concatStringsSep ", " (lib.attrNames badIniValues)}";
+        }
+        {
+          assertion = (cfg.phpExtension.package.extensionName or null) == "excimer";
+          message = "services.arclamp.phpExtension.package must be the excimer extension (passthru.extensionName = \"excimer\").";
+        }
+      ];
+    })
+  ];
+}

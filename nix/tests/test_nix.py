@@ -1,0 +1,555 @@
+"""Offline checks of the Nix packaging (nix/, flake.nix).
+
+This machine has no nixpkgs and no binary cache, so nothing is built with Nix
+here. What is checked, with Debian's nix-bin (nix-instantiate, `--store
+dummy://`: no daemon, no /nix, nothing written):
+
+1. every .nix file parses;
+2. flake.nix, nix/package.nix and nix/module.nix evaluate against stubs of
+   nixpkgs' lib and package set (nix/tests/stub-*.nix) and of the NixOS
+   options the module sets, and the results are dumped as JSON;
+3. the Makefile's `make install DESTDIR=<tmp>` is run with exactly the flags
+   the derivation passes (package.nix's makeFlags, which must be
+   nix/make-flags.nix), at the store paths the stub gives each package, then
+   the derivation's own postInstall (nix/split.sh) is run on it; every unit
+   name, ExecStart/ExecReload path, config path, user and file the module
+   and the flake refer to must exist in those trees, and the module's settings
+   must equal the packaged configs and be accepted by the real programs.
+
+Run from the repository root: /usr/bin/python3 -m pytest -q -p no:cacheprovider nix/tests
+"""
+
+import json
+import os
+import re
+import shlex
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+EVAL = ROOT / "nix" / "tests" / "eval.nix"
+COMPONENTS = ["arclamp-log", "arclamp-svg", "php-excimer-sampler", "arclamp"]
+ALL_ON = """{
+  services.arclamp.log.enable = true;
+  services.arclamp.svg.enable = true;
+  services.arclamp.phpExtension.enable = true;
+  services.arclamp.phpExtension.settings = {
+    "excimer.arclamp_target" = "unix:///run/arclamp/ingest.sock";
+    "excimer.arclamp_period" = 60;
+    "excimer.some_flag" = true;
+  };
+}"""
+# Absolute paths outside the store that exist on every NixOS system.
+NIXOS_PATHS = {"/bin/sh"}
+# Executables of (stub) nixpkgs packages the module may use: package name -> files.
+STORE_EXECUTABLES = {"coreutils": {"bin/kill"}}
+
+
+# --- helpers ----------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def nix_env(tmp_path_factory):
+    home = tmp_path_factory.mktemp("nix-home")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NIX_")}
+    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"),
+               NIX_CONFIG="build-users-group =\n")
+    return env
+
+
+def run_nix(env, *args, check=True):
+    p = subprocess.run(["nix-instantiate", "--store", "dummy://", *args], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=300)
+    if check and p.returncode != 0:
+        raise AssertionError(f"nix-instantiate {' '.join(args)} failed:\n{p.stderr}")
+    return p
+
+
+def nix_eval(env, attr, user_config=None, check=True):
+    args = ["--eval", "--strict", "--json", str(EVAL), "-A", attr]
+    if user_config is not None:
+        args += ["--arg", "userConfig", user_config]
+    p = run_nix(env, *args, check=check)
+    return json.loads(p.stdout) if p.returncode == 0 else p
+
+
+def parse_unit(text):
+    """systemd unit file -> {section: [(key, value), ...]} (no continuation lines)."""
+    sections, cur = {}, None
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("["):
+            cur = sections.setdefault(line.strip("[]"), [])
+            continue
+        k, _, v = line.partition("=")
+        cur.append((k.strip(), v.strip()))
+    return sections
+
+
+def values(unit, section, key):
+    return [v for k, v in unit.get(section, []) if k == key]
+
+
+def exec_argv(cmd):
+    """An Exec*= command line -> argv, systemd's prefixes (-@:+!) removed."""
+    argv = shlex.split(cmd)
+    argv[0] = argv[0].lstrip("-@:+!")
+    return argv
+
+
+def apply_overrides(shipped, override):
+    """systemd list semantics of a drop-in: "" resets, anything else appends."""
+    result = list(shipped)
+    for v in override:
+        result = [] if v == "" else result + [v]
+    return result
+
+
+class Tree:
+    """A `make install DESTDIR=...` tree of one package at its (fake) store path."""
+
+    def __init__(self, destdir, out):
+        self.destdir, self.out = Path(destdir), out
+
+    def path(self, p):
+        return self.destdir / p.lstrip("/")
+
+    def root(self):
+        return self.path(self.out)
+
+    def files(self):
+        r = self.root()
+        return sorted(str(p.relative_to(r)) for p in r.rglob("*") if not p.is_dir())
+
+
+# --- fixtures ---------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def packages(nix_env):
+    return nix_eval(nix_env, "packages")
+
+
+@pytest.fixture(scope="session")
+def flake(nix_env):
+    return nix_eval(nix_env, "flake")
+
+
+@pytest.fixture(scope="session")
+def trees(packages, tmp_path_factory):
+    """Each package's $out: `make install` with its makeFlags, then its postInstall."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    result = {}
+    for name, pkg in packages.items():
+        destdir = tmp_path_factory.mktemp(f"install-{name}")
+        flags = [f.replace(pkg["outPlaceholder"], pkg["out"]) for f in pkg["makeFlags"]]
+        p = subprocess.run(["make", "--no-print-directory", *pkg["buildFlags"], *flags,
+                            *pkg["installFlags"], f"DESTDIR={destdir}", pkg["installTargets"]],
+                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
+        assert p.returncode == 0, f"make install for {name} failed:\n{p.stdout}\n{p.stderr}"
+        tree = Tree(destdir, pkg["out"])
+        tree.full = tree.files()
+        script = pkg["postInstall"].replace(pkg["splitScript"], str(ROOT / "nix" / "split.sh"))
+        p = subprocess.run(["bash", "-euo", "pipefail", "-c", script],
+                           env={**env, "out": str(tree.root()), "TMPDIR": str(destdir)},
+                           capture_output=True, text=True, timeout=60)
+        assert p.returncode == 0, f"postInstall of {name} failed:\n{p.stderr}"
+        result[name] = tree
+    return result
+
+
+CONFIGS = {"all-on": ALL_ON, "example": "./nix/example.nix"}
+
+
+@pytest.fixture(scope="session", params=sorted(CONFIGS))
+def nixos(nix_env, request):
+    """The evaluated configuration of ALL_ON, and of nix/example.nix (the README's)."""
+    return nix_eval(nix_env, "nixos", CONFIGS[request.param])
+
+
+def tree_of(trees, store_path):
+    for t in trees.values():
+        if store_path == t.out or store_path.startswith(t.out + "/"):
+            return t
+    return None
+
+
+def units_of(trees, nixos):
+    """{unit file name: (tree, parsed unit)} of the packages in systemd.packages."""
+    units = {}
+    for out in nixos["systemd"]["packages"]:
+        t = tree_of(trees, out)
+        assert t is not None, f"systemd.packages holds {out}, which is none of the packages"
+        udir = t.path(out + "/lib/systemd/system")
+        assert udir.is_dir(), f"{out} has no lib/systemd/system"
+        for f in sorted(udir.iterdir()):
+            units[f.name] = (t, parse_unit(f.read_text()))
+    return units
+
+
+# --- 1. every .nix file parses ------------------------------------------------
+
+NIX_FILES = sorted([ROOT / "flake.nix", *(ROOT / "nix").rglob("*.nix")])
+
+
+@pytest.mark.parametrize("path", NIX_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_parses(nix_env, path):
+    run_nix(nix_env, "--parse", str(path))
+
+
+# --- 2. the flake and the packages --------------------------------------------
+
+def test_flake_outputs(flake):
+    assert flake["inputs"]["nixpkgs"], "flake.nix has no inputs.nixpkgs.url"
+    assert {"arclamp-log", "arclamp-svg", "php-excimer-sampler", "default"} <= set(flake["packageNames"])
+    assert "default" in flake["nixosModules"]
+    assert flake["moduleIsModuleFile"], "nixosModules.default is not nix/module.nix"
+    # the flake's packages are nix/packages.nix's, i.e. nix/package.nix's
+    for name, out in flake["packageOutPaths"].items():
+        assert out == flake["directOutPaths"][name], name
+    assert flake["packageOutPaths"]["default"] == flake["directOutPaths"]["arclamp"]
+
+
+@pytest.mark.parametrize("name", COMPONENTS)
+def test_make_flags_come_from_make_flags_nix(packages, name):
+    pkg = packages[name]
+    assert pkg["makeFlags"] == pkg["makeFlagsFile"], \
+        "nix/package.nix's makeFlags are not nix/make-flags.nix's"
+    # the build and install phases add no directory of their own
+    assert pkg["buildFlags"] == [] and pkg["installFlags"] == []
+    assert pkg["installTargets"] == "install"
+    for f in pkg["makeFlags"]:
+        var, _, value = f.partition("=")
+        assert value == pkg["outPlaceholder"] or value.startswith(pkg["outPlaceholder"] + "/"), \
+            f"{var} is not inside $out"
+
+
+def test_make_flags_cover_makefile_install_dirs(packages):
+    """Every directory variable of the Makefile's installation section is set."""
+    text = (ROOT / "Makefile").read_text()
+    section = text[text.index("# --- installation"):text.index("\ninstall:")]
+    dirs = set(re.findall(r"^([A-Z_]+)\s*\?=", section, re.M))
+    assert {"PREFIX", "BINDIR", "UNITDIR", "PHP_EXTDIR"} <= dirs
+    flags = {f.partition("=")[0] for f in packages["arclamp"]["makeFlags"]}
+    assert dirs <= flags, f"nix/make-flags.nix does not set {sorted(dirs - flags)}"
+
+
+def test_source_filter(packages):
+    filt = packages["arclamp"]["srcFilter"]
+    assert packages["arclamp"]["srcOrigin"] == str(ROOT)
+    for p in ["build (directory)", "nix (directory)", "flake.nix (regular)",
+              "flake.lock (regular)", ".git (directory)", "result (symlink)"]:
+        assert filt[p] is False, f"{p} would be copied into the build's source"
+    for p in ["Makefile (regular)", "VERSION (regular)", "arclamp-log (directory)",
+              "common (directory)", "systemd (directory)", "php-excimer-sampler (directory)",
+              "arclamp-svg/src/flamegraph.js (regular)"]:
+        assert filt[p] is True, f"{p} would be missing from the build's source"
+
+
+def test_package_metadata(packages):
+    version = (ROOT / "VERSION").read_text().strip()
+    for name in COMPONENTS:
+        pkg = packages[name]
+        assert pkg["pname"] == name and pkg["version"] == version
+        assert pkg["description"]
+        # build inputs: the Makefile's pkg-config packages and PHP's phpize
+        assert any(n.startswith("pkg-config") for n in pkg["nativeBuildInputs"])
+        assert any(n.startswith("php-") and n.endswith("-dev") for n in pkg["nativeBuildInputs"])
+    mk = (ROOT / "Makefile").read_text()
+    assert re.search(r"^PKGS\s*:=\s*hiredis yaml-0.1 libsystemd zlib libxxhash\s*$", mk, re.M), \
+        "the Makefile's PKGS changed: update buildInputs in nix/package.nix and this test"
+    assert packages["php-excimer-sampler"]["extensionName"] == "excimer"
+    assert packages["arclamp-log"]["mainProgram"] == "arclamp-log"
+    assert packages["arclamp-svg"]["mainProgram"] == "arclamp-svg"
+
+
+# --- 3. what make install writes ------------------------------------------------
+
+@pytest.mark.parametrize("name", COMPONENTS)
+def test_component_tree(packages, trees, name):
+    tree, pkg = trees[name], packages[name]
+    # make install wrote nothing outside $out
+    outside = [str(p) for p in tree.destdir.rglob("*")
+               if not p.is_dir() and not str(p).startswith(str(tree.root()) + "/")]
+    assert outside == [], f"make install wrote outside $out: {outside}"
+    if pkg["files"] is None:
+        assert tree.files() == tree.full
+    else:
+        assert tree.files() == sorted(pkg["files"])
+    for f in tree.files():
+        if f.startswith("bin/"):
+            assert os.access(tree.root() / f, os.X_OK), f
+        else:
+            assert not (tree.root() / f).stat().st_mode & stat.S_IXOTH or f.endswith(".so"), f
+
+
+def test_components_cover_everything_installed(packages, trees):
+    listed = set()
+    for name in ("arclamp-log", "arclamp-svg", "php-excimer-sampler"):
+        listed |= set(packages[name]["files"])
+    full = set(trees["arclamp"].full)
+    assert full - listed == set(), "installed by make install but in no package of nix/components.nix"
+    assert listed - full == set()
+
+
+@pytest.mark.parametrize("name", ["arclamp-log", "arclamp-svg", "arclamp"])
+def test_installed_units_point_into_out(trees, name):
+    """The units as installed work on their own: ExecStart and --config inside $out."""
+    tree = trees[name]
+    udir = tree.root() / "lib/systemd/system"
+    services = [f for f in udir.iterdir() if f.suffix == ".service"]
+    assert services
+    for f in services:
+        unit = parse_unit(f.read_text())
+        for cmd in values(unit, "Service", "ExecStart"):
+            argv = exec_argv(cmd)
+            assert argv[0].startswith(tree.out + "/bin/"), f"{f.name}: {cmd}"
+            assert os.access(tree.path(argv[0]), os.X_OK), f"{f.name}: {argv[0]} not installed"
+            cfg = argv[argv.index("--config") + 1]
+            assert cfg.startswith(tree.out + "/etc/arclamp/"), f"{f.name}: {cmd}"
+            assert tree.path(cfg).is_file(), f"{f.name}: {cfg} not installed"
+
+
+def test_php_extension_layout(packages, trees):
+    """php.buildEnv loads ${ext}/lib/php/extensions/${ext.extensionName}.so."""
+    for name in ("php-excimer-sampler", "arclamp"):
+        ext = packages[name]["extensionName"]
+        so = trees[name].root() / f"lib/php/extensions/{ext}.so"
+        assert so.is_file(), f"{name}: {so} missing"
+        assert so.read_bytes()[:4] == b"\x7fELF"
+
+
+# --- 4. the NixOS module against the installed trees ------------------------------
+
+def test_module_units_exist(trees, nixos):
+    units = units_of(trees, nixos)
+    kinds = {"services": ".service", "sockets": ".socket", "timers": ".timer"}
+    for kind, suffix in kinds.items():
+        for name in nixos["systemd"][kind]:
+            assert name + suffix in units, \
+                f"systemd.{kind}.{name}: {name}{suffix} is not installed by any package in systemd.packages"
+    # the packages the module enables are the module's package options
+    a = nixos["services"]["arclamp"]
+    assert nixos["systemd"]["packages"] == [a["log"]["package"], a["svg"]["package"]]
+
+
+def test_module_exec_paths_resolve(trees, nixos):
+    """Every Exec*= of every service, after the module's drop-ins, exists on NixOS."""
+    units = units_of(trees, nixos)
+    stub_store = {name: nixos[name] for name in STORE_EXECUTABLES}
+    checked = 0
+    for fname, (tree, unit) in units.items():
+        if not fname.endswith(".service"):
+            continue
+        override = nixos["systemd"]["services"].get(fname[:-len(".service")], {}).get("serviceConfig", {})
+        keys = {k for k, _ in unit.get("Service", []) if k.startswith("Exec")} | \
+               {k for k in override if k.startswith("Exec")}
+        for key in sorted(keys):
+            for cmd in apply_overrides(values(unit, "Service", key), override.get(key, [])):
+                exe = exec_argv(cmd)[0]
+                checked += 1
+                owner = tree_of(trees, exe)
+                if owner is not None:
+                    assert os.access(owner.path(exe), os.X_OK), f"{fname} {key}: {exe} is not installed"
+                elif any(exe.startswith(p + "/") for p in stub_store.values()):
+                    name = next(n for n, p in stub_store.items() if exe.startswith(p + "/"))
+                    assert exe[len(stub_store[name]) + 1:] in STORE_EXECUTABLES[name], f"{fname} {key}: {exe}"
+                else:
+                    assert exe in NIXOS_PATHS, f"{fname} {key}={cmd}: {exe} does not exist on NixOS"
+    assert checked >= 4
+
+
+def test_module_execstart_is_the_shipped_command(trees, nixos):
+    """The module's ExecStart= is the shipped one with --config /etc/arclamp/X.yaml."""
+    units = units_of(trees, nixos)
+    etc = nixos["environment"]["etc"]
+    services = [f[:-len(".service")] for f in units if f.endswith(".service")]
+    assert services
+    for name in services:
+        tree, unit = units[name + ".service"]
+        svc = nixos["systemd"]["services"].get(name, {})
+        override = svc.get("serviceConfig", {}).get("ExecStart")
+        assert override, f"{name}: no ExecStart override (the shipped one reads the store's default config)"
+        assert override[0] == "" and len(override) == 2, f"{name}: ExecStart must reset then set one command"
+        (shipped,) = values(unit, "Service", "ExecStart")
+        want, got = exec_argv(shipped), exec_argv(override[1])
+        assert len(want) == len(got), f"{name}: {override[1]!r} vs shipped {shipped!r}"
+        for w, g in zip(want, got):
+            if w != g:
+                m = re.fullmatch(re.escape(tree.out) + r"(/etc/arclamp/[^/]+\.yaml)", w)
+                assert m and g == m.group(1), f"{name}: {override[1]!r} vs shipped {shipped!r}"
+                assert g[len("/etc/"):] in etc, f"{name}: {g} is not in environment.etc"
+
+
+def test_module_enables_sockets_and_timers(trees, nixos):
+    units = units_of(trees, nixos)
+    for fname, (_, unit) in units.items():
+        name, _, kind = fname.rpartition(".")
+        wanted = values(unit, "Install", "WantedBy")
+        configured = nixos["systemd"].get(kind + "s", {}).get(name, {}).get("wantedBy", [])
+        if kind in ("socket", "timer"):
+            assert sorted(configured) == sorted(wanted), f"{fname}: wantedBy {configured}, shipped {wanted}"
+        else:
+            assert configured == [], f"{fname} is started by its socket or timer, not wanted by a target"
+    assert nixos["systemd"]["sockets"]["arclamp-log"]["wantedBy"] == ["sockets.target"]
+
+
+def test_module_reload_triggers(nixos):
+    svc = nixos["systemd"]["services"]["arclamp-log"]
+    assert svc["reloadTriggers"] == [nixos["environment"]["etc"]["arclamp/arclamp-log.yaml"]["source"]]
+    reload = svc["serviceConfig"]["ExecReload"]
+    assert reload[0] == "" and exec_argv(reload[-1])[1:] == ["-HUP", "$MAINPID"]
+
+
+def test_module_user_matches_sysusers_and_units(trees, nixos):
+    units = units_of(trees, nixos)
+    users, groups = nixos["users"]["users"], nixos["users"]["groups"]
+    for fname, (_, unit) in units.items():
+        for u in values(unit, "Service", "User"):
+            assert u in users and users[u]["isSystemUser"], f"{fname}: User={u}"
+        for g in values(unit, "Service", "Group"):
+            assert g in groups, f"{fname}: Group={g}"
+    sysusers = trees["arclamp-log"].root() / "lib/sysusers.d/arclamp.conf"
+    lines = [shlex.split(l) for l in sysusers.read_text().splitlines() if l.strip() and not l.startswith("#")]
+    for kind, name, _id, gecos, home in lines:
+        assert kind == "u" and name in users
+        assert users[name]["home"] == home and users[name]["description"] == gecos
+        assert users[name]["group"] == name and name in groups
+
+
+def test_module_default_settings_match_packaged_yaml(nix_env):
+    r = nix_eval(nix_env, "nixos", "{ services.arclamp.log.enable = true; services.arclamp.svg.enable = true; }")
+    for prog in ("arclamp-log", "arclamp-svg"):
+        packaged = yaml.safe_load((ROOT / "systemd" / f"{prog}.yaml").read_text())
+        settings = r["services"]["arclamp"][prog[len("arclamp-"):]]["settings"]
+        assert settings == packaged, f"services.arclamp.*.settings defaults differ from systemd/{prog}.yaml"
+        assert r["environment"]["etc"][f"arclamp/{prog}.yaml"]["content"] == settings
+    assert r["warnings"] == []
+
+
+def check_configs(trees, result, tmp_path):
+    """The rendered settings (as YAML, like formats.yaml) pass the installed programs' checks."""
+    bindir = trees["arclamp"].root() / "bin"
+    etc = result["environment"]["etc"]
+    log = tmp_path / "arclamp-log.yaml"
+    log.write_text(yaml.safe_dump(etc["arclamp/arclamp-log.yaml"]["content"]))
+    p = subprocess.run([bindir / "arclamp-log", "--check-config", "--config", log], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    svg = tmp_path / "arclamp-svg.yaml"
+    svg.write_text(yaml.safe_dump(etc["arclamp/arclamp-svg.yaml"]["content"]))
+    (tmp_path / "data").mkdir(exist_ok=True)
+    p = subprocess.run([bindir / "arclamp-svg", "metrics", "--config", svg, "--data-dir", tmp_path / "data",
+                        "--output", tmp_path / "m.prom"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+
+
+def test_module_settings_accepted_by_programs(trees, nixos, tmp_path):
+    check_configs(trees, nixos, tmp_path)
+
+
+def test_module_settings_merge(nix_env, trees, tmp_path):
+    r = nix_eval(nix_env, "nixos", """{
+      services.arclamp.log.enable = true;
+      services.arclamp.svg.enable = true;
+      services.arclamp.log.settings.base_path = "/srv/arclamp/logs";
+      services.arclamp.log.settings.redis = { host = "127.0.0.1"; port = 6379; };
+      services.arclamp.svg.settings.functions = [ { function = "UploadBase::performUpload"; label = "Upload"; } ];
+    }""")
+    log = r["services"]["arclamp"]["log"]["settings"]
+    assert log["base_path"] == "/srv/arclamp/logs"
+    assert log["redis"] == {"host": "127.0.0.1", "port": 6379}
+    assert [g["period"] for g in log["logs"]] == ["hourly", "daily"]
+    assert log["metrics_file"] == "/var/lib/arclamp/arclamp-log.prom"
+    svg = r["services"]["arclamp"]["svg"]["settings"]
+    assert svg["data_dir"] == "/var/lib/arclamp" and svg["functions"][0]["label"] == "Upload"
+    assert len(r["warnings"]) == 1 and "/var/lib/arclamp/logs" in r["warnings"][0]
+    check_configs(trees, r, tmp_path)
+
+
+def test_module_disabled_sets_nothing(nix_env):
+    r = nix_eval(nix_env, "nixos", "{ }")
+    assert r["systemd"]["packages"] == []
+    assert r["systemd"]["services"] == {} and r["systemd"]["sockets"] == {} and r["systemd"]["timers"] == {}
+    assert r["users"]["users"] == {} and r["environment"]["etc"] == {}
+    assert r["phpfpm"]["phpPackage"] != r["services"]["arclamp"]["phpExtension"]["finalPackage"]
+
+
+def test_module_svg_without_compress(nix_env):
+    r = nix_eval(nix_env, "nixos", "{ services.arclamp.svg.enable = true; services.arclamp.svg.compress.enable = false; }")
+    assert list(r["systemd"]["timers"]) == ["arclamp-svg"]
+    assert list(r["systemd"]["sockets"]) == []
+    assert "arclamp" in r["users"]["users"]
+
+
+def test_module_php_extension(packages, trees, nixos):
+    php = nixos["phpfpm"]
+    a = nixos["services"]["arclamp"]["phpExtension"]
+    assert php["phpPackage"] == a["finalPackage"]
+    ours = [e for e in php["extensions"] if e["out"] == a["package"]]
+    assert ours == [{"out": packages["php-excimer-sampler"]["out"], "extensionName": "excimer"}]
+    assert tree_of(trees, ours[0]["out"]).path(ours[0]["out"] + "/lib/php/extensions/excimer.so").is_file()
+    # the php's other extensions stay; nixpkgs' own excimer does not (same name)
+    assert [e["extensionName"] for e in php["extensions"]] == ["opcache", "excimer"]
+
+    def ini(v):
+        return ("1" if v else "0") if isinstance(v, bool) else str(v) if isinstance(v, int) else f'"{v}"'
+    assert sorted(php["extraConfig"].splitlines()) == sorted(f"{k} = {ini(v)}" for k, v in a["settings"].items())
+    assert a["settings"]["excimer.arclamp_target"] == "unix:///run/arclamp/ingest.sock"
+
+
+def test_all_on_ini_rendering(nix_env):
+    r = nix_eval(nix_env, "nixos", ALL_ON)
+    assert sorted(r["phpfpm"]["extraConfig"].splitlines()) == [
+        'excimer.arclamp_period = 60',
+        'excimer.arclamp_target = "unix:///run/arclamp/ingest.sock"',
+        'excimer.some_flag = 1',
+    ]
+
+
+def test_example_configuration(nix_env):
+    r = nix_eval(nix_env, "nixos", CONFIGS["example"])
+    sock = r["systemd"]["sockets"]["arclamp-log"]
+    assert sock["listenDatagrams"] == ["0.0.0.0:7761"] and sock["wantedBy"] == ["sockets.target"]
+    log = r["services"]["arclamp"]["log"]["settings"]
+    assert log["logs"][0]["retain"] == 672 and log["base_path"] == "/var/lib/arclamp/logs"
+    assert r["warnings"] == []
+
+
+def test_module_options_documented(nixos):
+    def walk(tree, loc):
+        for k, v in tree.items():
+            if "readOnly" in v and "type" in v:
+                yield ".".join(loc + [k]), v
+            else:
+                yield from walk(v, loc + [k])
+    opts = list(walk(nixos["options"], ["services", "arclamp"]))
+    assert len(opts) >= 11
+    for name, o in opts:
+        assert o["description"], f"{name} has no description"
+        assert o["type"], name
+        assert o["hasDefault"], f"{name} has no default"
+
+
+# --- 5. the evaluation is strict enough to catch mistakes ----------------------------
+
+@pytest.mark.parametrize("config,error", [
+    ("{ services.arclamp.log.enabled = true; }", "does not exist"),
+    ("{ services.arclamp.log.enable = \"yes\"; }", "is not of type"),
+    ("{ services.arclamp.svg.enable = true; systemd.services.arclamp-svg.serviceConfg = { }; }", "does not exist"),
+    ("{ services.arclamp.phpExtension.enable = true; "
+     "services.arclamp.phpExtension.settings.\"excimer.x\" = \"a\\\"b\"; }", "double quote"),
+    ("{ pkgs, ... }: { services.arclamp.phpExtension.enable = true; "
+     "services.phpfpm.phpPackage = pkgs.php83; }", "defined multiple times"),
+    ("{ services.arclamp.phpExtension.enable = true; "
+     "services.arclamp.phpExtension.finalPackage = { type = \"derivation\"; outPath = \"/x\"; }; }",
+     "read-only"),
+])
+def test_mistakes_fail_evaluation(nix_env, config, error):
+    p = nix_eval(nix_env, "nixos", config, check=False)
+    assert isinstance(p, subprocess.CompletedProcess), f"{config} evaluated"
+    assert error in p.stderr, p.stderr
+
