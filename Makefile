@@ -36,7 +36,7 @@ SAN_TESTS  := $(BUILD)/asan/tests/test-common $(BUILD)/asan/tests/test-arclamp-l
 BENCH_BINS := $(BENCH_SRC:bench/src/%.c=$(BUILD)/bench/%)
 
 .PHONY: all deps check unit-tests asan-tests log-tests svg-tests php-tests php-tests-valgrind \
-        demo bench install clean nix-tests integration
+        demo bench install clean nix-tests integration system-tests
 all: $(PROGRAMS) $(BUILD)/php/excimer.so
 
 deps:
@@ -182,10 +182,18 @@ integration: all
 	@echo "== integration tests: a simulated fleet in network namespaces"
 	integration-tests/run
 
+# The systemd units on the host (systemd-analyze verify and security), then
+# the Debian packages installed and booted in a debootstrap'ed Debian 12 under
+# systemd-nspawn (root; uses the Debian mirror of this machine's apt
+# configuration). make deb packages HEAD: commit first, or DEB_TREE=worktree.
+system-tests: deb
+	@echo "== systemd units; the Debian packages in a booted container"
+	$(PYTEST) -q -p no:cacheprovider systemd/tests
+
 check: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory unit-tests asan-tests log-tests svg-tests php-tests \
-	  php-tests-valgrind nix-tests integration
+	  php-tests-valgrind nix-tests integration system-tests
 
 # --- demo and benchmarks --------------------------------------------------
 demo: deps

@@ -3,15 +3,17 @@ fleet with fleet_factory(...) and records a row of the results table."""
 
 import gzip
 import os
+import signal
 import subprocess
 import time
 
 import pytest
 
 from harness import report
-from harness.arclamp import metric_sum
+from harness.arclamp import HOURLY, metric_sum
 from harness.fcgi import percentile
 from harness.fleet import Fleet
+from harness.procs import wait_until
 
 HOSTS = int(os.environ.get("ARCLAMP_IT_HOSTS", "3"))
 REQUESTS = int(os.environ.get("ARCLAMP_IT_REQUESTS", "30"))
@@ -312,3 +314,405 @@ def test_hostile_app(fleet_factory):
     assert "<img" not in html and "<svg onload" not in html
     assert row["lost"] == 0
     row["note"] += "; %d graphs well-formed" % len(svgs)
+
+
+# ---------------------------------------------------------------------------
+# Helpers of the fault scenarios (2, 3, 6)
+
+
+def wait_lines_flowing(fleet, load, lines=20, timeout=30):
+    """Wait until arclamp-log has received `lines` lines of this load (so a
+    fault lands mid-load); fails if the load ended first."""
+    wait_until(lambda: fleet.arclamp.metric_sum("arclamp_log_lines_received_total") >= lines
+               or not load.running(), timeout=timeout, what="%d lines received" % lines)
+    assert load.running(), "the load ended before the fault"
+
+
+def written_by_host(acct, group="hourly", tag="all"):
+    return {h: v["lines"] for h, v in acct["per_group"][group].get(tag, {}).items()}
+
+
+def assert_every_line_parses(logs):
+    """No file ends inside a line and every line of every log parses."""
+    assert not logs.torn, "files ending inside a line: %r" % logs.torn
+    assert not logs.bad_names, logs.bad_names
+    bad = [(k, line[:120]) for k, lines in logs.files.items() for line in lines
+           if logs.parse(line) is None]
+    assert not bad, "lines that do not parse: %r" % bad[:5]
+
+
+def failures(acct):
+    return sum(s["failed"] for s in acct["sent_by_host"].values())
+
+
+# ---------------------------------------------------------------------------
+# Scenario 2
+
+
+def test_redis_restart_pubsub(fleet_factory):
+    """Redis (no persistence, like Arc Lamp's) restarted while 2 hosts serve
+    traffic: requests never fail; the extensions count the sends that found
+    no Redis; arclamp-log reconnects by itself; what is lost is at most what
+    was published to the new Redis before arclamp-log subscribed again (pub/sub
+    keeps nothing for a subscriber that is not there) — measured with the
+    server's own PUBLISH count, read atomically with its subscriber count."""
+    t0 = time.monotonic()
+    fleet = fleet_factory(hosts=2, transport="pubsub")
+    load = fleet.start_load(count=150, duration=60)
+    wait_lines_flowing(fleet, load)
+    t_down, t_up = fleet.redis.restart(downtime=0.5)
+    in_flight = fleet.redis.publishes_until_subscribed(fleet.opts.channel)
+    t_sub = time.monotonic()
+    loads = load.wait()
+    acct = fleet.account(lossy=True)
+    row = record_row("2 redis restarted (pubsub)", acct, loads, t0)
+
+    assert not fleet.failed_requests(loads), fleet.failed_requests(loads)[:3]
+    assert Fleet.requests_in(loads, t_down, t_up), "no request while Redis was down"
+    assert Fleet.requests_in(loads, t_sub), "no request after arclamp-log subscribed again"
+    errors = {}
+    for s in acct["sent_by_host"].values():
+        for k, v in s["errors"].items():
+            errors[k] = errors.get(k, 0) + v
+    assert failures(acct) > 0 and errors.get("connect", 0) > 0, errors
+    m = acct["metrics"]
+    assert metric_sum(m, "arclamp_log_redis_reconnects_total") >= 1
+    assert fleet.arclamp.metric("arclamp_log_redis_connected") == 1
+    assert acct["invalid"] == 0
+    assert_every_line_parses(acct["logs"])
+    lost = row["lost"]
+    # a line whose PUBLISH was cut off before its reply counts as failed but
+    # may have been delivered: lost can be negative, by at most the failures
+    assert -failures(acct) <= lost <= in_flight, (lost, in_flight)
+    # every host delivers again after the restart
+    assert all(written_by_host(acct).get(h, 0) > 0 for h in fleet.web)
+    row["note"] = ("down %.1f s; in flight (published before arclamp-log re-subscribed): %d; "
+                   "failed sends: %d %r" % (t_up - t_down, in_flight, failures(acct),
+                                            {k: v for k, v in errors.items() if v}))
+
+
+def test_redis_restart_stream(fleet_factory):
+    """Stream mode with a persistent Redis (AOF, appendfsync always) SIGKILLed
+    and restarted while 2 hosts serve traffic, with arclamp-log paused
+    (SIGSTOP) beforehand so entries are waiting in the stream when Redis dies:
+    nothing the extensions report as sent is lost, per host; the entries
+    waiting in Redis are read after the restart and everything is
+    acknowledged (no pending entries, an empty stream)."""
+    t0 = time.monotonic()
+    fleet = fleet_factory(hosts=2, transport="stream", redis_persist=True)
+    load = fleet.start_load(count=80, duration=60)
+    wait_lines_flowing(fleet, load)
+    fleet.arclamp.proc.signal(signal.SIGSTOP)
+    try:
+        wait_until(lambda: fleet.redis.stream_state(fleet.opts.channel)["length"] >= 10
+                   or not load.running(), timeout=20, what="entries waiting in the stream")
+        waiting = fleet.redis.stream_state(fleet.opts.channel)
+        t_down, t_up = fleet.redis.restart(downtime=0.5, kill=True)
+        kept = fleet.redis.stream_state(fleet.opts.channel)
+    finally:
+        fleet.arclamp.proc.signal(signal.SIGCONT)
+    fleet.arclamp.wait_redis_connected()
+    loads = load.wait()
+    acct = fleet.account()
+    end = fleet.redis.stream_state(fleet.opts.channel)
+    row = record_row("2 redis restarted (stream, AOF)", acct, loads, t0)
+
+    assert not fleet.failed_requests(loads), fleet.failed_requests(loads)[:3]
+    assert Fleet.requests_in(loads, t_down, t_up), "no request while Redis was down"
+    assert waiting["length"] >= 10, waiting
+    # the restarted Redis still holds what was waiting (and what came since)
+    assert kept["length"] >= waiting["length"], (waiting, kept)
+    assert failures(acct) > 0, "no send found Redis down"
+    m = acct["metrics"]
+    assert metric_sum(m, "arclamp_log_redis_reconnects_total") >= 1
+    assert acct["invalid"] == 0
+    assert_every_line_parses(acct["logs"])
+    written = written_by_host(acct)
+    for host, s in acct["sent_by_host"].items():
+        # nothing lost; more only by lines whose XADD reply was cut off
+        # (counted as failed) or entries read again after a lost XACK
+        assert written.get(host, 0) >= s["sent"], (host, written, s)
+    assert end == {"length": 0, "pending": 0}, end
+    row["note"] = ("down %.1f s; %d entries waiting in Redis when it was killed; failed sends: %d; "
+                   "written - sent: %d" % (t_up - t_down, waiting["length"], failures(acct),
+                                           -row["lost"]))
+
+
+# ---------------------------------------------------------------------------
+# Scenario 3
+
+
+def newest_log(base, group, tag="all"):
+    d = os.path.join(str(base), group)
+    names = [n for n in os.listdir(d) if n.endswith(".%s.log" % tag)]
+    return os.path.join(d, max(names, key=lambda n: os.path.getmtime(os.path.join(d, n))))
+
+
+@pytest.mark.parametrize("transport", ["udp", "stream"])
+def test_arclamp_log_killed(fleet_factory, transport):
+    """arclamp-log SIGKILLed while 2 hosts serve traffic and restarted about
+    1 s later, its ingest sockets held by socket activation (the harness holds
+    them, as PID 1 does for arclamp-log.socket). While it is down, web1's CLI
+    job runner sends a known number of lines: every one of them is written
+    after the restart (they waited in the held socket, or in the stream). A
+    SIGKILL inside a multi-page write() can leave a partial last line: one is
+    planted while the daemon is dead, and the restarted daemon cuts it off.
+    Every line of every log parses. udp: the loss (lines the killed daemon
+    had read but not yet written) is measured; stream: nothing is lost."""
+    t0 = time.monotonic()
+    stream = transport == "stream"
+    fleet = fleet_factory(hosts=2, transport=transport, socket_activation=True)
+    al = fleet.arclamp
+    assert "listen" not in al.config and al.holder is not None
+    load = fleet.start_load(count=150, duration=60)
+    wait_lines_flowing(fleet, load)
+    al.kill()
+    t_kill = time.monotonic()
+    old = al.metrics()       # the killed daemon's last metrics (at most 0.2 s old)
+    with open(newest_log(al.files_root, "hourly"), "ab") as f:
+        f.write(b"/srv/torn/index.php;Torn\\Line::cutOffBy")     # no count, no newline
+    jobs = fleet.run_jobs_all(jobs=10, hosts=["web1"])["web1"]["stats"]
+    time.sleep(max(0.0, t_kill + 1.0 - time.monotonic()))     # down for 1 s at least
+    al.restart()
+    t_up = time.monotonic()
+    loads = load.wait()
+    if stream:
+        # the new daemon's counters start at 0: wait for the stream instead
+        wait_until(lambda: fleet.redis.stream_state(fleet.opts.channel) == {"length": 0, "pending": 0},
+                   what="the stream read and acknowledged")
+    acct = fleet.account(lossy=True)
+    m = acct["metrics"]
+    received = int(metric_sum(old, "arclamp_log_lines_received_total")) + acct["received"]
+    row = record_row("3 arclamp-log killed (%s)" % transport, acct, loads, t0)
+    row["received"] = received
+
+    assert not fleet.failed_requests(loads), fleet.failed_requests(loads)[:3]
+    assert Fleet.requests_in(loads, t_kill, t_up), "no request while arclamp-log was down"
+    assert Fleet.requests_in(loads, t_up), "no request after the restart"
+    logs = acct["logs"]
+    assert_every_line_parses(logs)
+    assert metric_sum(m, "arclamp_log_torn_lines_repaired_total") >= 1
+    assert al.events("torn_line_repaired"), "the repair is not logged"
+    assert acct["invalid"] == 0
+    # the CLI run's lines, all sent while the daemon was dead, all written
+    assert jobs["sent"] > 0 and jobs["failed"] == 0, jobs
+    runjobs = acct["per_group"]["hourly"].get("RunJobs", {}).get("web1", {}).get("lines", 0)
+    assert runjobs == jobs["sent"], "sent while arclamp-log was down: %d, written: %d" % (
+        jobs["sent"], runjobs)
+    written = written_by_host(acct)
+    if stream:
+        for host, s in acct["sent_by_host"].items():
+            assert written.get(host, 0) >= s["sent"], (host, written, s)
+        end = fleet.redis.stream_state(fleet.opts.channel)
+        assert end == {"length": 0, "pending": 0}, end
+    else:
+        assert failures(acct) == 0
+        assert metric_sum(m, "arclamp_log_datagrams_dropped_total") == 0
+        assert row["lost"] >= 0, row
+        # what was lost had reached the killed daemon (it is not in the new one's count)
+        assert row["lost"] <= acct["sent"] - acct["received"], (row, acct["received"])
+    row["note"] = ("down %.1f s (%d lines sent meanwhile by RunJobs, all written); "
+                   "received: both daemons (the killed one's last metrics)"
+                   % (t_up - t_kill, jobs["sent"]))
+
+
+# ---------------------------------------------------------------------------
+# Scenario 6
+
+
+def fill_disk(path):
+    """Write `path` until the file system is full (ENOSPC); returns its size."""
+    import errno
+    fd = os.open(str(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    size = 0
+    try:
+        for chunk in (1 << 20, 1 << 16, 4096, 512, 64, 1):
+            data = b"\0" * chunk
+            while True:
+                try:
+                    n = os.write(fd, data)
+                except OSError as exc:
+                    if exc.errno != errno.ENOSPC:
+                        raise
+                    break
+                size += n
+                if n < chunk:
+                    break
+    finally:
+        os.close(fd)
+    return size
+
+
+def test_disk_full(fleet_factory):
+    """tier2's base_path is a 2 MiB tmpfs (mounted in the daemon's private
+    mount namespace), filled up by a filler file mid-run. (a) While it is
+    full, a small load: arclamp-log survives, counts and logs the failed
+    writes, keeps the lines (max_buffer_bytes: 64 KiB per file, the least allowed), and once the
+    filler is deleted writes them all: nothing lost. (b) Full again, more
+    traffic than the buffers hold: the excess is dropped and counted
+    (lines_dropped_total), never more than that is lost, memory stays
+    bounded, and writing resumes when space returns."""
+    t0 = time.monotonic()
+    fleet = fleet_factory(hosts=2, transport="udp", tier2_tmpfs="2m",
+                          arclamp_over={"max_line_bytes": 32768, "max_buffer_bytes": 65536})
+    al = fleet.arclamp
+    root = al.files_root
+    assert os.statvfs(str(root)).f_blocks * os.statvfs(str(root)).f_frsize <= 2 << 20, \
+        "base_path is not the small tmpfs"
+    fleet.load_all(count=6, duration=60)
+    fleet.settle()
+    filler = root / "filler"
+
+    # (a) full: a load whose lines fit the buffers
+    fill_disk(filler)
+    errors0 = al.metric_sum("arclamp_log_write_errors_total")
+    loads = fleet.load_all(count=10, duration=60)
+    wait_until(lambda: al.metric_sum("arclamp_log_write_errors_total") > errors0,
+               what="a failed write counted")
+    time.sleep(1.2)                        # a retry (every 1 s) fails too
+    assert al.proc.alive(), "arclamp-log died on a full disk"
+    assert al.events("write_failed"), "the failed write is not logged"
+    errors_full = al.metric_sum("arclamp_log_write_errors_total")
+    assert errors_full >= 2, errors_full
+    assert al.metric_sum("arclamp_log_lines_dropped_total") == 0
+    os.unlink(str(filler))
+    wait_until(lambda: al.events("write_resumed"), what="write_resumed logged")
+    acct = fleet.account()
+    row = record_row("6 disk full: lines kept, then written", acct, loads, t0,
+                     note="%d failed writes while full" % errors_full)
+    assert row["lost"] == 0, row
+    assert_every_line_parses(acct["logs"])
+    for host, s in acct["sent_by_host"].items():
+        assert written_by_host(acct)[host] == s["sent"]
+
+    # (b) full again, more than max_buffer_bytes per file
+    t1 = time.monotonic()
+    fill_disk(filler)
+    loads, rounds = {}, 0
+    for rounds in range(1, 9):
+        for h, r in fleet.load_all(count=25, duration=60).items():
+            loads.setdefault(h, {"requests": [], "t0": r["t0"]})["requests"] += r["requests"]
+        if al.wait_metrics_fresh() and al.metric_sum("arclamp_log_lines_dropped_total") > 0:
+            break
+    dropped = al.metric_sum("arclamp_log_lines_dropped_total")
+    assert dropped > 0, "nothing dropped after %d rounds of load on a full disk" % rounds
+    assert al.proc.alive()
+    written_before = al.metric("arclamp_log_lines_written_total", group="hourly")
+    os.unlink(str(filler))
+    wait_until(lambda: al.metric("arclamp_log_lines_written_total", group="hourly") > written_before,
+               what="writing again after the space returned")
+    acct = fleet.account(lossy=True)
+    row = record_row("6 disk full: beyond the buffers", acct, loads, t1,
+                     note="totals of (a) and (b); %d load rounds on a full disk; lines dropped "
+                     "(summed over all files): %d" % (rounds, dropped))
+    assert 0 < row["lost"] <= dropped, (row["lost"], dropped)
+    assert acct["invalid"] == 0 and metric_sum(acct["metrics"], "arclamp_log_lines_received_total") \
+        == acct["sent"]
+    assert_every_line_parses(acct["logs"])
+    assert al.proc.alive()
+
+
+# ---------------------------------------------------------------------------
+# Scenario 7
+
+PER_SECOND = "%Y-%m-%d_%H-%M-%S"
+
+
+class DirWatcher:
+    """Lists directories every `interval` s in a thread: every file name seen."""
+
+    def __init__(self, dirs, interval=0.1):
+        import threading
+        self.dirs = [str(d) for d in dirs]
+        self.seen = {d: set() for d in self.dirs}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self):
+        while not self._stop.is_set():
+            self.scan()
+            self._stop.wait(0.1)
+
+    def scan(self):
+        for d in self.dirs:
+            try:
+                self.seen[d].update(os.listdir(d))
+            except FileNotFoundError:
+                pass
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join(timeout=5)
+        self.scan()
+
+
+def by_tag(names):
+    """{tag: sorted buckets} of trace log names (<bucket>.<tag>.log[.gz])."""
+    import re
+    out = {}
+    for n in names:
+        m = re.match(r"^(\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2})\.(.+)\.log(?:\.gz)?$", n)
+        if m:
+            out.setdefault(m.group(2), []).append(m.group(1))
+    return {t: sorted(b) for t, b in out.items()}
+
+
+def test_retention_rollover(fleet_factory):
+    """Per-second buckets (`%Y-%m-%d_%H-%M-%S`) in two groups, retain 3 and
+    retain 5, beside the hourly group, while 2 hosts serve traffic for 6 s:
+    files rotate every second (older ones are closed: open files stay at
+    one per group and tag), and each group keeps, per tag, exactly its
+    newest `retain` files — an old .log.gz of the same format counts and
+    goes; a quiet tag's old file stays (pruning is per tag); files of other
+    formats or names are never touched. Nothing is lost: the hourly log
+    holds every line sent."""
+    t0 = time.monotonic()
+    sec3 = {"period": "sec3", "format": PER_SECOND, "retain": 3}
+    sec5 = {"period": "sec5", "format": PER_SECOND, "retain": 5}
+    fleet = fleet_factory(hosts=2, transport="udp", logs=[dict(HOURLY), sec3, sec5])
+    base = fleet.arclamp.files_root
+    planted_gone = ["2000-01-01_00-00-00.all.log.gz", "2000-01-01_00-00-01.index.log"]
+    planted_kept = ["2000-01-01_00-00-00.quiet.log", "2000-01-01.all.log", "notes.txt",
+                    "2000-01-01_00-00-00.all.log.bak"]
+    for d in ("sec3", "sec5"):
+        (base / d).mkdir(parents=True, exist_ok=True)
+        for i, n in enumerate(planted_gone + planted_kept):
+            p = base / d / n
+            p.write_bytes(b"")
+            os.utime(str(p), (946684800 + i, 946684800 + i))     # 2000-01-01
+    watcher = DirWatcher([base / "sec3", base / "sec5"])
+    try:
+        loads = fleet.load_all(count=1000, duration=6)
+        acct = fleet.account()
+    finally:
+        watcher.stop()
+    m = acct["metrics"]
+    row = record_row("7 retention, per-second buckets", acct, loads, t0)
+
+    assert not fleet.failed_requests(loads)
+    assert acct["invalid"] == 0 and row["lost"] == 0, row     # the hourly log has every line
+    for g in ("sec3", "sec5"):
+        assert metric_sum(m, "arclamp_log_lines_written_total", group=g) == acct["sent"]
+    assert metric_sum(m, "arclamp_log_files_pruned_total") > 0
+    # rollover closes the previous bucket's file: one open file per group and tag
+    tags = set(acct["logs"].tags("hourly"))
+    assert fleet.arclamp.metric("arclamp_log_open_files") <= 3 * len(tags), m
+    summary = {}
+    for d, retain in (("sec3", 3), ("sec5", 5)):
+        now = set(os.listdir(str(base / d)))
+        seen = by_tag(watcher.seen[str(base / d)])
+        kept = by_tag(now)
+        assert len(seen["all"]) >= retain + 2, "%s: rotated through %r only" % (d, seen["all"])
+        for tag, buckets in seen.items():
+            if tag == "quiet":
+                continue
+            assert kept.get(tag) == buckets[-retain:], "%s/%s: kept %r of %r" % (
+                d, tag, kept.get(tag), buckets)
+        for n in planted_kept:
+            assert n in now, "%s/%s was removed" % (d, n)
+        for n in planted_gone:
+            assert n not in now, "%s/%s was not pruned" % (d, n)
+        summary[d] = "%s: %d buckets seen, %d kept per tag" % (d, len(seen["all"]), retain)
+    row["note"] = "; ".join(summary.values()) + "; %d files pruned" % metric_sum(
+        m, "arclamp_log_files_pruned_total")

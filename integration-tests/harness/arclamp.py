@@ -94,10 +94,19 @@ class ArclampLog:
     redis: a harness Redis or None; mode: 'pubsub' or 'stream'; udp_port: a UDP
     ingest socket on the namespace's address (None: none); unix: also a unix
     ingest socket under the work dir; logs: the log groups (hourly + daily);
-    over: more top-level keys."""
+    over: more top-level keys.
+
+    socket_activation: the test process holds the ingest sockets (a
+    sockact.SocketHolder, as PID 1 holds arclamp-log.socket) and passes them
+    with LISTEN_FDS to every start; the config then has no `listen`.
+    tmpfs: a size ("1m"): base_path is a tmpfs of that size, mounted in a
+    private mount namespace of the daemon (nothing is mounted in the root
+    namespace; it goes away with the daemon); the test reaches the files
+    through /proc/PID/root (files_root)."""
 
     def __init__(self, ns, workdir, redis=None, mode="pubsub", channel="excimer", udp_port=7761,
-                 unix=True, logs=None, over=None, argv_prefix=None, extra_env=None):
+                 unix=True, logs=None, over=None, argv_prefix=None, extra_env=None,
+                 socket_activation=False, tmpfs=None):
         self.ns = ns
         self.dir = Path(workdir) / "arclamp"
         self.data_dir = self.dir / "data"          # arclamp-svg's data_dir
@@ -123,7 +132,12 @@ class ArclampLog:
             "redis_channel": channel,
             "logs": self.logs,
         }
-        if listen:
+        self.holder = None
+        if socket_activation and listen:
+            from .sockact import SocketHolder
+            self.holder = SocketHolder(ns, udp=(ns.address, udp_port) if udp_port else None,
+                                       unix=self.unix_path, name=channel)
+        elif listen:
             cfg["listen"] = listen
         if redis is not None:
             cfg["redis"] = {"host": redis.host, "port": redis.port, "mode": mode,
@@ -135,10 +149,21 @@ class ArclampLog:
         self.notify = NotifyListener(self.dir / "notify.sock")
         env = {k: v for k, v in os.environ.items() if k not in _SCRUB_ENV}
         env["NOTIFY_SOCKET"] = self.notify.path
+        argv = list(argv_prefix or []) + [arclamp_log_bin(), str(self.config_path)]
+        pass_fds = ()
+        if self.holder is not None:
+            argv = self.holder.wrap(argv)
+            pass_fds = self.holder.fds()
+            env.update(self.holder.env())
+        self.tmpfs = tmpfs
+        if tmpfs:
+            # unshare and sh exec in turn, so the daemon keeps the Popen's pid
+            argv = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                    'mount -t tmpfs -o "size=$1,mode=0755" arclamp-it-tier2 "$2" && shift 2 '
+                    '&& exec "$@"', "sh", str(tmpfs), str(self.base_path)] + argv
         env.update(extra_env or {})
-        self.proc = Proc(ns, "arclamp-log",
-                         list(argv_prefix or []) + [arclamp_log_bin(), str(self.config_path)],
-                         self.dir / "arclamp-log.stderr", env=env)
+        self.proc = Proc(ns, "arclamp-log", argv, self.dir / "arclamp-log.stderr", env=env,
+                         pass_fds=pass_fds)
 
     def write_config(self):
         tmp = self.config_path.with_suffix(".tmp")
@@ -166,11 +191,30 @@ class ArclampLog:
         wait_until(lambda: self.metric("arclamp_log_redis_connected") == 1, timeout=timeout,
                    what="arclamp-log connected to redis", describe=lambda: tail(self.proc.log, 2000))
 
+    @property
+    def files_root(self):
+        """base_path as the test process sees the daemon's files: through
+        /proc/PID/root when they are on the daemon's private tmpfs."""
+        if not self.tmpfs:
+            return self.base_path
+        if not self.proc.alive():
+            raise AssertionError("arclamp-log is not running: its tmpfs is gone")
+        return Path("/proc/%d/root%s" % (self.proc.pid, self.base_path))
+
     def stop(self):
         return self.proc.stop()
 
     def kill(self):
+        """SIGKILL (the socket holder keeps the ingest sockets, when there is one)."""
         self.proc.kill()
+
+    def restart(self, wait_ready=True):
+        return self.start(wait_ready=wait_ready)
+
+    def events(self, name):
+        """The daemon's stderr log entries of one event (`... <level> <event>: ...`)."""
+        pat = re.compile(r"^\S+ \S+\[\d+\] \w+ %s: " % re.escape(name))
+        return [line for line in self.proc.log_text().splitlines() if pat.match(line)]
 
     def close(self):
         try:
@@ -178,6 +222,8 @@ class ArclampLog:
                 self.proc.stop()
         finally:
             self.notify.close()
+            if self.holder is not None:
+                self.holder.close()
 
     # -- metrics
     def metrics(self):

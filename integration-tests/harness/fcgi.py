@@ -197,8 +197,10 @@ def run_load(spec):
     done = [r for r in results if r is not None]
     for r in done:
         r["start"] -= t_start
+    # t0: CLOCK_MONOTONIC at the start (system-wide, so the test can place
+    # each request's start and end against the moments of its faults)
     return {"requests": done, "elapsed": time.monotonic() - t_start,
-            "not_sent": count - len(done)}
+            "not_sent": count - len(done), "t0": t_start}
 
 
 def run_stats(spec):

@@ -33,11 +33,16 @@ def ini_value(v):
     return '"%s"' % v
 
 
-def php_ini_args(extra=None, opcache=True):
+def php_ini_args(extra=None, opcache=True, excimer=True):
     """-n and -d flags: only our excimer module is loaded (Debian's
-    php-excimer enables itself for every SAPI through conf.d, which -n skips)."""
-    ini = {"extension": excimer_so(), "display_errors": "0", "log_errors": "1",
+    php-excimer enables itself for every SAPI through conf.d, which -n skips);
+    excimer=False: not even that (a baseline), and no excimer.* settings."""
+    ini = {"display_errors": "0", "log_errors": "1",
            "memory_limit": "256M", "max_execution_time": "60"}
+    if excimer:
+        ini["extension"] = excimer_so()
+    else:
+        extra = {k: v for k, v in (extra or {}).items() if not k.startswith("excimer.")}
     if opcache:
         ini.update({"zend_extension": os.path.join(PHP_EXT_DIR, "opcache.so"),
                     "opcache.enable": "1", "opcache.enable_cli": "1",
@@ -60,7 +65,7 @@ class WebHost:
     <workdir>/<host>/app, with zero-code collection to `target`."""
 
     def __init__(self, ns, workdir, app_dir, target, children=2, period=0.005,
-                 event_type="cpu", timeout=0.1, ini=None):
+                 event_type="cpu", timeout=0.1, ini=None, excimer=True):
         self.ns = ns
         self.host = ns.host
         self.dir = Path(workdir) / ns.host
@@ -79,6 +84,7 @@ class WebHost:
                     "excimer.arclamp_timeout": repr(float(timeout)),
                     "error_log": str(self.dir / "php-errors.log")}
         self.ini.update(ini or {})
+        self.excimer = excimer
         conf = self.dir / "php-fpm.conf"
         conf.write_text("""[global]
 pid = {d}/fpm.pid
@@ -99,7 +105,7 @@ clear_env = yes
 security.limit_extensions = .php
 request_terminate_timeout = 60
 """.format(d=self.dir, sock=self.socket, children=children))
-        argv = [PHP_FPM, "-F", "-O", "-R", "-y", str(conf)] + php_ini_args(self.ini)
+        argv = [PHP_FPM, "-F", "-O", "-R", "-y", str(conf)] + php_ini_args(self.ini, excimer=excimer)
         self.proc = Proc(ns, "php-fpm@" + ns.host, argv, self.dir / "fpm.stderr")
         self.loads = []       # every load result, in order
 

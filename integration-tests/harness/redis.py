@@ -1,6 +1,7 @@
 """redis-server inside the tier1 namespace, and redis-cli run inside a namespace."""
 
 import os
+import re
 from pathlib import Path
 
 from .procs import Proc
@@ -53,6 +54,50 @@ class Redis:
 
     def kill(self):
         self.proc.kill()
+
+    def restart(self, downtime=0.5, kill=False):
+        """Stop (SIGTERM: a clean shutdown; with persist the AOF is fsynced;
+        kill=True: SIGKILL), stay down for `downtime` s, start again. Returns
+        (t_down, t_up): time.monotonic() when it was gone and when it was
+        ready again."""
+        import time
+        if kill:
+            self.kill()
+        else:
+            self.stop()
+        t_down = time.monotonic()
+        time.sleep(downtime)
+        self.start()
+        return t_down, time.monotonic()
+
+    def publishes_until_subscribed(self, channel="excimer", timeout=20.0):
+        """After a restart: polls until `channel` has a subscriber again and
+        returns how many PUBLISH commands this server executed until then
+        (read in the same MULTI as the subscriber count: an upper bound of
+        what was published with nobody listening, as nothing is queued for
+        a subscriber that is not there)."""
+        import time
+        deadline = time.monotonic() + timeout
+        script = "MULTI\nPUBSUB NUMSUB %s\nINFO commandstats\nEXEC\n" % channel
+        while True:
+            cp = self.ns.run([REDIS_CLI, "-h", self.host, "-p", str(self.port)],
+                             input=script.encode(), timeout=10, check=False)
+            out = cp.stdout.decode("utf-8", "replace")
+            # (redis-cli prints the transaction's replies as "QUEUEDexcimer\n1\n...")
+            m = re.search(r"%s\r?\n(\d+)\r?\n" % re.escape(channel), out)
+            numsub = int(m.group(1)) if m else 0
+            if numsub >= 1:
+                m = re.search(r"cmdstat_publish:calls=(\d+)", out)
+                return int(m.group(1)) if m else 0
+            if time.monotonic() >= deadline:
+                raise AssertionError("no subscriber on %s within %.0fs: %s" % (channel, timeout, out[-500:]))
+            time.sleep(0.02)
+
+    def stream_state(self, key="excimer", group="arclamp-log"):
+        """{"length": XLEN, "pending": entries delivered to the group and not acknowledged}."""
+        length = int(self.cli_raw("XLEN", key) or 0)
+        pend = self.cli_raw("XPENDING", key, group).splitlines()
+        return {"length": length, "pending": int(pend[0]) if pend and pend[0].isdigit() else 0}
 
     def url(self, channel="excimer", stream=False):
         return "redis://%s:%d/%s%s" % (self.host, self.port, channel, "?stream=1" if stream else "")

@@ -1,0 +1,627 @@
+"""System test: the built Debian packages on a real systemd, in a container.
+
+Once per test run a minimal Debian root (debootstrap --variant=minbase, the
+host's release, with systemd, D-Bus, iproute2, procps and python3-minimal)
+is made from the mirror this machine's apt uses (read from its apt
+configuration now, see container.py). Then, on an overlay of that root:
+
+1. Download step (not booted, host network: the only time the container
+   reaches the network, and only the Debian mirror): `apt-get update` and
+   `apt-get install --download-only` of the three .debs' dependencies and
+   php8.2-cli.
+2. First boot (--private-network): `apt-get install --no-download` of
+   build/deb/{arclamp-log,arclamp-svg,php-excimer-sampler}_*.deb and
+   php8.2-cli on the running system, as an operator would, so the maintainer
+   scripts meet a live systemd. Recorded: what postinst started (the socket
+   and the timers, not the service), the arclamp user, the PHP module, a run
+   of the graph job before any sample, and a first sample. The boot ends with
+   the container's own verdict (`systemctl exit 0` if no unit failed, else 1).
+   Then, with the container stopped, the persistent timer's stamp is dated an
+   hour back: the machine "was off" when a run was due.
+3. Second boot (--private-network): what an installed system does at boot —
+   the socket listens and the service does not run; the timer catches up
+   (Persistent=yes) and runs arclamp-svg on the first boot's logs; the first
+   datagram starts the daemon, which reaches READY; samples (unix socket as
+   an unprivileged user, UDP, and the PHP extension in zero-code mode) land
+   in the trace logs; the journal has the structured fields; the watchdog is
+   armed and fed; `systemctl reload` works and a config change takes effect;
+   `dpkg --purge` removes the units and leaves no process; the boot ends with
+   the container's verdict.
+
+Every check runs inside the container (nsenter into its PID 1's
+namespaces); nothing in the root namespace talks to the container's network.
+Facts of the first boot and of the moment the second boot finished are
+recorded by fixtures, so any test can run alone (`-k reload`); the tests of
+the second boot run in file order and `test_purge...` is destructive, so it
+comes last. Every wait has a time limit; containers are always stopped and
+the temporary directory removed (ARCLAMP_SYSTEMTEST_KEEP=1 keeps it).
+
+Environment:
+  ARCLAMP_SKIP_SYSTEM_TEST=1   skip this module
+  ARCLAMP_DEB_DIR=DIR          use the .debs in DIR (default build/deb, made
+                               with `make deb` when missing or older than the commit
+                               it packages, DEB_TREE, default HEAD; with
+                               DEB_TREE=worktree: older than a file of the tree)
+  ARCLAMP_SYSTEMTEST_TMPDIR    where the roots go (default /var/tmp; needs ~600 MB)
+  ARCLAMP_SYSTEMTEST_BASE=DIR  use an existing debootstrapped root (read only)
+                               instead of making one: for developing tests only
+  ARCLAMP_SYSTEMTEST_KEEP=1    keep the temporary directory (roots, logs)
+"""
+
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+import container as ct
+
+REPO = Path(__file__).resolve().parents[2]
+PACKAGES = ["arclamp-log", "arclamp-svg", "php-excimer-sampler"]
+EXTRA_PACKAGES = ["php8.2-cli"]
+UNITS = ["arclamp-log.socket", "arclamp-log.service", "arclamp-svg.service", "arclamp-svg.timer",
+         "arclamp-svg-compress.service", "arclamp-svg-compress.timer"]
+SOCK = "/run/arclamp/ingest.sock"
+UDP = ("127.0.0.1", 7761)
+LOGS = "/var/lib/arclamp/logs"
+SAMPLE = "/srv/mediawiki/php-1.44.0-wmf.3/index.php;Foo::bar;strlen 1"
+STAMP = "var/lib/systemd/timers/stamp-arclamp-svg.timer"
+
+pytestmark = pytest.mark.skipif(os.environ.get("ARCLAMP_SKIP_SYSTEM_TEST") == "1",
+                                reason="ARCLAMP_SKIP_SYSTEM_TEST=1")
+
+
+# --- helpers run inside the container ----------------------------------------
+
+SEND_PY = r"""
+import socket, sys
+kind, payload = sys.argv[1], sys.argv[2].encode()
+if kind == "unix":
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    s.sendto(payload, sys.argv[3])
+else:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.sendto(payload, (sys.argv[3], int(sys.argv[4])))
+"""
+
+
+def send(c, payload, kind="unix", user="nobody"):
+    """One datagram from inside the container, by default as `nobody` (any
+    local user, like PHP-FPM's, may send: SocketMode=0666)."""
+    args = [SOCK] if kind == "unix" else [UDP[0], str(UDP[1])]
+    c.exec(["python3", "-c", SEND_PY, kind, payload] + args, user=user, timeout=30)
+
+
+def grep_logs(c, pattern, needle):
+    """{path: number of lines holding `needle`} for the trace logs matching
+    the glob `pattern` under /var/lib/arclamp/logs."""
+    out = c.exec(["sh", "-c", 'for f in ' + LOGS + '/' + pattern + '; do [ -f "$f" ] || continue; '
+                  'printf "%s\\t%s\\n" "$f" "$(grep -cF -e "$0" "$f")"; done', needle], timeout=30).stdout
+    res = {}
+    for line in out.splitlines():
+        path, _, n = line.rpartition("\t")
+        res[path] = int(n)
+    return res
+
+
+def wait_lines(c, pattern, needle, timeout=20):
+    """Waits until a trace log matching `pattern` holds `needle`."""
+    return c.wait_for(f"{needle!r} in {LOGS}/{pattern}",
+                      lambda: {p: n for p, n in grep_logs(c, pattern, needle).items() if n}, timeout)
+
+
+def journal(c, unit, since_cursor=None):
+    args = ["journalctl", "--no-pager", "-o", "json", "-u", unit]
+    if since_cursor:
+        args += ["--after-cursor", since_cursor]
+    out = c.exec(args, timeout=30).stdout
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+
+def journal_cursor(c):
+    out = c.exec(["journalctl", "--no-pager", "-n", "0", "--show-cursor", "-q"], timeout=30, check=False).stdout
+    m = re.search(r"-- cursor: (\S+)", out)
+    return m.group(1) if m else None
+
+
+def wait_event(c, event, cursor=None, timeout=15):
+    return c.wait_for(f"ARCLAMP_EVENT={event} in arclamp-log's journal",
+                      lambda: [e for e in journal(c, "arclamp-log.service", cursor)
+                               if e.get("ARCLAMP_EVENT") == event], timeout)
+
+
+def listening(c):
+    """The ingest sockets as `ss` sees them: {address: owning process}."""
+    out = c.exec(["ss", "-H", "-l", "-n", "-p", "-x", "-u"], timeout=30).stdout
+    found = {}
+    for line in out.splitlines():
+        for addr in (SOCK, f"{UDP[0]}:{UDP[1]}"):
+            if re.search(r"\s" + re.escape(addr) + r"\s", line + " "):
+                m = re.search(r'users:\(\("([^"]+)",pid=(\d+)', line)
+                found[addr] = (m.group(1), int(m.group(2))) if m else None
+    return found
+
+
+def unit_state(c, unit):
+    return c.show(unit, "ActiveState", "SubState", "UnitFileState", "MainPID", "Result", "Type",
+                  "NextElapseUSecRealtime", "LastTriggerUSec", "LastTriggerUSecMonotonic", "Listen",
+                  "LoadState", "InvocationID")
+
+
+def daemon_pids(c):
+    return c.exec(["pgrep", "-x", "arclamp-log"], check=False, timeout=30).stdout.split()
+
+
+def snapshot(c):
+    """What an observer sees of the Arc Lamp units right now."""
+    return {
+        "socket": unit_state(c, "arclamp-log.socket"),
+        "service": unit_state(c, "arclamp-log.service"),
+        "listening": listening(c),
+        "pids": daemon_pids(c),
+        "timers": {t: unit_state(c, t) for t in ("arclamp-svg.timer", "arclamp-svg-compress.timer")},
+    }
+
+
+# --- the .debs, the base root ----------------------------------------------
+
+def _packaged_since():
+    """(time, what): the .debs must be newer than this. `make deb` packages
+    the commit DEB_TREE (default HEAD) as committed, so that commit's time;
+    with DEB_TREE=worktree, the newest file it would package (tracked, or
+    new and not ignored)."""
+    tree = os.environ.get("DEB_TREE", "HEAD")
+    if tree != "worktree":
+        when = subprocess.run(["git", "log", "-1", "--format=%ct", tree], cwd=REPO, capture_output=True,
+                             text=True, timeout=60, check=True).stdout.strip()
+        return float(when), f"the commit {tree}"
+    files = subprocess.run(["git", "ls-files", "-z", "-c", "-o", "--exclude-standard"], cwd=REPO,
+                           capture_output=True, timeout=60, check=True).stdout.decode().split("\0")
+    best = (0.0, None)
+    for f in files:
+        try:
+            m = os.stat(REPO / f).st_mtime
+        except OSError:
+            continue
+        if m > best[0]:
+            best = (m, f)
+    return best
+
+
+def _find_debs(d):
+    found = {}
+    for p in PACKAGES:
+        cands = sorted(glob.glob(os.path.join(d, f"{p}_*.deb")), key=os.path.getmtime)
+        if cands:
+            found[p] = cands[-1]
+    return found
+
+
+@pytest.fixture(scope="session")
+def prerequisites():
+    if os.geteuid() != 0:
+        pytest.fail("the system test needs root (debootstrap, mounts, systemd-nspawn); "
+                    "ARCLAMP_SKIP_SYSTEM_TEST=1 skips it")
+    missing = [t for t in ("debootstrap", "systemd-nspawn", "nsenter", "apt-get", "mount")
+               if not shutil.which(t)]
+    if missing:
+        pytest.fail(f"missing {', '.join(missing)}: install debootstrap, systemd-container "
+                    "(scripts/install-deps does)")
+
+
+@pytest.fixture(scope="session")
+def workdir(prerequisites):
+    base = os.environ.get("ARCLAMP_SYSTEMTEST_TMPDIR", "/var/tmp")
+    d = Path(tempfile.mkdtemp(prefix="arclamp-systemtest-", dir=base))
+    yield d
+    # Nothing may stay mounted below it (a fixture that failed half-way).
+    with open("/proc/self/mountinfo") as f:
+        mounts = [line.split()[4] for line in f]
+    for m in sorted((m for m in mounts if m.startswith(str(d) + "/")), key=len, reverse=True):
+        subprocess.run(["umount", "-l", m], timeout=60)
+    if os.environ.get("ARCLAMP_SYSTEMTEST_KEEP") == "1":
+        print(f"kept {d}")
+    else:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def debs(prerequisites, workdir, timings):
+    """The three packages, copied into the work directory (a `make deb`
+    running meanwhile cannot pull them away). build/deb is rebuilt with
+    `make deb` (DEB_TREE passed on) when a package is missing or older than
+    what it would package now."""
+    d = os.environ.get("ARCLAMP_DEB_DIR")
+    if not d:
+        d = str(REPO / "build/deb")
+        found = _find_debs(d)
+        since, what = _packaged_since()
+        why = None
+        if len(found) < len(PACKAGES):
+            why = "missing " + ", ".join(p for p in PACKAGES if p not in found)
+        elif min(os.path.getmtime(f) for f in found.values()) < since:
+            why = f"{what} is newer than the packages"
+        if why:
+            ct._log(f"make deb ({why})")
+            t0 = time.monotonic()
+            ct._run(["make", "--no-print-directory", "deb"], 1800, log=str(workdir / "make-deb.log"),
+                    env=dict(os.environ, MAKEFLAGS=""))
+            timings["make deb"] = time.monotonic() - t0
+    found = _find_debs(d)
+    assert len(found) == len(PACKAGES), f"no .deb for {set(PACKAGES) - set(found)} in {d}"
+    out = workdir / "debs"
+    out.mkdir()
+    for p, f in found.items():
+        shutil.copy2(f, out)
+    return {p: f"/debs/{os.path.basename(f)}" for p, f in found.items()}, str(out)
+
+
+@pytest.fixture(scope="session")
+def base_root(workdir, timings):
+    given = os.environ.get("ARCLAMP_SYSTEMTEST_BASE")
+    if given:
+        return given
+    t0 = time.monotonic()
+    root = ct.debootstrap(str(workdir / "base"), include=ct.BASE_PACKAGES,
+                          log=str(workdir / "debootstrap.log"), timeout=900)
+    timings["debootstrap (minbase + systemd)"] = time.monotonic() - t0
+    return root
+
+
+@pytest.fixture(scope="module")
+def overlay(base_root, workdir):
+    ov = ct.Overlay([base_root], str(workdir / "overlay")).mount()
+    yield ov
+    ov.unmount()
+
+
+# --- first boot: install on a running system ---------------------------------
+
+@pytest.fixture(scope="module")
+def first_boot(overlay, debs, workdir, timings):
+    """Installs the packages into the running container and records what
+    happened (a dict); the container is stopped afterwards."""
+    paths, debdir = debs
+    pkgs = [paths[p] for p in PACKAGES] + EXTRA_PACKAGES
+    t0 = time.monotonic()
+    ct.run_in_root(overlay.root, ["sh", "-c", 'apt-get -q update && apt-get -q install -y '
+                                  '--no-install-recommends --download-only "$@"', "sh"] + pkgs,
+                   timeout=900, network="host", binds_ro={debdir: "/debs"}, log=str(workdir / "download.log"))
+    timings["download step (apt-get update, --download-only)"] = time.monotonic() - t0
+
+    facts = {}
+    t0 = time.monotonic()
+    with ct.Container(overlay.root, binds_ro={debdir: "/debs"}, console_log=str(workdir / "boot1.log"),
+                      deadline=900) as c:
+        c.boot()
+        facts["boot_state"] = c.wait_running(timeout=120)
+        facts["before"] = snapshot(c)
+        r = c.exec(["apt-get", "-q", "install", "-y", "--no-install-recommends"] + pkgs,
+                   timeout=600, check=False)
+        facts["install"] = (r.returncode, r.stdout + r.stderr)
+        if r.returncode != 0:
+            pytest.fail(f"apt-get install in the booted container failed ({r.returncode}):\n"
+                        f"{r.stdout[-4000:]}\n{r.stderr[-2000:]}")
+        timings["boot 1 + apt-get install"] = time.monotonic() - t0
+        facts["dpkg"] = c.exec(["dpkg-query", "-W", "-f", "${Package} ${Status}\\n"] + PACKAGES).stdout
+        facts["after_install"] = snapshot(c)
+        facts["unit_files"] = c.exec("systemctl list-unit-files --no-legend 'arclamp*'", check=False).stdout
+        facts["passwd"] = c.exec(["getent", "passwd", "arclamp"], check=False).stdout.strip()
+        facts["php_m"] = c.exec(["php", "-m"], check=False).stdout
+        facts["php_cli_ini"] = c.exec("ls -l /etc/php/8.2/cli/conf.d/", check=False).stdout
+
+        # The graph job on a system that has not received a sample yet.
+        r = c.exec(["systemctl", "start", "arclamp-svg.service"], timeout=120, check=False)
+        facts["svg_before_samples"] = (r.returncode, r.stderr,
+                                       c.show("arclamp-svg.service", "Result", "ExecMainStatus"),
+                                       c.exec("journalctl --no-pager -o cat -u arclamp-svg.service",
+                                              check=False).stdout)
+
+        # A first sample on the freshly installed system (no reboot yet).
+        send(c, SAMPLE)
+        try:
+            c.wait_for("arclamp-log.service active",
+                       lambda: unit_state(c, "arclamp-log.service")["SubState"] == "running", 30)
+            facts["first_sample_logs"] = wait_lines(c, "hourly/*.excimer.index.log", "Foo::bar;strlen", 20)
+        except ct.ContainerError as e:
+            facts["first_sample_logs"] = str(e)
+        facts["service_after_sample"] = unit_state(c, "arclamp-log.service")
+        facts["verdict"] = c.stop_with_verdict(timeout=120)
+    timings["boot 1 total"] = time.monotonic() - t0
+
+    # Powered off: date the timer's stamp an hour back, as if the machine had
+    # been off when a run was due.
+    stamp = Path(overlay.root) / STAMP
+    facts["stamp_existed"] = stamp.exists()
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    stamp.touch()
+    past = time.time() - 3600
+    os.utime(stamp, (past, past))
+    return facts
+
+
+def test_install_on_running_system(first_boot):
+    rc, _ = first_boot["install"]
+    assert rc == 0
+    for p in PACKAGES:
+        assert f"{p} install ok installed" in first_boot["dpkg"]
+    assert first_boot["before"]["socket"]["LoadState"] == "not-found"
+
+
+def test_postinst_starts_socket_not_service(first_boot):
+    s = first_boot["after_install"]
+    assert (s["socket"]["ActiveState"], s["socket"]["SubState"]) == ("active", "listening")
+    assert s["socket"]["UnitFileState"] == "enabled"
+    assert f"{SOCK} (Datagram)" in s["socket"]["Listen"]
+    assert f"{UDP[0]}:{UDP[1]} (Datagram)" in s["socket"]["Listen"]
+    assert (s["service"]["ActiveState"], s["service"]["UnitFileState"]) == ("inactive", "disabled")
+    assert s["pids"] == []
+
+
+def test_postinst_starts_timers(first_boot):
+    for t, st in first_boot["after_install"]["timers"].items():
+        assert (st["ActiveState"], st["SubState"], st["UnitFileState"]) == ("active", "waiting", "enabled"), t
+        assert st["NextElapseUSecRealtime"] not in ("", "n/a", "0"), t
+
+
+def test_system_user_created(first_boot):
+    fields = first_boot["passwd"].split(":")
+    assert fields[0] == "arclamp" and int(fields[2]) < 1000, first_boot["passwd"]
+    assert fields[5] == "/var/lib/arclamp"
+
+
+def test_php_extension_enabled_for_cli(first_boot):
+    assert "excimer" in first_boot["php_m"].split(), first_boot["php_m"]
+    assert "excimer.ini" in first_boot["php_cli_ini"]
+
+
+def test_svg_job_before_any_sample(first_boot):
+    """The timer runs arclamp-svg every 15 minutes from installation on,
+    before arclamp-log has written anything: that run must not fail."""
+    rc, err, show, log = first_boot["svg_before_samples"]
+    assert (rc, show["Result"]) == (0, "success"), f"{err}\n{show}\njournal:\n{log}"
+
+
+def test_first_sample_after_install(first_boot):
+    assert isinstance(first_boot["first_sample_logs"], dict), first_boot["first_sample_logs"]
+    assert first_boot["service_after_sample"]["SubState"] == "running"
+
+
+def test_first_boot_ends_with_verdict(first_boot):
+    code, failed = first_boot["verdict"]
+    assert (code, failed) == (0, "")
+
+
+# --- second boot: the installed system -------------------------------------
+
+@pytest.fixture(scope="module")
+def system(first_boot, overlay, workdir, timings):
+    """The installed system booted again; `at_boot`: what it looked like when
+    the boot finished, before anything was sent to it."""
+    t0 = time.monotonic()
+    c = ct.Container(overlay.root, console_log=str(workdir / "boot2.log"), deadline=900)
+    try:
+        c.boot()
+        state = c.wait_running(timeout=120)
+        c.at_boot = snapshot(c)
+        c.at_boot["state"] = state
+        c.at_boot["failed"] = c.failed_units()
+        c.t_booted = time.monotonic()
+        timings["boot 2 (until is-system-running)"] = c.t_booted - t0
+        yield c
+    finally:
+        c.close()
+        timings["boot 2 total"] = time.monotonic() - t0
+
+
+@pytest.fixture(scope="module")
+def started(system):
+    """The daemon started by a first datagram (done once)."""
+    c = system
+    if not getattr(c, "started_info", None):
+        before = unit_state(c, "arclamp-log.service")
+        t0 = time.monotonic()
+        send(c, SAMPLE, "unix")
+        st = c.wait_for("arclamp-log.service active (running)",
+                        lambda: (lambda s: s if s["SubState"] == "running" else None)(
+                            unit_state(c, "arclamp-log.service")), 30, interval=0.1)
+        c.started_info = {"before": before, "after": st, "seconds": time.monotonic() - t0}
+    return c
+
+
+def test_at_boot_socket_listens_service_not_running(system):
+    s = system.at_boot
+    assert s["state"] == "running", s["failed"]
+    assert (s["socket"]["ActiveState"], s["socket"]["SubState"]) == ("active", "listening")
+    # Both addresses are held by PID 1 (systemd), not by the daemon.
+    assert set(s["listening"]) == {SOCK, f"{UDP[0]}:{UDP[1]}"}, s["listening"]
+    assert all(owner == ("systemd", 1) for owner in s["listening"].values()), s["listening"]
+    assert (s["service"]["ActiveState"], s["service"]["SubState"], s["service"]["MainPID"]) == \
+        ("inactive", "dead", "0")
+    assert s["pids"] == []
+    mode = system.exec(["stat", "-c", "%a %U", SOCK]).stdout.split()
+    assert mode == ["666", "root"]
+
+
+def test_first_datagram_starts_service_ready(started):
+    c = started
+    info = c.started_info
+    assert info["before"]["ActiveState"] == "inactive"
+    st = info["after"]
+    # Type=notify: 'active (running)' is reached only on READY=1.
+    assert (st["Type"], st["ActiveState"], st["SubState"]) == ("notify", "active", "running")
+    pid = st["MainPID"]
+    assert c.exec(["ps", "-o", "user=,comm=", "-p", pid]).stdout.split() == ["arclamp", "arclamp-log"]
+    # STATUS= comes every 5 s.
+    status = c.wait_for("STATUS= of arclamp-log",
+                        lambda: c.show("arclamp-log.service", "StatusText")["StatusText"], 12)
+    assert re.search(r"msg/s", status), status
+
+
+def test_samples_land_in_trace_logs(started):
+    c = started
+    # The first datagram (unix socket, as nobody).
+    for pattern in ("hourly/*.excimer.index.log", "hourly/*.excimer.all.log",
+                    "daily/*.excimer.index.log", "daily/*.excimer.all.log"):
+        assert wait_lines(c, pattern, "index.php;Foo::bar;strlen 1"), pattern
+    # One over UDP.
+    send(c, "/srv/mediawiki/php-1.44.0-wmf.3/api.php;Foo::viaUdp;strlen 2", "udp")
+    assert wait_lines(c, "hourly/*.excimer.api.log", "Foo::viaUdp;strlen 2")
+    assert wait_lines(c, "daily/*.excimer.all.log", "Foo::viaUdp;strlen 2")
+    owners = c.exec(["sh", "-c", f"stat -c %U {LOGS}/hourly/*.log | sort -u"]).stdout.split()
+    assert owners == ["arclamp"]
+    # A hostile line is refused, the valid one in the same message kept.
+    send(c, "bad line without count\n/srv/x/index.php;Foo::kept;strlen 3")
+    assert wait_lines(c, "hourly/*.excimer.index.log", "Foo::kept;strlen 3")
+    assert not any(grep_logs(c, "hourly/*.log", "bad line without count").values())
+
+
+def test_php_extension_sends_samples(started):
+    """The packaged extension in zero-code mode, as an unprivileged user:
+    php-cli samples itself and sends to the ingest socket."""
+    c = started
+    c.exec(["sh", "-c", "mkdir -p /srv/systemtest && cat > /srv/systemtest/phpentry.php"],
+           input="<?php\nfunction burn() { $x = 0; $t = microtime(true);"
+                 " while (microtime(true) - $t < 0.3) { $x += strlen(str_repeat('a', 100)); } return $x; }\n"
+                 "echo burn(), \"\\n\";\n")
+    c.exec(["php", "-d", f"excimer.arclamp_target=unix://{SOCK}", "-d", "excimer.arclamp_period=0.01",
+            "-d", "excimer.arclamp_event_type=real", "/srv/systemtest/phpentry.php"], user="nobody", timeout=60)
+    found = wait_lines(c, "hourly/*.excimer.phpentry.log", "/srv/systemtest/phpentry.php;", 20)
+    assert any("burn" in c.read_file(p) for p in found)
+
+
+def test_journal_has_structured_fields(started):
+    entries = wait_event(started, "started")
+    e = entries[-1]
+    assert e.get("ARCLAMP_FILE") == "/etc/arclamp/arclamp-log.yaml"
+    assert "2 sockets" in e.get("MESSAGE", ""), e.get("MESSAGE")
+    assert e.get("_SYSTEMD_UNIT") == "arclamp-log.service"
+    assert e.get("SYSLOG_IDENTIFIER") == "arclamp-log"
+    assert e.get("PRIORITY") in {"5", "6"} and e.get("MESSAGE")
+    # The refused line of test_samples... (or any): counted with a reason.
+    send(started, "no count here")
+    inv = wait_event(started, "invalid_lines", timeout=15)
+    assert inv[-1].get("ARCLAMP_COUNT") and "no_count" in inv[-1].get("ARCLAMP_REASON", ""), inv[-1]
+
+
+RELOAD_GROUP = """\
+  - period: reloadtest
+    format: "%Y-%m-%d.reloadtest"
+    retain: 3
+"""
+
+
+def test_reload(started):
+    c = started
+    conf = "/etc/arclamp/arclamp-log.yaml"
+    orig = c.read_file(conf)
+    pid = c.show("arclamp-log.service", "MainPID")["MainPID"]
+    try:
+        # A change that takes effect: a third log group.
+        assert "\nlogs:\n" in orig
+        c.write_file(conf, orig.replace("\nlogs:\n", "\nlogs:\n" + RELOAD_GROUP, 1))
+        cur = journal_cursor(c)
+        c.exec(["systemctl", "reload", "arclamp-log.service"], timeout=60)
+        ev = wait_event(c, "reloaded", cur)
+        assert ev[-1].get("ARCLAMP_FILE") == conf
+        send(c, "/srv/mediawiki/w/index.php;Reload::check;strlen 1")
+        assert wait_lines(c, "reloadtest/*.reloadtest.index.log", "Reload::check;strlen 1")
+        # A broken file: reported, the running configuration kept.
+        c.write_file(conf, "logs: [\n")
+        cur = journal_cursor(c)
+        c.exec(["systemctl", "reload", "arclamp-log.service"], timeout=60)
+        wait_event(c, "reload_failed", cur)
+        send(c, "/srv/mediawiki/w/index.php;Reload::stillOld;strlen 1")
+        assert wait_lines(c, "reloadtest/*.reloadtest.index.log", "Reload::stillOld;strlen 1")
+        st = c.show("arclamp-log.service", "ActiveState", "SubState", "MainPID", "NRestarts")
+        assert (st["ActiveState"], st["SubState"], st["MainPID"], st["NRestarts"]) == \
+            ("active", "running", pid, "0")
+    finally:
+        c.write_file(conf, orig)
+        c.exec(["systemctl", "reload", "arclamp-log.service"], timeout=60, check=False)
+
+
+def test_timer_runs_arclamp_svg(system):
+    """The timer was enabled and, the machine having been 'off' when a run
+    was due (its stamp dated an hour back), catches up at boot
+    (Persistent=yes) and runs arclamp-svg on the logs of the first boot."""
+    c = system
+    t = unit_state(c, "arclamp-svg.timer")
+    assert (t["ActiveState"], t["UnitFileState"]) == ("active", "enabled")
+    assert t["NextElapseUSecRealtime"] not in ("", "n/a", "0")
+    comp = unit_state(c, "arclamp-svg-compress.timer")
+    assert (comp["ActiveState"], comp["UnitFileState"]) == ("active", "enabled")
+    assert comp["NextElapseUSecRealtime"] not in ("", "n/a", "0")
+    # Triggered in this boot (a monotonic trigger time), then finished.
+    c.wait_for("arclamp-svg.timer to trigger", lambda: unit_state(c, "arclamp-svg.timer")
+               ["LastTriggerUSecMonotonic"] not in ("0", ""), 120)
+    svc = c.wait_for("arclamp-svg.service to finish", lambda: (lambda s: s if s["ExecMainExitTimestampMonotonic"]
+                     not in ("0", "") and s["ActiveState"] == "inactive" else None)(
+                     c.show("arclamp-svg.service", "ActiveState", "Result", "ExecMainStatus",
+                            "ExecMainExitTimestampMonotonic")), 120)
+    assert (svc["Result"], svc["ExecMainStatus"]) == ("success", "0"), svc
+    graphs = c.exec(["sh", "-c", "cd /var/lib/arclamp/svgs && ls */*.svgz"]).stdout.split()
+    for period in ("hourly", "daily"):
+        for suffix in (".excimer.index.svgz", ".excimer.index.reversed.svgz", ".excimer.all.svgz"):
+            assert any(g.startswith(period + "/") and g.endswith(suffix) for g in graphs), (period, suffix, graphs)
+    index = c.read_file("/var/lib/arclamp/index.html")
+    assert "excimer.index" in index
+    c.exec(["sh", "-c", "zcat /var/lib/arclamp/svgs/hourly/*.excimer.index.svgz | grep -q 'Foo::bar'"])
+
+
+def test_metrics_file(started):
+    c = started
+    text = c.wait_for("arclamp-log.prom with received lines", lambda: (lambda t: t if re.search(
+        r"^arclamp_log_lines_received_total [1-9]", t, re.M) else None)(
+        c.exec(["cat", "/var/lib/arclamp/arclamp-log.prom"], check=False).stdout), 25)
+    assert "arclamp_log_messages_received_total" in text
+
+
+def test_watchdog_armed_and_fed(started):
+    c = started
+    st = c.show("arclamp-log.service", "WatchdogUSec", "ExecMainStartTimestampMonotonic")
+    assert st["WatchdogUSec"] == "30s"
+    start = int(st["ExecMainStartTimestampMonotonic"])
+    # sd-event sends WATCHDOG=1 every 15-22.5 s: the timestamp moves past
+    # the start.
+    wd = c.wait_for("a WATCHDOG=1 keep-alive", lambda: (lambda v: v if v > start + 1_000_000 else None)(
+        int(c.show("arclamp-log.service", "WatchdogTimestampMonotonic")["WatchdogTimestampMonotonic"] or 0)),
+        40, interval=1)
+    assert wd > start
+    st = c.show("arclamp-log.service", "ActiveState", "NRestarts", "WatchdogTimestamp")
+    assert (st["ActiveState"], st["NRestarts"]) == ("active", "0")
+    assert st["WatchdogTimestamp"]
+
+
+def test_purge_removes_units_and_processes(started):
+    """Last: destructive."""
+    c = started
+    assert daemon_pids(c), "the daemon should run before the purge"
+    r = c.exec(["dpkg", "--purge"] + PACKAGES, timeout=300, check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    for u in UNITS:
+        assert c.exec(["test", "-e", f"/lib/systemd/system/{u}"], check=False).returncode != 0, u
+    leftovers = c.exec("find /etc/systemd/system -name 'arclamp*'", timeout=30).stdout
+    assert leftovers == ""
+    c.exec(["systemctl", "daemon-reload"], timeout=60)
+    assert c.exec("systemctl list-unit-files --no-legend | grep arclamp", check=False).stdout == ""
+    assert c.exec("systemctl list-units --all --no-legend | grep arclamp", check=False).stdout == ""
+    time.sleep(0.5)
+    assert daemon_pids(c) == []
+    assert c.exec(["pgrep", "-u", "arclamp"], check=False).stdout == ""
+    assert listening(c) == {}
+    assert "excimer" not in c.exec(["php", "-m"], check=False).stdout.split()
+    assert c.exec("ls /etc/php/8.2/cli/conf.d/ | grep excimer", check=False).stdout == ""
+
+
+def test_second_boot_ends_with_verdict(system):
+    """The boot ends by itself with the container's verdict: 0 when no unit
+    failed during it."""
+    code, failed = system.stop_with_verdict(timeout=120)
+    assert (code, failed) == (0, "")
