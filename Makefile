@@ -205,6 +205,8 @@ bench: deps
 	@bench/arclamp-log.sh
 	@bench/arclamp-svg.sh
 	@bench/excimer.sh
+	@if [ "$$(id -u)" = 0 ]; then integration-tests/bench-overhead; \
+	  else echo "integration-tests/bench-overhead: needs root (network namespaces), skipped"; fi
 
 # --- installation ---------------------------------------------------------
 # `make install DESTDIR=... PREFIX=...` installs the programs, the systemd

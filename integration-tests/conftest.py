@@ -24,6 +24,7 @@ def _missing():
             ("php8.2 (cli)", os.access(PHP_CLI, os.X_OK)),
             ("redis-server", os.access(REDIS_SERVER, os.X_OK)),
             ("xmllint", shutil.which("xmllint")),
+            ("unshare, mount (util-linux)", shutil.which("unshare") and shutil.which("mount")),
             ("arclamp-log (%s)" % arclamp_log_bin(), os.access(arclamp_log_bin(), os.X_OK)),
             ("arclamp-svg (%s)" % arclamp_svg_bin(), os.access(arclamp_svg_bin(), os.X_OK)),
             ("excimer.so (%s)" % excimer_so(), os.path.exists(excimer_so()))]

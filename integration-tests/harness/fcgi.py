@@ -13,6 +13,7 @@ send at request end, which is what the cut-off scenario measures.
 """
 
 import json
+import os
 import random
 import socket
 import struct
@@ -235,13 +236,70 @@ def run_stats(spec):
     return {"workers": out}
 
 
+def cpu_ns(pids):
+    """CPU time (ns) the kernel has accounted to every thread of these
+    processes: /proc/PID/task/*/schedstat, first field."""
+    total = 0
+    for pid in pids:
+        base = "/proc/%d/task" % pid
+        try:
+            tids = os.listdir(base)
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open("%s/%s/schedstat" % (base, tid)) as f:
+                    total += int(f.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                pass
+    return total
+
+
+def run_interleave(spec):
+    """spec: targets [{name, socket, docroot, pids}], urls, rounds, timeout.
+    One request at a time: for each round, for each url, one request to every
+    target (the targets' order rotated by one each round), so the pools
+    being compared share the machine's moment-to-moment conditions. With
+    `pids` (the target's php-fpm workers), also the CPU time they used
+    during the request ("cpu", s: every thread, the sampler's included).
+    Stops at the first failed request."""
+    targets = spec["targets"]
+    out = []
+    for rnd in range(int(spec["rounds"])):
+        k = rnd % len(targets)
+        order = targets[k:] + targets[:k]
+        for url in spec["urls"]:
+            for t in order:
+                pids = t.get("pids") or []
+                c0 = cpu_ns(pids) if pids else 0
+                t0 = time.monotonic()
+                rec = {"target": t["name"], "url": url, "round": rnd}
+                try:
+                    r = request(t["socket"], cgi_params(t["docroot"], url),
+                                timeout=float(spec.get("timeout", 10)))
+                    rec["status"] = r.status
+                    if r.status != 200:
+                        rec["error"] = "HTTP %d" % r.status
+                except (OSError, FcgiError) as exc:
+                    rec["status"] = 0
+                    rec["error"] = "%s: %s" % (type(exc).__name__, exc)
+                rec["latency"] = time.monotonic() - t0
+                if pids:
+                    rec["cpu"] = (cpu_ns(pids) - c0) / 1e9
+                out.append(rec)
+                if "error" in rec:
+                    return {"requests": out}
+    return {"requests": out}
+
+
 def main(argv):
-    if len(argv) != 3 or argv[1] not in ("load", "stats"):
-        print("usage: python3 -m harness.fcgi load|stats SPEC.json", file=sys.stderr)
+    modes = {"load": run_load, "stats": run_stats, "interleave": run_interleave}
+    if len(argv) != 3 or argv[1] not in modes:
+        print("usage: python3 -m harness.fcgi load|stats|interleave SPEC.json", file=sys.stderr)
         return 64
     with open(argv[2]) as f:
         spec = json.load(f)
-    res = run_load(spec) if argv[1] == "load" else run_stats(spec)
+    res = modes[argv[1]](spec)
     json.dump(res, sys.stdout)
     return 0
 

@@ -65,10 +65,10 @@ class WebHost:
     <workdir>/<host>/app, with zero-code collection to `target`."""
 
     def __init__(self, ns, workdir, app_dir, target, children=2, period=0.005,
-                 event_type="cpu", timeout=0.1, ini=None, excimer=True):
+                 event_type="cpu", timeout=0.1, ini=None, excimer=True, name=None):
         self.ns = ns
-        self.host = ns.host
-        self.dir = Path(workdir) / ns.host
+        self.host = name or ns.host      # name: a second pool on the same host (web1-b)
+        self.dir = Path(workdir) / self.host
         self.dir.mkdir(parents=True, exist_ok=True)
         self.app_dir = Path(app_dir)
         self.docroot = str(self.app_dir / "public")
@@ -106,7 +106,7 @@ security.limit_extensions = .php
 request_terminate_timeout = 60
 """.format(d=self.dir, sock=self.socket, children=children))
         argv = [PHP_FPM, "-F", "-O", "-R", "-y", str(conf)] + php_ini_args(self.ini, excimer=excimer)
-        self.proc = Proc(ns, "php-fpm@" + ns.host, argv, self.dir / "fpm.stderr")
+        self.proc = Proc(ns, "php-fpm@" + self.host, argv, self.dir / "fpm.stderr")
         self.loads = []       # every load result, in order
 
     def start(self):
@@ -160,6 +160,19 @@ request_terminate_timeout = 60
         res["host"] = self.host
         self.loads.append(res)
         return res
+
+    def interleave(self, targets, urls, rounds, timeout=10.0):
+        """Sequential requests to several pools (WebHosts of this namespace),
+        interleaved request by request: for every round and url, one request
+        to each target, in an order rotated every round. Returns
+        [{"target", "url", "round", "latency", "cpu", ...}]: "cpu" is the CPU
+        time of the target's workers during the request (see harness.fcgi)."""
+        spec = {"targets": [{"name": t.host, "socket": t.socket, "docroot": t.docroot,
+                             "pids": sorted(t.worker_stats())} for t in targets],
+                "urls": list(urls), "rounds": rounds, "timeout": timeout}
+        res = self._run_client("interleave", spec,
+                               timeout=rounds * len(urls) * len(targets) * timeout + 30)
+        return res["requests"]
 
     def worker_stats(self, hold=0.4, attempts=3):
         """excimer_arclamp_stats() of every worker: {pid: stats}. Exact totals

@@ -51,8 +51,14 @@ def record(scenario, sent, received, written, invalid, samples=None, latencies=N
     return row
 
 
+def scenario_order(row):
+    """Rows by scenario number (the leading number of the name), then as recorded."""
+    head = row["scenario"].split(" ", 1)[0]
+    return int(head) if head.isdigit() else 1 << 30
+
+
 def format_table(rows=None):
-    rows = RESULTS if rows is None else rows
+    rows = sorted(RESULTS, key=scenario_order) if rows is None else rows
     if not rows:
         return "(no results)"
     cells = [[h for _, h, _ in COLUMNS]]
