@@ -247,8 +247,7 @@ int cmd_render(int argc, char **argv)
     if (write_graph(f, a.reverse ? FLAME_REVERSED : FLAME_FORWARD, &a.svg, a.output) != 0)
         status = 1;
     if (a.reversed_output) {
-        struct svg_options rev = a.svg;
-        if (write_graph(f, FLAME_REVERSED, &rev, a.reversed_output) != 0)
+        if (write_graph(f, FLAME_REVERSED, &a.svg, a.reversed_output) != 0)
             status = 1;
     }
     flame_free(f);
