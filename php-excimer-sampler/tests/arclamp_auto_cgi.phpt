@@ -14,8 +14,8 @@ if (getenv('USE_ZEND_ALLOC') === '0') die('skip the request under test runs outs
 // The module file this test runs with: php-cgi loads the same one.
 preg_match('#\s(/\S*excimer\.so)$#m', file_get_contents('/proc/self/maps'), $m);
 $so = $m[1];
-$dir = sys_get_temp_dir() . '/excimer-auto-' . getmypid();
-@mkdir($dir);
+require_once __DIR__ . '/tempdir.inc';
+$dir = private_temp_dir('excimer-auto');
 $sock = "$dir/ingest.sock";
 $server = stream_socket_server("udg://$sock", $errno, $errstr, STREAM_SERVER_BIND);
 $script = "$dir/index.php";
@@ -70,10 +70,6 @@ var_dump(count(array_filter($lines, fn($l) => preg_match('/^' . preg_quote($entr
 serve($so, $script, ['excimer.arclamp_target' => "unix://$sock", 'excimer.arclamp_period' => '1000']);
 serve($so, $script, ['excimer.arclamp_period' => '0.01']);
 var_dump(receive_lines($server, 0.3));
-
-unlink($sock);
-unlink($script);
-rmdir($dir);
 ?>
 --EXPECT--
 bool(true)

@@ -12,8 +12,8 @@ $port = parse_url('udp://' . stream_socket_get_name($udp, false), PHP_URL_PORT);
 var_dump(excimer_arclamp_send("udp://127.0.0.1:$port", $collapsed, $entry));
 echo stream_socket_recvfrom($udp, 65536), "\n--\n";
 
-$path = sys_get_temp_dir() . '/excimer-test-' . getmypid() . '.sock';
-@unlink($path);
+require_once __DIR__ . '/tempdir.inc';
+$path = private_temp_dir('excimer-test') . '/ingest.sock';
 $unix = stream_socket_server("udg://$path", $errno, $errstr, STREAM_SERVER_BIND);
 var_dump(excimer_arclamp_send("unix://$path", $collapsed));
 echo stream_socket_recvfrom($unix, 65536), "\n--\n";
