@@ -176,9 +176,20 @@ nix-tests: all
 	@echo "== Nix packaging checks (offline, against stubs)"
 	$(PYTEST) -q -p no:cacheprovider nix/tests
 
+# The suites that boot containers (the fleet's tier2 in nspawn, the system
+# test) share one debootstrapped root per make invocation, made under
+# build/nspawn/ by the first that needs it (earlier runs' roots are removed
+# then). Set ARCLAMP_NSPAWN_BASE_DIR yourself (outside build/nspawn/) to keep
+# one between runs.
+ifndef ARCLAMP_NSPAWN_BASE_DIR
+ARCLAMP_NSPAWN_BASE_DIR := $(CURDIR)/$(BUILD)/nspawn/$(shell date +%Y%m%d-%H%M%S)-$(shell echo $$PPID)
+endif
+export ARCLAMP_NSPAWN_BASE_DIR
+
 # The simulated web fleet in network namespaces (root only); prints the table
-# of samples sent, written and lost, and latencies (build/integration/).
-integration: all
+# of samples sent, written and lost, and latencies (build/integration/). The
+# tier2-in-nspawn scenarios install the packages of `make deb`.
+integration: all deb
 	@echo "== integration tests: a simulated fleet in network namespaces"
 	integration-tests/run
 

@@ -81,6 +81,8 @@ def pytest_terminal_summary(terminalreporter):
         "worker and CLI run); received/invalid: arclamp-log's counters; written: lines in the "
         "hourly `all` logs; samples: the sum of their counts; p50/p99: request latency at the "
         "FastCGI client.")
+    for line in report.NOTES:
+        terminalreporter.write_line(line)
     path = os.environ.get("ARCLAMP_IT_RESULTS")
     if path:
         report.write_file(path)

@@ -88,7 +88,61 @@ class NotifyListener:
         self.sock.close()
 
 
-class ArclampLog:
+def redis_config(redis, mode):
+    """arclamp-log's `redis:` section for the harness Redis: quick reconnects
+    and health checks, so the fault scenarios fit in seconds."""
+    return {"host": redis.host, "port": redis.port, "mode": mode,
+            "reconnect_max_delay": 1, "connect_timeout": 1,
+            "health_check_interval": 2, "stream_consumer": "tier2"}
+
+
+class MetricsReader:
+    """arclamp-log's Prometheus text file, read by the test: a mixin of both
+    tier2 kinds (needs self.metrics_path)."""
+
+    def metrics(self):
+        return read_metrics(self.metrics_path)
+
+    def metric(self, name, **labels):
+        return self.metrics().get((name, frozenset(labels.items())), 0.0)
+
+    def metric_sum(self, name):
+        return sum(v for (n, _), v in self.metrics().items() if n == name)
+
+    def wait_metrics_fresh(self, timeout=WAIT):
+        """Wait until the metrics file is rewritten after now (it is every 0.2 s)."""
+        from .procs import wait_until
+        t0 = time.time()
+        wait_until(lambda: os.path.exists(self.metrics_path)
+                   and os.path.getmtime(self.metrics_path) > t0 + 0.01,
+                   timeout=timeout, what="a fresh metrics file")
+        return self.metrics()
+
+    def wait_quiet(self, settle=1.0, timeout=WAIT):
+        """Wait until lines_received and lines_written stop moving for `settle` s
+        and every received line is accounted for (written or invalid)."""
+        deadline = time.monotonic() + timeout
+        last, since = None, time.monotonic()
+        while True:
+            m = self.wait_metrics_fresh(timeout=max(1.0, deadline - time.monotonic()))
+            now = (_sum(m, "arclamp_log_lines_received_total"),
+                   _sum(m, "arclamp_log_lines_written_total"),
+                   _sum(m, "arclamp_log_lines_invalid_total"))
+            if now != last:
+                last, since = now, time.monotonic()
+            elif time.monotonic() - since >= settle:
+                return m
+            if time.monotonic() >= deadline:
+                return m
+            time.sleep(0.1)
+
+    def wait_redis_connected(self, timeout=WAIT, describe=None):
+        from .procs import wait_until
+        wait_until(lambda: self.metric("arclamp_log_redis_connected") == 1, timeout=timeout,
+                   what="arclamp-log connected to redis", describe=describe)
+
+
+class ArclampLog(MetricsReader):
     """arclamp-log with a generated configuration (written as JSON, which is YAML).
 
     redis: a harness Redis or None; mode: 'pubsub' or 'stream'; udp_port: a UDP
@@ -140,9 +194,7 @@ class ArclampLog:
         elif listen:
             cfg["listen"] = listen
         if redis is not None:
-            cfg["redis"] = {"host": redis.host, "port": redis.port, "mode": mode,
-                            "reconnect_max_delay": 1, "connect_timeout": 1,
-                            "health_check_interval": 2, "stream_consumer": "tier2"}
+            cfg["redis"] = redis_config(redis, mode)
         cfg.update(over or {})
         self.config = cfg
         self.write_config()
@@ -187,9 +239,7 @@ class ArclampLog:
         return self
 
     def wait_redis_connected(self, timeout=WAIT):
-        from .procs import wait_until
-        wait_until(lambda: self.metric("arclamp_log_redis_connected") == 1, timeout=timeout,
-                   what="arclamp-log connected to redis", describe=lambda: tail(self.proc.log, 2000))
+        MetricsReader.wait_redis_connected(self, timeout, describe=lambda: tail(self.proc.log, 2000))
 
     @property
     def files_root(self):
@@ -216,6 +266,17 @@ class ArclampLog:
         pat = re.compile(r"^\S+ \S+\[\d+\] \w+ %s: " % re.escape(name))
         return [line for line in self.proc.log_text().splitlines() if pat.match(line)]
 
+    def generate_svgs(self):
+        """arclamp-svg generate on the data directory, run inside tier2."""
+        return svg_generate(self.data_dir, ns=self.ns)
+
+    def diagnostics(self, limit=3000):
+        return [("arclamp-log", tail(self.proc.log, limit))]
+
+    def unexpected_exit(self):
+        rc = self.proc.unexpected_exit()
+        return None if rc is None else "arclamp-log exited with status %s" % rc
+
     def close(self):
         try:
             if self.proc.alive():
@@ -224,43 +285,6 @@ class ArclampLog:
             self.notify.close()
             if self.holder is not None:
                 self.holder.close()
-
-    # -- metrics
-    def metrics(self):
-        return read_metrics(self.metrics_path)
-
-    def metric(self, name, **labels):
-        return self.metrics().get((name, frozenset(labels.items())), 0.0)
-
-    def metric_sum(self, name):
-        return sum(v for (n, _), v in self.metrics().items() if n == name)
-
-    def wait_metrics_fresh(self, timeout=WAIT):
-        """Wait until the metrics file is rewritten after now (it is every 0.2 s)."""
-        from .procs import wait_until
-        t0 = time.time()
-        wait_until(lambda: os.path.exists(self.metrics_path)
-                   and os.path.getmtime(self.metrics_path) > t0 + 0.01,
-                   timeout=timeout, what="a fresh metrics file")
-        return self.metrics()
-
-    def wait_quiet(self, settle=1.0, timeout=WAIT):
-        """Wait until lines_received and lines_written stop moving for `settle` s
-        and every received line is accounted for (written or invalid)."""
-        deadline = time.monotonic() + timeout
-        last, since = None, time.monotonic()
-        while True:
-            m = self.wait_metrics_fresh(timeout=max(1.0, deadline - time.monotonic()))
-            now = (_sum(m, "arclamp_log_lines_received_total"),
-                   _sum(m, "arclamp_log_lines_written_total"),
-                   _sum(m, "arclamp_log_lines_invalid_total"))
-            if now != last:
-                last, since = now, time.monotonic()
-            elif time.monotonic() - since >= settle:
-                return m
-            if time.monotonic() >= deadline:
-                return m
-            time.sleep(0.1)
 
 
 _METRIC_RE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)')

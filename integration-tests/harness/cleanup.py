@@ -1,7 +1,7 @@
 """Removes what a killed test run left behind: namespaces named al-<run>-*
 whose owning process (recorded in /tmp/arclamp-it-runs/<run>) is gone, the
 processes that run started inside them, and its work directory
-/tmp/al-<run>-*. Namespaces of a run that is still going are left alone.
+/tmp/al-<run>-* (unmounting what is mounted below it first). Namespaces of a run that is still going are left alone.
 
     python3 -m harness.cleanup [--dry-run]
 """
@@ -12,6 +12,7 @@ import shutil
 import sys
 
 from . import netns
+from .tier2_nspawn import unmount_below
 
 
 def owner_alive(run_id):
@@ -51,6 +52,7 @@ def main(argv):
         except netns.CommandError as exc:
             print("cleanup: %s" % exc, file=sys.stderr)
         for d in glob.glob("/tmp/al-%s-*" % run_id):
+            unmount_below(d)
             shutil.rmtree(d, ignore_errors=True)
     return 0
 

@@ -25,10 +25,11 @@ import time
 from pathlib import Path
 
 from . import netns
-from .arclamp import ArclampLog, HOURLY, DAILY, svg_generate, metric_sum
+from .arclamp import ArclampLog, HOURLY, DAILY, metric_sum
 from .fpm import WebHost
 from .procs import WAIT, wait_until
 from .redis import Redis
+from .tier2_nspawn import Tier2Container
 from .tracelogs import TraceLogs
 
 APP_SRC = Path(__file__).resolve().parents[1] / "app"
@@ -74,12 +75,24 @@ class FleetOptions:
     gen_modules: int = 24          # modules generated into the application
     per_host: dict = None          # {"web2": {"period": 60, "ini": {...}, "excimer": False, ...}}:
                                    # WebHost settings of one host (ini is merged with fpm_ini)
+    tier2: str = "process"         # process: arclamp-log run by the harness in the tier2
+                                   # namespace; nspawn: the .debs' units in a booted container
+    tier2_lowers: list = None      # nspawn: the root's layers (tier2_nspawn.prepare_root)
 
     def __post_init__(self):
         if self.transport not in TRANSPORTS:
             raise ValueError("transport must be one of %s" % (TRANSPORTS,))
         if self.redis is None:
             self.redis = self.transport in ("pubsub", "stream")
+        if self.tier2 not in ("process", "nspawn"):
+            raise ValueError("tier2 must be 'process' or 'nspawn'")
+        if self.tier2 == "nspawn":
+            unsupported = [k for k in ("arclamp_argv_prefix", "arclamp_env", "socket_activation",
+                                       "tier2_tmpfs") if getattr(self, k)]
+            if self.transport == "unix":
+                unsupported.append("transport unix")
+            if unsupported or not self.tier2_lowers:
+                raise ValueError("tier2 nspawn: needs tier2_lowers; not with %s" % unsupported)
 
 
 class LoadRun:
@@ -140,12 +153,19 @@ class Fleet:
             if o.redis:
                 self.redis = Redis(tier1, self.workdir / "tier1", port=o.redis_port,
                                    persist=o.redis_persist).start()
-            self.arclamp = ArclampLog(
-                tier2, self.workdir / "tier2", redis=self.redis,
-                mode="stream" if o.transport == "stream" else "pubsub", channel=o.channel,
-                udp_port=o.udp_port, unix=True, logs=o.logs or [HOURLY, DAILY],
-                over=o.arclamp_over, argv_prefix=o.arclamp_argv_prefix, extra_env=o.arclamp_env,
-                socket_activation=o.socket_activation, tmpfs=o.tier2_tmpfs)
+            if o.tier2 == "nspawn":
+                self.arclamp = Tier2Container(
+                    tier2, self.workdir / "tier2", o.tier2_lowers, redis=self.redis,
+                    mode="stream" if o.transport == "stream" else "pubsub", channel=o.channel,
+                    udp_port=o.udp_port, logs=o.logs, over=o.arclamp_over)
+            else:
+                self.arclamp = ArclampLog(
+                    tier2, self.workdir / "tier2", redis=self.redis,
+                    mode="stream" if o.transport == "stream" else "pubsub", channel=o.channel,
+                    udp_port=o.udp_port, unix=True, logs=o.logs or [HOURLY, DAILY],
+                    over=o.arclamp_over, argv_prefix=o.arclamp_argv_prefix,
+                    extra_env=o.arclamp_env, socket_activation=o.socket_activation,
+                    tmpfs=o.tier2_tmpfs)
             self.arclamp.start()
             template = self._build_app()
             for ns in webs:
@@ -310,8 +330,9 @@ class Fleet:
                 "invalid": int(metric_sum(metrics, "arclamp_log_lines_invalid_total"))}
 
     def generate_svgs(self):
-        """arclamp-svg generate on tier2's data directory, run inside tier2."""
-        return svg_generate(self.arclamp.data_dir, ns=self.arclamp.ns)
+        """The flame graphs of tier2's logs, made on tier2 (arclamp-svg
+        generate, or the packaged arclamp-svg.service)."""
+        return self.arclamp.generate_svgs()
 
     # ------------------------------------------------------------------ teardown
     def close(self):
@@ -353,24 +374,26 @@ class Fleet:
         paths = []
         if self.redis is not None:
             paths.append(("redis", self.redis.proc.log))
-        if self.arclamp is not None:
-            paths.append(("arclamp-log", self.arclamp.proc.log))
         for h, w in self.web.items():
             paths += [("php-fpm %s" % h, w.dir / "fpm.log"), ("php-fpm stderr %s" % h, w.proc.log),
                       ("php errors %s" % h, w.dir / "php-errors.log")]
         for name, p in paths:
             if os.path.exists(str(p)) and os.path.getsize(str(p)):
                 out.append((name, tail(p, limit)))
+        if self.arclamp is not None:
+            out += self.arclamp.diagnostics(limit)
         return out
 
     def unexpected_exits(self):
         out = []
         procs = [w.proc for w in self.web.values()]
-        procs += [p.proc for p in (self.arclamp, self.redis) if p is not None]
+        procs += [self.redis.proc] if self.redis is not None else []
         for p in procs:
             rc = p.unexpected_exit()
             if rc is not None:
                 out.append("%s exited with status %s" % (p.name, rc))
+        if self.arclamp is not None and self.arclamp.unexpected_exit():
+            out.append(self.arclamp.unexpected_exit())
         return out
 
     def __enter__(self):

@@ -12,6 +12,11 @@ as failed arrived after all.
 import os
 
 RESULTS = []
+NOTES = []      # lines printed under the table (set-up timings, ...)
+
+
+def note(line):
+    NOTES.append(line)
 
 COLUMNS = [
     ("scenario", "scenario", "<"),

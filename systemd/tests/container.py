@@ -56,6 +56,8 @@ boot one and get a shell), handy when writing tests.
 """
 
 import errno
+import fcntl
+import hashlib
 import os
 import shlex
 import shutil
@@ -67,7 +69,7 @@ import time
 
 __all__ = [
     "BASE_PACKAGES", "ContainerError", "host_codename", "host_debian_sources", "apt_proxy_env",
-    "debootstrap", "write_apt_sources", "Overlay", "run_in_root", "Container", "host_has_systemd",
+    "debootstrap", "shared_base_root", "write_apt_sources", "Overlay", "unmount_below", "run_in_root", "Container", "host_has_systemd",
 ]
 
 # What the system test needs in the root besides minbase: systemd as init,
@@ -249,6 +251,68 @@ def debootstrap(target, include=BASE_PACKAGES, suite=None, sources=None, variant
     return target
 
 
+# Lock files of shared roots this process uses, held open (a shared flock)
+# until it exits: while one is held, no later run removes that root from
+# under this process's overlay mounts.
+_held_locks = []
+
+
+def _remove_stale_runs(parent, keep):
+    """Removes the run directories under `parent` other than `keep` that no
+    live process holds (their run.lock can be taken exclusively). Only
+    directories with a run.lock are considered: nothing else there is ours."""
+    for name in os.listdir(parent):
+        d = os.path.join(parent, name)
+        lock = os.path.join(d, "run.lock")
+        if d == keep or not os.path.isdir(d) or not os.path.isfile(lock):
+            continue
+        try:
+            with open(lock, "a") as f:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                _log(f"removing the base roots of an earlier run: {d}")
+                unmount_below(d)
+                shutil.rmtree(d, ignore_errors=True)
+        except BlockingIOError:
+            pass            # a run still using it
+        except OSError as e:
+            _log(f"cannot remove {d}: {e}")
+
+
+def shared_base_root(include=BASE_PACKAGES, private_dir=None, log=None, timeout=900):
+    """A debootstrapped root with `include`, for read-only use as an overlay's
+    lower layer.
+
+    With ARCLAMP_NSPAWN_BASE_DIR set (the Makefile sets it to a directory
+    per make invocation, under build/nspawn/), the root is made once in that
+    directory by whichever suite needs it first and reused by the others of
+    the same run: `make check` debootstraps once for the system test and the
+    fleet's tier2 container. Directories of earlier runs are removed then.
+    Without it, the root is made in `private_dir`, the caller's to remove.
+    Returns the root's path."""
+    shared = os.environ.get("ARCLAMP_NSPAWN_BASE_DIR")
+    if not shared:
+        return debootstrap(os.path.join(private_dir, "base"), include=include, log=log, timeout=timeout)
+    shared = os.path.abspath(shared)
+    os.makedirs(shared, exist_ok=True)
+    run_lock = open(os.path.join(shared, "run.lock"), "a")
+    fcntl.flock(run_lock, fcntl.LOCK_SH)
+    _held_locks.append(run_lock)
+    _remove_stale_runs(os.path.dirname(shared), keep=shared)
+    key = hashlib.sha256((host_codename() + "\0" + ",".join(sorted(include))).encode()).hexdigest()[:12]
+    root = os.path.join(shared, f"base-{key}")
+    with open(root + ".lock", "a") as make_lock:
+        fcntl.flock(make_lock, fcntl.LOCK_EX)      # one debootstrap; the others wait for it
+        if os.path.isdir(root):
+            _log(f"reusing {root} (made earlier in this run)")
+        else:
+            partial = root + ".partial"
+            unmount_below(partial)          # a debootstrap killed with /proc mounted
+            shutil.rmtree(partial, ignore_errors=True)
+            debootstrap(partial, include=include, log=log, timeout=timeout)
+            os.rename(partial, root)
+    return root
+
+
 # --- writable copies of a root ---------------------------------------------
 
 class Overlay:
@@ -295,6 +359,17 @@ class Overlay:
 
     def __exit__(self, *exc):
         self.unmount()
+
+
+def unmount_below(path):
+    """Unmounts everything mounted below `path` (overlays left by a fixture
+    that failed half-way, or by a killed run), deepest first, so removing
+    the directory afterwards cannot reach into a lower layer."""
+    prefix = os.path.abspath(path).rstrip("/") + "/"
+    with open("/proc/self/mountinfo") as f:
+        mounts = [line.split()[4] for line in f]
+    for m in sorted((m for m in mounts if m.startswith(prefix)), key=len, reverse=True):
+        _run(["umount", "-l", m], 60, check=False)
 
 
 # --- cgroups for nspawn without a host manager ------------------------------
@@ -361,8 +436,12 @@ def _nspawn_base(root, machine, network, binds, binds_ro, keep_unit):
     argv.append("--resolv-conf=copy-host" if network == "host" else "--resolv-conf=off")
     if network == "private":
         argv.append("--private-network")
+    elif network.startswith("netns:"):
+        # A network namespace someone else made (ip netns add): the container
+        # gets its interfaces and addresses, nothing else of the host's.
+        argv.append("--network-namespace-path=" + network[len("netns:"):])
     elif network != "host":
-        raise ValueError(f"network must be 'private' or 'host', not {network!r}")
+        raise ValueError(f"network must be 'private', 'host' or 'netns:PATH', not {network!r}")
     for src, dst in (binds or {}).items():
         argv.append(f"--bind={src}:{dst}")
     for src, dst in (binds_ro or {}).items():
@@ -446,6 +525,8 @@ WantedBy=multi-user.target
 class Container:
     """One boot of `root` with systemd-nspawn --boot and a private network.
 
+    network: "private" (only a loopback), or "netns:/run/netns/NAME" to
+    join an existing network namespace (the integration fleet's tier2).
     binds / binds_ro: {host path: container path}. console_log: where the
     console (boot messages) goes; by default a file next to the root.
     deadline: seconds after which the container ends itself (status 124);

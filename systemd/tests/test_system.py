@@ -3,7 +3,9 @@
 Once per test run a minimal Debian root (debootstrap --variant=minbase, the
 host's release, with systemd, D-Bus, iproute2, procps and python3-minimal)
 is made from the mirror this machine's apt uses (read from its apt
-configuration now, see container.py). Then, on an overlay of that root:
+configuration now, see container.py); under make, one per make invocation,
+shared with the integration fleet's tier2 container (ARCLAMP_NSPAWN_BASE_DIR,
+see container.shared_base_root). Then, on an overlay of that root:
 
 1. Download step (not booted, host network: the only time the container
    reaches the network, and only the Debian mirror): `apt-get update` and
@@ -45,15 +47,15 @@ Environment:
   ARCLAMP_SYSTEMTEST_TMPDIR    where the roots go (default /var/tmp; needs ~600 MB)
   ARCLAMP_SYSTEMTEST_BASE=DIR  use an existing debootstrapped root (read only)
                                instead of making one: for developing tests only
+  ARCLAMP_NSPAWN_BASE_DIR=DIR  make the root there once and reuse it (set by
+                               the Makefile per make invocation)
   ARCLAMP_SYSTEMTEST_KEEP=1    keep the temporary directory (roots, logs)
 """
 
-import glob
 import json
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -61,6 +63,7 @@ from pathlib import Path
 import pytest
 
 import container as ct
+import debs as debs_mod
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGES = ["arclamp-log", "arclamp-svg", "php-excimer-sampler"]
@@ -171,38 +174,6 @@ def snapshot(c):
 
 # --- the .debs, the base root ----------------------------------------------
 
-def _packaged_since():
-    """(time, what): the .debs must be newer than this. `make deb` packages
-    the commit DEB_TREE (default HEAD) as committed, so that commit's time;
-    with DEB_TREE=worktree, the newest file it would package (tracked, or
-    new and not ignored)."""
-    tree = os.environ.get("DEB_TREE", "HEAD")
-    if tree != "worktree":
-        when = subprocess.run(["git", "log", "-1", "--format=%ct", tree], cwd=REPO, capture_output=True,
-                             text=True, timeout=60, check=True).stdout.strip()
-        return float(when), f"the commit {tree}"
-    files = subprocess.run(["git", "ls-files", "-z", "-c", "-o", "--exclude-standard"], cwd=REPO,
-                           capture_output=True, timeout=60, check=True).stdout.decode().split("\0")
-    best = (0.0, None)
-    for f in files:
-        try:
-            m = os.stat(REPO / f).st_mtime
-        except OSError:
-            continue
-        if m > best[0]:
-            best = (m, f)
-    return best
-
-
-def _find_debs(d):
-    found = {}
-    for p in PACKAGES:
-        cands = sorted(glob.glob(os.path.join(d, f"{p}_*.deb")), key=os.path.getmtime)
-        if cands:
-            found[p] = cands[-1]
-    return found
-
-
 @pytest.fixture(scope="session")
 def prerequisites():
     if os.geteuid() != 0:
@@ -220,11 +191,7 @@ def workdir(prerequisites):
     base = os.environ.get("ARCLAMP_SYSTEMTEST_TMPDIR", "/var/tmp")
     d = Path(tempfile.mkdtemp(prefix="arclamp-systemtest-", dir=base))
     yield d
-    # Nothing may stay mounted below it (a fixture that failed half-way).
-    with open("/proc/self/mountinfo") as f:
-        mounts = [line.split()[4] for line in f]
-    for m in sorted((m for m in mounts if m.startswith(str(d) + "/")), key=len, reverse=True):
-        subprocess.run(["umount", "-l", m], timeout=60)
+    ct.unmount_below(str(d))    # a fixture may have failed half-way
     if os.environ.get("ARCLAMP_SYSTEMTEST_KEEP") == "1":
         print(f"kept {d}")
     else:
@@ -233,33 +200,11 @@ def workdir(prerequisites):
 
 @pytest.fixture(scope="session")
 def debs(prerequisites, workdir, timings):
-    """The three packages, copied into the work directory (a `make deb`
-    running meanwhile cannot pull them away). build/deb is rebuilt with
-    `make deb` (DEB_TREE passed on) when a package is missing or older than
-    what it would package now."""
-    d = os.environ.get("ARCLAMP_DEB_DIR")
-    if not d:
-        d = str(REPO / "build/deb")
-        found = _find_debs(d)
-        since, what = _packaged_since()
-        why = None
-        if len(found) < len(PACKAGES):
-            why = "missing " + ", ".join(p for p in PACKAGES if p not in found)
-        elif min(os.path.getmtime(f) for f in found.values()) < since:
-            why = f"{what} is newer than the packages"
-        if why:
-            ct._log(f"make deb ({why})")
-            t0 = time.monotonic()
-            ct._run(["make", "--no-print-directory", "deb"], 1800, log=str(workdir / "make-deb.log"),
-                    env=dict(os.environ, MAKEFLAGS=""))
-            timings["make deb"] = time.monotonic() - t0
-    found = _find_debs(d)
-    assert len(found) == len(PACKAGES), f"no .deb for {set(PACKAGES) - set(found)} in {d}"
+    """The three packages, fresh (see debs.py), copied into the work
+    directory: ({package: path in the container}, host directory)."""
     out = workdir / "debs"
-    out.mkdir()
-    for p, f in found.items():
-        shutil.copy2(f, out)
-    return {p: f"/debs/{os.path.basename(f)}" for p, f in found.items()}, str(out)
+    names = debs_mod.ensure_debs(PACKAGES, str(out), workdir / "make-deb.log", timings)
+    return {p: f"/debs/{n}" for p, n in names.items()}, str(out)
 
 
 @pytest.fixture(scope="session")
@@ -268,9 +213,9 @@ def base_root(workdir, timings):
     if given:
         return given
     t0 = time.monotonic()
-    root = ct.debootstrap(str(workdir / "base"), include=ct.BASE_PACKAGES,
-                          log=str(workdir / "debootstrap.log"), timeout=900)
-    timings["debootstrap (minbase + systemd)"] = time.monotonic() - t0
+    root = ct.shared_base_root(ct.BASE_PACKAGES, private_dir=str(workdir),
+                               log=str(workdir / "debootstrap.log"), timeout=900)
+    timings["debootstrap (minbase + systemd), or reuse"] = time.monotonic() - t0
     return root
 
 
