@@ -11,7 +11,8 @@ import pytest
 from harness import report
 from harness.arclamp import HOURLY, metric_sum
 from harness.checks import (assert_every_line_parses, check_delivery, check_svgs, error_counts,
-                            failures, record_row, wait_lines_flowing, written_by_host, xmllint)
+                            failures, record_row, unheard_lines, wait_lines_flowing,
+                            written_by_host, xmllint)
 from harness.fcgi import percentile
 from harness.fleet import Fleet
 from harness.procs import wait_until
@@ -44,6 +45,7 @@ def test_happy_path(fleet_factory, transport):
         assert s["workers"] == fleet.opts.children, s
         assert s["sent"] > 0 and s["cli_sent"] > 0, "%s sent nothing: %r" % (host, s)
         assert s["failed"] == 0, "%s: delivery failures %r" % (host, s)
+        assert s["unheard"] == 0, "%s: lines published with no subscriber %r" % (host, s)
     m = acct["metrics"]
     assert acct["invalid"] == 0, "invalid lines: %r" % {k: v for k, v in m.items()
                                                        if k[0] == "arclamp_log_lines_invalid_total"}
@@ -276,11 +278,17 @@ def test_redis_restart_pubsub(fleet_factory):
     # a line whose PUBLISH was cut off before its reply counts as failed but
     # may have been delivered: lost can be negative, by at most the failures
     assert -failures(acct) <= lost <= in_flight, (lost, in_flight)
+    # The extensions' own account of it: the lines Redis accepted with no
+    # subscriber ("unheard", PUBLISH answered 0) are the loss, less lines
+    # counted as failed that got through.
+    unheard = unheard_lines(acct)
+    assert unheard <= in_flight, (unheard, in_flight)
+    assert unheard - failures(acct) <= lost <= unheard, (lost, unheard)
     # every host delivers again after the restart
     assert all(written_by_host(acct).get(h, 0) > 0 for h in fleet.web)
     row["note"] = ("down %.1f s; in flight (published before arclamp-log re-subscribed): %d; "
-                   "failed sends: %d %r" % (t_up - t_down, in_flight, failures(acct),
-                                            errors))
+                   "unheard (the extensions' count of them): %d; failed sends: %d %r"
+                   % (t_up - t_down, in_flight, unheard, failures(acct), errors))
 
 
 def test_redis_restart_stream(fleet_factory):

@@ -65,7 +65,8 @@ def test_tier2_nspawn_happy_path(fleet_factory, tier2_lowers):
     acct = fleet.account()
     row = record_row("1 happy path (pubsub, tier2 in nspawn)", acct, loads, t0)
 
-    assert acct["sent"] > 0 and all(s["failed"] == 0 for s in acct["sent_by_host"].values())
+    assert acct["sent"] > 0 and all(s["failed"] == 0 and s["unheard"] == 0
+                                    for s in acct["sent_by_host"].values()), acct["sent_by_host"]
     assert acct["received"] == acct["sent"] and acct["invalid"] == 0, (acct["received"], acct["sent"])
     check_delivery(acct)
     assert row["lost"] == 0

@@ -118,6 +118,11 @@ def failures(acct):
     return sum(s["failed"] for s in acct["sent_by_host"].values())
 
 
+def unheard_lines(acct):
+    """Lines the extensions PUBLISHed while Redis had no subscriber."""
+    return sum(s["unheard"] for s in acct["sent_by_host"].values())
+
+
 def error_counts(acct):
     """The extensions' failed sends by kind (connect, timeout, send, reply), nonzero only."""
     errors = {}

@@ -274,21 +274,24 @@ class Fleet:
 
     # ------------------------------------------------------------------ accounting
     def sent_by_host(self):
-        """{host: {"sent": lines, "failed": lines, "errors": {...}, "workers": n}}:
-        every php-fpm worker's excimer_arclamp_stats() plus the CLI runs."""
+        """{host: {"sent": lines, "failed": lines, "unheard": lines, "errors": {...},
+        "workers": n}}: every php-fpm worker's excimer_arclamp_stats() plus the
+        CLI runs ("unheard": sent lines Redis had no subscriber for)."""
         out = {}
         for h, w in self.web.items():
-            acc = {"sent": 0, "failed": 0, "errors": {}, "workers": 0, "cli_sent": 0}
+            acc = {"sent": 0, "failed": 0, "unheard": 0, "errors": {}, "workers": 0, "cli_sent": 0}
             for st in w.worker_stats().values():
                 acc["workers"] += 1
                 acc["sent"] += st["sent"]
                 acc["failed"] += st["failed"]
+                acc["unheard"] += st["unheard"]
                 for k, v in st["errors"].items():
                     acc["errors"][k] = acc["errors"].get(k, 0) + v
             for rep in self.jobs.get(h, []):
                 acc["sent"] += rep["stats"]["sent"]
                 acc["cli_sent"] += rep["stats"]["sent"]
                 acc["failed"] += rep["stats"]["failed"]
+                acc["unheard"] += rep["stats"]["unheard"]
                 for k, v in rep["stats"]["errors"].items():
                     acc["errors"][k] = acc["errors"].get(k, 0) + v
             out[h] = acc

@@ -8,9 +8,12 @@
  *     does; returns the number of lines delivered. Never throws for a
  *     delivery failure: failures are counted.
  *   excimer_arclamp_stats(): array
- *     ['sent' => int, 'failed' => int, 'errors' => ['connect' => int,
- *      'timeout' => int, 'send' => int, 'reply' => int], 'last_error' => string]
- *     counted since the process started (a php-fpm worker: all its requests).
+ *     ['sent' => int, 'failed' => int, 'unheard' => int, 'errors' =>
+ *      ['connect' => int, 'timeout' => int, 'send' => int, 'reply' => int],
+ *      'last_error' => string]
+ *     counted since the process started (a php-fpm worker: all its requests);
+ *     'unheard': of the lines sent, those PUBLISHed while no subscriber was
+ *     listening (Redis dropped them).
  *
  * Zero-code collection: with INI excimer.arclamp_target set, every request
  * gets an ExcimerProfiler at RINIT (period, event type and depth from the
@@ -114,6 +117,7 @@ PHP_FUNCTION(excimer_arclamp_stats)
     array_init(return_value);
     add_assoc_long(return_value, "sent", arclamp_stats.lines_sent);
     add_assoc_long(return_value, "failed", arclamp_stats.lines_failed);
+    add_assoc_long(return_value, "unheard", arclamp_stats.lines_unheard);
     array_init(&errors);
     for (int e = 0; e < TRANSPORT_NERRORS; e++)
         add_assoc_long(&errors, transport_error_name(e), arclamp_stats.errors[e]);

@@ -334,8 +334,11 @@ static int write_all(int fd, const char *buf, size_t len, double deadline, trans
     return 0;
 }
 
-/* Reads n replies; returns how many were successes. */
-static long read_replies(int fd, size_t n, double deadline, transport_stats *st)
+/* Reads n replies; returns how many were successes. A PUBLISH reply is the
+ * number of subscribers that got the message: 0 is a success for Redis but a
+ * line nobody will write, counted apart so a site can see it. */
+static long read_replies(const transport_target *t, int fd, size_t n, double deadline,
+                         transport_stats *st)
 {
     redisReader *reader = redisReaderCreate();
     char chunk[4096];
@@ -355,6 +358,9 @@ static long read_replies(int fd, size_t n, double deadline, transport_stats *st)
                 fail(st, TRANSPORT_ERR_REPLY, 1, "Redis: %.200s", r->str);
             } else {
                 ok++;
+                if (t->kind == TRANSPORT_REDIS_PUBLISH && r->type == REDIS_REPLY_INTEGER &&
+                    r->integer == 0)
+                    st->lines_unheard++;
             }
             got++;
             freeReplyObject(reply);
@@ -396,7 +402,7 @@ static long send_redis(const transport_target *t, const char *const *lines, cons
     int fd = connect_redis(t, deadline, st, n);
     if (fd >= 0) {
         if (write_all(fd, cmds, total, deadline, st, n) == 0)
-            ok = read_replies(fd, n, deadline, st);
+            ok = read_replies(t, fd, n, deadline, st);
         else
             transport_close_cached();
     }

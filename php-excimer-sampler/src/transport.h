@@ -41,6 +41,9 @@ enum transport_error {
 typedef struct transport_stats {
     long lines_sent;                     /* lines delivered (Redis: acknowledged) */
     long lines_failed;                   /* lines not delivered */
+    long lines_unheard;                  /* PUBLISHed lines (counted as sent) that no
+                                            subscriber received: Redis answered 0 and
+                                            dropped them (pub/sub keeps nothing) */
     long errors[TRANSPORT_NERRORS];      /* failed sends per reason */
     char last_error[256];                /* the last failure, for humans */
 } transport_stats;

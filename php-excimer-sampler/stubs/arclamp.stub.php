@@ -16,8 +16,9 @@ function excimer_arclamp_send(string $target, string $collapsed, ?string $entryP
 
 /**
  * Delivery counters of this process:
- * ['sent' => int, 'failed' => int,
+ * ['sent' => int, 'failed' => int, 'unheard' => int,
  *  'errors' => ['connect' => int, 'timeout' => int, 'send' => int, 'reply' => int],
  *  'last_error' => string]
+ * 'unheard': sent lines PUBLISHed while Redis had no subscriber (dropped).
  */
 function excimer_arclamp_stats(): array {}

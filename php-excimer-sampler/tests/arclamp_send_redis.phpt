@@ -1,5 +1,5 @@
 --TEST--
-excimer_arclamp_send(): PUBLISH and XADD to a real redis-server
+excimer_arclamp_send(): PUBLISH and XADD to a real redis-server; lines published with no subscriber are counted as unheard
 --EXTENSIONS--
 excimer
 --INI--
@@ -35,7 +35,25 @@ excimer_arclamp_send("redis://127.0.0.1:$port/other", "y 1\n");
 fwrite($c, resp_command(['CLIENT', 'LIST', 'TYPE', 'normal']));
 var_dump(substr_count(resp_read($c), "\n") === $before);
 $s = excimer_arclamp_stats();
-var_dump($s['sent'], $s['failed']);
+var_dump($s['sent'], $s['failed'], $s['unheard']);
+// Nobody subscribes to "other": those two lines were accepted and dropped.
+// A stream entry is kept whoever reads it: XADD is never unheard. Closing
+// the subscriber makes "excimer" unheard too.
+fclose($sub);
+for ($i = 0; $i < 200; $i++) {          // until Redis has seen the close (at most 10 s)
+    fwrite($c, resp_command(['PUBSUB', 'NUMSUB', 'excimer']));
+    if (resp_read($c)[1] === 0) {
+        break;
+    }
+    usleep(50000);
+}
+excimer_arclamp_send("redis://127.0.0.1:$port/excimer?stream=1", "z 1
+");
+excimer_arclamp_send("redis://127.0.0.1:$port/excimer", "w 1
+v 1
+");
+$s = excimer_arclamp_stats();
+var_dump($s['sent'], $s['unheard']);
 stop_redis($redis);
 ?>
 --EXPECT--
@@ -56,3 +74,6 @@ sample => /srv/w/api.php;c 2
 bool(true)
 int(6)
 int(0)
+int(2)
+int(9)
+int(4)
