@@ -17,30 +17,27 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common" / "tests"))
+# Polling, the metrics file and the notify socket are shared with the other
+# suites (the tests import them from testkit too).
+from testkit import WAIT, NotifyListener, env_without_systemd, repo_bin, wait_until  # noqa: E402
+
 REDIS_SERVER = "/usr/bin/redis-server"
 SOCKET_ACTIVATE = "/usr/bin/systemd-socket-activate"
 
 # What a sample line written to a trace log must look like.
 SAMPLE_RE = re.compile(rb"^[^;\s][^\n]*[^;] [1-9][0-9]*$")
 
-# Upper bound for any single wait in this suite.
-WAIT = 20.0
-
 
 def daemon_bin():
-    path = os.environ.get("ARCLAMP_LOG_BIN", "build/bin/arclamp-log")
-    p = Path(path)
-    if not p.is_absolute():
-        p = REPO_ROOT / p
-    return str(p)
+    return repo_bin("ARCLAMP_LOG_BIN", "build/bin/arclamp-log")
 
 
 @pytest.fixture(scope="session")
@@ -53,25 +50,7 @@ def arclamp_bin():
 
 
 # --------------------------------------------------------------------------
-# Polling
-
-
-def wait_until(pred, timeout=WAIT, interval=0.05, what="condition", describe=None):
-    """Poll pred() until it returns a truthy value; fail after timeout seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = pred()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            extra = ""
-            if describe is not None:
-                try:
-                    extra = ": " + str(describe())
-                except Exception as exc:  # pragma: no cover - diagnostics only
-                    extra = ": (describe failed: %r)" % exc
-            raise AssertionError("timed out after %.1fs waiting for %s%s" % (timeout, what, extra))
-        time.sleep(interval)
+# Ports
 
 
 def free_port(kind=socket.SOCK_STREAM):
@@ -395,92 +374,11 @@ def base_config(workdir, redis=None, **over):
 
 
 # --------------------------------------------------------------------------
-# sd_notify listener
-
-
-class NotifyListener:
-    """A unix datagram socket standing in for systemd's notify socket.
-
-    A thread drains it all the time: sd_notify() blocks when the socket queue
-    is full, so a test that stops reading must not stall the daemon."""
-
-    def __init__(self, path):
-        self.path = str(path)
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self.sock.bind(self.path)
-        self.sock.settimeout(0.05)
-        self.items = []  # (monotonic time, "KEY=VALUE")
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="notify-reader", daemon=True)
-        self._thread.start()
-
-    def _run(self):
-        while not self._stop.is_set():
-            try:
-                data = self.sock.recv(65536)
-            except socket.timeout:
-                continue
-            except OSError:
-                return
-            now = time.monotonic()
-            with self._lock:
-                for item in data.decode("utf-8", "replace").split("\n"):
-                    if item:
-                        self.items.append((now, item))
-
-    def close(self):
-        self._stop.set()
-        self._thread.join(timeout=5)
-        self.sock.close()
-
-    def snapshot(self):
-        with self._lock:
-            return list(self.items)
-
-    def __len__(self):
-        with self._lock:
-            return len(self.items)
-
-    def find(self, pred, start=0):
-        items = self.snapshot()
-        for i in range(start, len(items)):
-            if pred(items[i][1]):
-                return i
-        return None
-
-    def wait_for(self, wanted, start=0, timeout=WAIT, alive=None):
-        """Wait for an item equal to `wanted` (or starting with it when it ends in '=');
-        returns its index.  alive: optional callable, fail early when it returns False."""
-        if wanted.endswith("="):
-            pred = lambda s: s.startswith(wanted)  # noqa: E731
-        else:
-            pred = lambda s: s == wanted  # noqa: E731
-        deadline = time.monotonic() + timeout
-        while True:
-            i = self.find(pred, start)
-            if i is not None:
-                return i
-            if alive is not None and not alive():
-                raise AssertionError("daemon exited while waiting for %r" % wanted)
-            if time.monotonic() >= deadline:
-                raise AssertionError("no %r from the daemon within %.1fs (after item %d); got %r"
-                                     % (wanted, timeout, start, self.values()[-20:]))
-            time.sleep(0.02)
-
-    def values(self):
-        return [s for _, s in self.snapshot()]
-
-
-# --------------------------------------------------------------------------
 # The daemon
 
 
 _SANITIZER_MARKS = (b"ERROR: AddressSanitizer", b"ERROR: LeakSanitizer",
                     b"runtime error:", b"ERROR: UndefinedBehaviorSanitizer")
-
-_SCRUB_ENV = ("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS",
-              "LISTEN_PID", "LISTEN_FDNAMES", "JOURNAL_STREAM", "INVOCATION_ID")
 
 
 class Daemon:
@@ -506,7 +404,7 @@ class Daemon:
         os.replace(str(tmp), str(self.config_path))
 
     def env(self):
-        env = {k: v for k, v in os.environ.items() if k not in _SCRUB_ENV}
+        env = env_without_systemd()
         if self.notify is not None:
             env["NOTIFY_SOCKET"] = self.notify.path
         env.update(self.extra_env)
@@ -676,40 +574,6 @@ def count_lines(base, period, tag="all"):
         return len(lines_of(base, period, tag))
     except OSError:
         return 0
-
-
-# --------------------------------------------------------------------------
-# Metrics
-
-
-_METRIC_RE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)')
-_LABEL_RE = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
-
-
-def read_metrics(path):
-    """{(name, frozenset(labels.items())): value}; {} when the file is missing."""
-    try:
-        text = Path(path).read_text()
-    except OSError:
-        return {}
-    out = {}
-    for line in text.splitlines():
-        if not line or line.startswith("#"):
-            continue
-        m = _METRIC_RE.match(line)
-        if not m:
-            continue
-        labels = frozenset(_LABEL_RE.findall(m.group(2) or ""))
-        try:
-            out[(m.group(1), labels)] = float(m.group(3))
-        except ValueError:
-            pass
-    return out
-
-
-def metric(metrics, name, **labels):
-    """Value of one series; 0 when absent (counters start at zero)."""
-    return metrics.get((name, frozenset(labels.items())), 0.0)
 
 
 # --------------------------------------------------------------------------

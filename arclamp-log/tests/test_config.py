@@ -6,8 +6,8 @@ import subprocess
 
 import pytest
 
-from conftest import (base_config, count_lines, lines_of, sample_line, send_unix, to_yaml,
-                      wait_until)
+from conftest import base_config, count_lines, lines_of, sample_line, send_unix, to_yaml
+from testkit import wait_until
 
 EX_USAGE = 64
 EX_CONFIG = 78

@@ -8,8 +8,8 @@ import subprocess
 
 import pytest
 
-from conftest import (SAMPLE_RE, base_config, count_lines, make_batch, metric, read_lines,
-                      read_metrics, wait_until)
+from conftest import SAMPLE_RE, base_config, count_lines, make_batch, read_lines
+from testkit import metric, read_metrics, wait_until
 
 
 def test_silent_redis_is_detected_by_the_health_check_and_the_daemon_resubscribes(

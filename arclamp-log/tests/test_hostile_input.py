@@ -10,9 +10,9 @@ import socket
 import threading
 import time
 
-from conftest import (SAMPLE_RE, base_config, count_lines, lines_of, log_files, metric,
-                      read_lines, read_metrics, sample_line, send_unix, tags_in, unix_sender,
-                      wait_until)
+from conftest import (SAMPLE_RE, base_config, count_lines, lines_of, log_files, read_lines,
+                      sample_line, send_unix, tags_in, unix_sender)
+from testkit import metric, read_metrics, wait_until
 
 P = b"/srv/mediawiki/php-1.44.0-wmf.3/index.php;MediaWiki\\MediaWikiEntryPoint::run"
 REASONS = ("empty", "too_long", "control_char", "invalid_utf8", "no_count", "bad_count",

@@ -3,9 +3,9 @@
 import os
 import socket
 
-from conftest import (SOCKET_ACTIVATE, base_config, count_lines, free_port,
-                      lines_of, make_batch, metric, read_metrics, sample_line, send_udp,
-                      send_unix, tags_in, wait_until)
+from conftest import (SOCKET_ACTIVATE, base_config, count_lines, free_port, lines_of, make_batch,
+                      sample_line, send_udp, send_unix, tags_in)
+from testkit import metric, read_metrics, wait_until
 
 
 def activation_prefix(listen, notify_path, fdnames=None):

@@ -3,8 +3,8 @@
 import signal
 import time
 
-from conftest import (base_config, count_lines, lines_of, metric, read_metrics, sample_line,
-                      send_unix, wait_until)
+from conftest import base_config, count_lines, lines_of, sample_line, send_unix
+from testkit import metric, read_metrics, wait_until
 
 
 def test_notify_ready_status_watchdog_reload_and_stop(daemon_factory, workdir):

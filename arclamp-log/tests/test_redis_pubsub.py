@@ -5,8 +5,8 @@ import signal
 import time
 
 from conftest import (ENTRY_POINTS, SAMPLE_RE, base_config, ceil_div, count_lines, lines_of,
-                      log_files, make_batch, metric, read_metrics, redis_instance, sample_line, tags_in,
-                      wait_until)
+                      log_files, make_batch, redis_instance, sample_line, tags_in)
+from testkit import metric, read_metrics, wait_until
 
 
 def publish_all(redis, lines, channel="excimer"):

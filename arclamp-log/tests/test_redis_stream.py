@@ -3,8 +3,8 @@
 import collections
 import warnings
 
-from conftest import (SAMPLE_RE, base_config, count_lines, lines_of, make_batch, metric,
-                      read_metrics, wait_until)
+from conftest import SAMPLE_RE, base_config, count_lines, lines_of, make_batch
+from testkit import metric, read_metrics, wait_until
 
 GROUP = "arclamp-log"
 

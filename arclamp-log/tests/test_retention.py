@@ -2,7 +2,8 @@
 
 import os
 
-from conftest import base_config, metric, read_metrics, sample_line, send_unix, wait_until
+from conftest import base_config, sample_line, send_unix
+from testkit import metric, read_metrics, wait_until
 
 DAY = 86400
 T2020 = 1577836800  # 2020-01-01T00:00:00Z

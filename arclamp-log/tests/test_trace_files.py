@@ -4,8 +4,8 @@ import calendar
 import os
 import time
 
-from conftest import (base_config, count_lines, lines_of, metric, read_metrics, sample_line,
-                      send_unix, wait_until)
+from conftest import base_config, count_lines, lines_of, sample_line, send_unix
+from testkit import metric, read_metrics, wait_until
 
 
 def listing(directory):

@@ -13,12 +13,14 @@ import gzip
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common" / "tests"))
+from testkit import repo_bin  # noqa: E402
 
 SANITIZER_MARKS = (b"ERROR: AddressSanitizer", b"ERROR: LeakSanitizer", b"runtime error:",
                    b"ERROR: UndefinedBehaviorSanitizer")
@@ -29,16 +31,9 @@ UPLOAD = "UploadBase::performUpload"
 RUN = "MediaWiki\\MediaWikiEntryPoint::run"
 
 
-def binary_path():
-    p = Path(os.environ.get("ARCLAMP_SVG_BIN", "build/bin/arclamp-svg"))
-    if not p.is_absolute():
-        p = REPO_ROOT / p
-    return str(p)
-
-
 @pytest.fixture(scope="session")
 def arclamp_svg():
-    path = binary_path()
+    path = repo_bin("ARCLAMP_SVG_BIN", "build/bin/arclamp-svg")
     if not os.access(path, os.X_OK):
         pytest.fail("%s not found or not executable (build it with `make build/bin/arclamp-svg` "
                     "or set ARCLAMP_SVG_BIN)" % path)

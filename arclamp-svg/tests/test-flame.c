@@ -6,7 +6,7 @@
 #include "strbuf.h"
 #include "test-suites.h"
 
-static struct flame *flame_of(const char *const *lines)
+struct flame *flame_of(const char *const *lines)
 {
     struct flame *f = flame_new();
     for (size_t i = 0; lines[i]; i++)

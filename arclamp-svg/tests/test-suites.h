@@ -16,4 +16,8 @@ Suite *generate_suite(void);   /* test-generate.c */
 Suite *compress_suite(void);   /* test-compress.c */
 Suite *top_suite(void);        /* test-top.c */
 
+struct flame;
+/* A finished flame of NULL-terminated collapsed lines (test-flame.c). */
+struct flame *flame_of(const char *const *lines);
+
 #endif

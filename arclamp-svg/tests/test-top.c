@@ -14,15 +14,6 @@
 
 static char err[1024];
 
-static struct flame *flame_of(const char *const *lines)
-{
-    struct flame *f = flame_new();
-    for (size_t i = 0; lines[i]; i++)
-        flame_add_line(f, lines[i], strlen(lines[i]));
-    flame_finish(f);
-    return f;
-}
-
 static const struct top_row *row_named(const struct top_row *rows, size_t n, const char *name)
 {
     for (size_t i = 0; i < n; i++) {

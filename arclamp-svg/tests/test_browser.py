@@ -23,17 +23,16 @@ import os
 import re
 import subprocess
 import threading
-import time
 import urllib.parse
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
+
+from testkit import wait_until  # common/tests, on sys.path by conftest.py
 
 pytestmark = pytest.mark.skipif(os.environ.get("ARCLAMP_SKIP_BROWSER") == "1",
                                 reason="ARCLAMP_SKIP_BROWSER=1")
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 CHROMEDRIVER = "/usr/bin/chromedriver"
 CHROMIUM_CANDIDATES = ("/usr/lib/chromium/chromium", "/usr/bin/chromium")
 WAIT = 15.0             # upper bound of any single wait
@@ -85,18 +84,9 @@ def samples(stacks, prefix):
 # Fixtures
 
 
-def svg_bin():
-    p = Path(os.environ.get("ARCLAMP_SVG_BIN", "build/bin/arclamp-svg"))
-    return p if p.is_absolute() else REPO_ROOT / p
-
-
 @pytest.fixture(scope="module")
-def renderer():
-    path = svg_bin()
-    if not os.access(path, os.X_OK):
-        pytest.fail("renderer %s not found (build it with `make build/bin/arclamp-svg` "
-                    "or set ARCLAMP_SVG_BIN)" % path)
-    return str(path)
+def renderer(arclamp_svg):
+    return arclamp_svg
 
 
 @pytest.fixture
@@ -220,14 +210,7 @@ G = box("g", ("g",))
 
 
 def wait_for(pred, what, timeout=WAIT):
-    deadline = time.monotonic() + timeout
-    while True:
-        v = pred()
-        if v:
-            return v
-        if time.monotonic() > deadline:
-            pytest.fail("timed out after %.0fs waiting for %s" % (timeout, what))
-        time.sleep(0.05)
+    return wait_until(pred, timeout=timeout, what=what)
 
 
 def rect_element(driver, key):

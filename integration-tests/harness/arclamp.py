@@ -4,28 +4,17 @@ arclamp-svg on its data directory."""
 import json
 import os
 import re
-import socket
 import subprocess
-import threading
 import time
 from pathlib import Path
 
-from .procs import Proc, WAIT, tail
+from testkit import (NotifyListener, env_without_systemd, metric, metric_sum, read_metrics,
+                     repo_bin)
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from .procs import Proc, WAIT, tail, wait_until
 
 HOURLY = {"period": "hourly", "format": "%Y-%m-%d_%H", "retain": 336}
 DAILY = {"period": "daily", "format": "%Y-%m-%d", "retain": 45}
-
-_SCRUB_ENV = ("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS",
-              "LISTEN_PID", "LISTEN_FDNAMES", "JOURNAL_STREAM", "INVOCATION_ID")
-
-
-def repo_bin(env_name, default):
-    p = Path(os.environ.get(env_name, default))
-    if not p.is_absolute():
-        p = REPO_ROOT / p
-    return str(p)
 
 
 def arclamp_log_bin():
@@ -34,58 +23,6 @@ def arclamp_log_bin():
 
 def arclamp_svg_bin():
     return repo_bin("ARCLAMP_SVG_BIN", "build/bin/arclamp-svg")
-
-
-class NotifyListener:
-    """A unix datagram socket standing in for systemd's notify socket, drained
-    by a thread (sd_notify blocks when the queue is full)."""
-
-    def __init__(self, path):
-        self.path = str(path)
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self.sock.bind(self.path)
-        self.sock.settimeout(0.05)
-        self.items = []
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="notify-reader", daemon=True)
-        self._thread.start()
-
-    def _run(self):
-        while not self._stop.is_set():
-            try:
-                data = self.sock.recv(65536)
-            except socket.timeout:
-                continue
-            except OSError:
-                return
-            with self._lock:
-                self.items.extend(i for i in data.decode("utf-8", "replace").split("\n") if i)
-
-    def __len__(self):
-        with self._lock:
-            return len(self.items)
-
-    def wait_for(self, wanted, start=0, timeout=WAIT, alive=None, describe=None):
-        deadline = time.monotonic() + timeout
-        while True:
-            with self._lock:
-                items = self.items[start:]
-            for i, item in enumerate(items):
-                if item == wanted or (wanted.endswith("=") and item.startswith(wanted)):
-                    return start + i
-            if alive is not None and not alive():
-                raise AssertionError("arclamp-log exited while waiting for %r%s"
-                                     % (wanted, ":\n" + describe() if describe else ""))
-            if time.monotonic() >= deadline:
-                raise AssertionError("no %r from arclamp-log within %.1fs%s"
-                                     % (wanted, timeout, ":\n" + describe() if describe else ""))
-            time.sleep(0.02)
-
-    def close(self):
-        self._stop.set()
-        self._thread.join(timeout=5)
-        self.sock.close()
 
 
 def redis_config(redis, mode):
@@ -104,14 +41,13 @@ class MetricsReader:
         return read_metrics(self.metrics_path)
 
     def metric(self, name, **labels):
-        return self.metrics().get((name, frozenset(labels.items())), 0.0)
+        return metric(self.metrics(), name, **labels)
 
     def metric_sum(self, name):
-        return sum(v for (n, _), v in self.metrics().items() if n == name)
+        return metric_sum(self.metrics(), name)
 
     def wait_metrics_fresh(self, timeout=WAIT):
         """Wait until the metrics file is rewritten after now (it is every 0.2 s)."""
-        from .procs import wait_until
         t0 = time.time()
         wait_until(lambda: os.path.exists(self.metrics_path)
                    and os.path.getmtime(self.metrics_path) > t0 + 0.01,
@@ -125,9 +61,9 @@ class MetricsReader:
         last, since = None, time.monotonic()
         while True:
             m = self.wait_metrics_fresh(timeout=max(1.0, deadline - time.monotonic()))
-            now = (_sum(m, "arclamp_log_lines_received_total"),
-                   _sum(m, "arclamp_log_lines_written_total"),
-                   _sum(m, "arclamp_log_lines_invalid_total"))
+            now = (metric_sum(m, "arclamp_log_lines_received_total"),
+                   metric_sum(m, "arclamp_log_lines_written_total"),
+                   metric_sum(m, "arclamp_log_lines_invalid_total"))
             if now != last:
                 last, since = now, time.monotonic()
             elif time.monotonic() - since >= settle:
@@ -137,7 +73,6 @@ class MetricsReader:
             time.sleep(0.1)
 
     def wait_redis_connected(self, timeout=WAIT, describe=None):
-        from .procs import wait_until
         wait_until(lambda: self.metric("arclamp_log_redis_connected") == 1, timeout=timeout,
                    what="arclamp-log connected to redis", describe=describe)
 
@@ -199,7 +134,7 @@ class ArclampLog(MetricsReader):
         self.config = cfg
         self.write_config()
         self.notify = NotifyListener(self.dir / "notify.sock")
-        env = {k: v for k, v in os.environ.items() if k not in _SCRUB_ENV}
+        env = env_without_systemd()
         env["NOTIFY_SOCKET"] = self.notify.path
         argv = list(argv_prefix or []) + [arclamp_log_bin(), str(self.config_path)]
         pass_fds = ()
@@ -285,38 +220,6 @@ class ArclampLog(MetricsReader):
             self.notify.close()
             if self.holder is not None:
                 self.holder.close()
-
-
-_METRIC_RE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)')
-_LABEL_RE = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
-
-
-def read_metrics(path):
-    """{(name, frozenset(labels.items())): value}; {} when the file is missing."""
-    try:
-        text = Path(path).read_text()
-    except OSError:
-        return {}
-    out = {}
-    for line in text.splitlines():
-        if not line or line.startswith("#"):
-            continue
-        m = _METRIC_RE.match(line)
-        if m:
-            try:
-                out[(m.group(1), frozenset(_LABEL_RE.findall(m.group(2) or "")))] = float(m.group(3))
-            except ValueError:
-                pass
-    return out
-
-
-def _sum(metrics, name):
-    return sum(v for (n, _), v in metrics.items() if n == name)
-
-
-def metric_sum(metrics, name, **labels):
-    want = set(labels.items())
-    return sum(v for (n, lab), v in metrics.items() if n == name and want <= set(lab))
 
 
 def svg_generate(data_dir, ns=None, timeout=120):

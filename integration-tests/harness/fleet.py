@@ -27,7 +27,7 @@ from pathlib import Path
 from . import netns
 from .arclamp import ArclampLog, HOURLY, DAILY, metric_sum
 from .fpm import WebHost
-from .procs import WAIT, wait_until
+from .procs import WAIT, tail, wait_until
 from .redis import Redis
 from .tier2_nspawn import Tier2Container
 from .tracelogs import TraceLogs
@@ -372,7 +372,6 @@ class Fleet:
 
     def diagnostics(self, limit=3000):
         """Tails of every log of the fleet, for failure reports."""
-        from .procs import tail
         out = []
         paths = []
         if self.redis is not None:

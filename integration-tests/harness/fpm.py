@@ -8,9 +8,10 @@ import sys
 import time
 from pathlib import Path
 
+from testkit import repo_bin
+
 from .procs import Proc, tail, wait_until
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 HARNESS_PARENT = str(Path(__file__).resolve().parents[1])   # integration-tests/
 PHP_FPM = "/usr/sbin/php-fpm8.2"
 PHP_CLI = "/usr/bin/php8.2" if os.path.exists("/usr/bin/php8.2") else "/usr/bin/php"
@@ -18,8 +19,7 @@ PHP_EXT_DIR = "/usr/lib/php/20220829"
 
 
 def excimer_so():
-    p = Path(os.environ.get("EXCIMER_SO", "build/php/excimer.so"))
-    return str(p if p.is_absolute() else REPO_ROOT / p)
+    return repo_bin("EXCIMER_SO", "build/php/excimer.so")
 
 
 def ini_value(v):

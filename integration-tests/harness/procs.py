@@ -1,34 +1,10 @@
-"""Processes the harness starts (inside a namespace), and bounded waits."""
+"""Processes the harness starts (inside a namespace); the bounded waits (testkit's), for the harness's modules."""
 
 import os
 import signal as _signal
 import subprocess
-import time
 
-# Upper bound for any single wait in the suite.
-WAIT = 20.0
-
-
-class Timeout(AssertionError):
-    pass
-
-
-def wait_until(pred, timeout=WAIT, interval=0.05, what="condition", describe=None):
-    """Poll pred() until it returns a truthy value; raise Timeout after timeout s."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = pred()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            extra = ""
-            if describe is not None:
-                try:
-                    extra = ": " + str(describe())
-                except Exception as exc:  # pragma: no cover - diagnostics only
-                    extra = ": (describe failed: %r)" % exc
-            raise Timeout("timed out after %.1fs waiting for %s%s" % (timeout, what, extra))
-        time.sleep(interval)
+from testkit import WAIT, Timeout, wait_until
 
 
 def tail(path, limit=4000):

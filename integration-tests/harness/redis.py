@@ -4,7 +4,7 @@ import os
 import re
 from pathlib import Path
 
-from .procs import Proc
+from .procs import Proc, wait_until
 
 REDIS_SERVER = "/usr/bin/redis-server"
 REDIS_CLI = "/usr/bin/redis-cli"
@@ -41,7 +41,6 @@ class Redis:
             with open(self.proc.log, "rb") as f:
                 f.seek(size)
                 return b"Ready to accept connections" in f.read()
-        from .procs import wait_until
         wait_until(lambda: ready() or (not self.proc.alive() and self._died()),
                    what="redis-server ready")
         return self

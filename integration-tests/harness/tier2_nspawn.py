@@ -24,10 +24,11 @@ import sys
 import time
 from pathlib import Path
 
+from testkit import REPO_ROOT
+
 from .arclamp import DAILY, HOURLY, MetricsReader, redis_config
 from .procs import WAIT, tail
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT / "systemd" / "tests"))
 import container as ct  # noqa: E402
 import debs  # noqa: E402
