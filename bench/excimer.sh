@@ -4,16 +4,20 @@
 #   1. instructions per sample at stack depth 10 and 100 (callgrind: the
 #      instructions of a profiled run minus an unprofiled one, per sample)
 #   2. loaded-but-idle instruction ratio on a framework-like workload
-#   3. wall-time ratio at 10 ms and 1 ms periods (paired, interleaved runs,
-#      medians of the time the workload reports for itself)
+#   3. wall-time ratio at 10 ms and 1 ms periods: (a) whole runs against no
+#      extension (interleaved runs, medians of the time the workload reports
+#      for itself); (b) paired batches inside one process, profiled against
+#      unprofiled, which takes process-to-process noise out (medians of the
+#      per-pair ratios of wall and of process CPU time)
 #   4. profiler create/start/stop/destroy cost
-# Usage: bench/excimer.sh   (env: BUILD, ROUNDS, SKIP_CALLGRIND=1)
+# Usage: bench/excimer.sh   (env: BUILD, ROUNDS, PAIRS, SKIP_CALLGRIND=1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 OURS=$PWD/$BUILD/php/excimer.so
 DEBIAN=/usr/lib/php/20220829/excimer.so
 ROUNDS=${ROUNDS:-15}
+PAIRS=${PAIRS:-61}
 [ -f "$OURS" ] || { echo "bench: $OURS is missing (make build/php/excimer.so)" >&2; exit 1; }
 [ -f "$DEBIAN" ] || { echo "bench: $DEBIAN is missing (apt-get install php-excimer)" >&2; exit 1; }
 TMP=$(mktemp -d)
@@ -39,12 +43,22 @@ instructions() { # instructions EXT SCRIPT ARGS... -> "INSTRUCTIONS SAMPLES"
     local ext=()
     [ "$which" = ours ] && ext=(-d extension="$OURS")
     [ "$which" = debian ] && ext=(-d extension="$DEBIAN")
+    [ "$which" = calendar ] && ext=(-d extension=calendar)
     valgrind --tool=callgrind --fair-sched=yes --callgrind-out-file="$TMP/cg.out" \
         php -n "${ext[@]}" "$@" 2> "$TMP/cg.err" > /dev/null
-    local total samples
+    local total samples so=none
     total=$(grep -o 'Collected : [0-9]*' "$TMP/cg.err" | grep -o '[0-9]*$')
     samples=$(grep -o 'samples=[0-9]*' "$TMP/cg.err" | grep -o '[0-9]*$' || echo 0)
-    echo "$total ${samples:-0}"
+    [ "$which" = ours ] && so=$OURS
+    [ "$which" = debian ] && so=$DEBIAN
+    echo "$total ${samples:-0} $(in_object "$TMP/cg.out" "$so")"
+}
+
+# The instructions executed in the code of one shared object (self cost of
+# its functions), from a callgrind output file.
+in_object() { # in_object CALLGRIND_OUT PATH
+    callgrind_annotate --threshold=100 "$1" 2>/dev/null |
+        awk -v obj="[$2]" '$NF == obj { gsub(",", "", $1); n += $1 } END { print n + 0 }'
 }
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
@@ -80,7 +94,7 @@ if [ "${SKIP_CALLGRIND:-0}" != 1 ]; then
     for depth in 10 100; do
         for which in debian ours; do
             read -r idle _ < <(instructions "$which" bench/php/sample_cost.php "$depth" idle 3000000)
-            read -r prof samples < <(instructions "$which" bench/php/sample_cost.php "$depth" profile 3000000)
+            read -r prof samples _ < <(instructions "$which" bench/php/sample_cost.php "$depth" profile 3000000)
             per=$(awk -v a="$prof" -v b="$idle" -v s="$samples" 'BEGIN { if (s > 0) printf "%.0f", (a - b) / s; else print "n/a" }')
             printf '   %-7s %6d %10d %16s\n' "$which" "$depth" "$samples" "$per"
             echo "$which $depth $per" >> "$TMP/per_sample"
@@ -94,18 +108,25 @@ if [ "${SKIP_CALLGRIND:-0}" != 1 ]; then
     echo
     echo "-- 2. loaded but idle: instructions of the workload (callgrind)"
     echo "   marginal = instructions(40 requests) - instructions(10 requests): what the"
-    echo "   module costs while code runs, without the one-off cost of loading any module"
-    for which in none ours debian; do
-        read -r short _ < <(instructions "$which" bench/php/workload.php 10)
-        read -r long _ < <(instructions "$which" bench/php/workload.php 40)
+    echo "   module costs while code runs, without the one-off cost of loading any module."
+    echo "   The whole program's count also moves with what a module registers (table sizes,"
+    echo "   memory layout): calendar, PHP's own module that hooks nothing, is shown for that."
+    echo "   The exact idle cost is the last lines: instructions executed inside excimer.so"
+    for which in none ours debian calendar; do
+        read -r short _ short_in < <(instructions "$which" bench/php/workload.php 10)
+        read -r long _ long_in < <(instructions "$which" bench/php/workload.php 40)
         echo "$which $short $long" >> "$TMP/idle"
+        case $which in ours|debian)
+            echo "$which: instructions executed inside its excimer.so: $short_in (10 requests), $long_in (40 requests)" >> "$TMP/idle.in" ;;
+        esac
     done
     awk '{ s[$1] = $2; l[$1] = $3 } END {
-        for (i = 1; i <= 2; i++) {
-            w = i == 1 ? "ours" : "debian"
-            printf "   %-7s whole run x%.5f   marginal x%.6f\n", w, l[w] / l["none"],
-                   (l[w] - s[w]) / (l["none"] - s["none"])
-        } }' "$TMP/idle"
+        split("ours debian calendar", w, " ")
+        for (i = 1; i <= 3; i++)
+            printf "   %-8s whole run x%.5f   marginal x%.6f\n", w[i], l[w[i]] / l["none"],
+                   (l[w[i]] - s[w[i]]) / (l["none"] - s["none"])
+        }' "$TMP/idle"
+    sed 's/^/   /' "$TMP/idle.in"
 fi
 
 echo
@@ -124,6 +145,23 @@ for cfg in ours:0.01 ours:0.001 debian:0.01 debian:0.001; do
     which=${cfg%%:*} period=${cfg#*:}
     m=$(median < "$TMP/wall.$which.$period")
     printf '   %-22s %9.2f %8.3f\n' "$which, period ${period}s" "$m" "$(awk -v a="$m" -v b="$base" 'BEGIN{print a/b}')"
+done
+
+echo
+echo "-- 3b. the same workload paired inside one process: $PAIRS pairs of 10-request batches,"
+echo "   unprofiled and profiled in alternating order; medians of the per-pair ratios."
+echo "   wall: what the request waits for; cpu: the whole process (getrusage), helper"
+echo "   threads and kernel time included; the A/A row (both batches unprofiled) is the"
+echo "   noise floor"
+printf '   %-22s %11s %10s\n' configuration wall-ratio cpu-ratio
+for cfg in ours:0 ours:0.01 debian:0.01 ours:0.001 debian:0.001; do
+    which=${cfg%%:*} period=${cfg#*:}
+    label="$which, period ${period}s"
+    [ "$period" = 0 ] && label="A/A: neither profiled"
+    out=$(PAIRED=$PAIRS PROFILE_PERIOD=$period php_with "$which" bench/php/workload.php 10 2>&1 >/dev/null)
+    printf '   %-22s %11s %10s\n' "$label" \
+        "$(echo "$out" | grep -o 'wall_ratio=[0-9.]*' | cut -d= -f2)" \
+        "$(echo "$out" | grep -o 'cpu_ratio=[0-9.]*' | cut -d= -f2)"
 done
 
 echo

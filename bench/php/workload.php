@@ -85,22 +85,67 @@ $c->set('router', function (Container $c) {
     return $r;
 });
 
-// Timed: starting, sampling, stopping and formatting, as a request pays them.
-$t0 = hrtime(true);
-$period = (float)(getenv('PROFILE_PERIOD') ?: 0);
-if ($period > 0) {
-    $prof = new \ExcimerProfiler();
-    $prof->setPeriod($period);
-    $prof->start();
+// One timed batch of requests: starting, sampling, stopping and formatting,
+// as a request pays them. Returns [wall ms, process CPU ms]; the CPU time is
+// the whole process's (getrusage), so it includes a timer helper thread.
+function timed_batch(Container $c, int $repeat, float $period): array {
+    $cpu0 = cpu_ms();
+    $t0 = hrtime(true);
+    if ($period > 0) {
+        $prof = new \ExcimerProfiler();
+        $prof->setPeriod($period);
+        $prof->start();
+    }
+    $sum = 0;
+    for ($i = 0; $i < $repeat; $i++) {
+        $sum += handle_request($c, '/wiki/Page_' . ($i % 7));
+    }
+    if ($period > 0) {
+        $prof->stop();
+        $sum += strlen($prof->getLog()->formatCollapsed());
+    }
+    $GLOBALS['sink'] = ($GLOBALS['sink'] ?? 0) + $sum;
+    return [(hrtime(true) - $t0) / 1e6, cpu_ms() - $cpu0];
 }
+
+function cpu_ms(): float {
+    $u = getrusage();
+    return ($u['ru_utime.tv_sec'] + $u['ru_stime.tv_sec']) * 1e3
+         + ($u['ru_utime.tv_usec'] + $u['ru_stime.tv_usec']) / 1e3;
+}
+
+function median(array $v): float {
+    sort($v);
+    $n = count($v);
+    return $n % 2 ? $v[intdiv($n, 2)] : ($v[$n / 2 - 1] + $v[$n / 2]) / 2;
+}
+
 $repeat = (int)($argv[1] ?? 40);
-$sum = 0;
-for ($i = 0; $i < $repeat; $i++) {
-    $sum += handle_request($c, '/wiki/Page_' . ($i % 7));
+$period = (float)(getenv('PROFILE_PERIOD') ?: 0);
+$pairs = (int)(getenv('PAIRED') ?: 0);
+if ($pairs === 0) {
+    [$ms] = timed_batch($c, $repeat, $period);
+    fprintf(STDERR, "elapsed_ms=%.3f\n", $ms);
+    echo $GLOBALS['sink'], "\n";
+    exit;
 }
-if ($period > 0) {
-    $prof->stop();
-    $collapsed = $prof->getLog()->formatCollapsed();
+
+// PAIRED=N: N pairs of batches in this one process, one unprofiled and one
+// profiled at PROFILE_PERIOD, in alternating order (so drift within the run
+// cancels). Prints the medians of the per-pair ratios profiled/unprofiled.
+timed_batch($c, $repeat, 0); // warm-up: caches, the allocator, the JIT-less VM
+$wall = $cpu = [];
+for ($p = 0; $p < $pairs; $p++) {
+    if ($p % 2) {
+        $on = timed_batch($c, $repeat, $period);
+        $off = timed_batch($c, $repeat, 0);
+    } else {
+        $off = timed_batch($c, $repeat, 0);
+        $on = timed_batch($c, $repeat, $period);
+    }
+    $wall[] = $on[0] / $off[0];
+    if ($off[1] > 0) {
+        $cpu[] = $on[1] / $off[1];
+    }
 }
-fprintf(STDERR, "elapsed_ms=%.3f\n", (hrtime(true) - $t0) / 1e6);
-echo $sum, "\n";
+fprintf(STDERR, "wall_ratio=%.4f cpu_ratio=%.4f pairs=%d\n", median($wall), median($cpu), $pairs);

@@ -10,7 +10,9 @@
  * transport (excimer_arclamp_send(): Redis, UDP or a unix socket, bounded by
  * a timeout, no php-redis needed); with another Excimer it falls back to
  * php-redis. Delivery failures never reach the request: they are counted to
- * statsd as <statsd-prefix><reason> when statsd-host is set.
+ * statsd as <statsd-prefix><reason> when statsd-host is set (reasons:
+ * connect, timeout, send, reply, and unheard for lines Redis published to
+ * no subscriber, i.e. while arclamp-log was not listening).
  *
  * Options (the original's, and ours):
  * - redis-host, redis-port, redis-timeout (seconds, default 0.1)
@@ -85,16 +87,25 @@ final class ArcLamp {
     private static function sendNative( string $collapsed, string $entry, array $options ): void {
         $target = $options['target'] ?? sprintf( 'redis://%s:%d/%s',
             $options['redis-host'], $options['redis-port'], $options['redis-channel'] );
-        $before = excimer_arclamp_stats()['errors'];
+        $before = self::nativeCounters();
         $timeout = ini_get( 'excimer.arclamp_timeout' );
         ini_set( 'excimer.arclamp_timeout', (string)$options['redis-timeout'] );
         excimer_arclamp_send( $target, $collapsed, $entry );
         ini_set( 'excimer.arclamp_timeout', (string)$timeout );
-        foreach ( excimer_arclamp_stats()['errors'] as $reason => $count ) {
+        foreach ( self::nativeCounters() as $reason => $count ) {
             if ( $count > $before[$reason] ) {
                 self::countError( $options, $reason, $count - $before[$reason] );
             }
         }
+    }
+
+    /**
+     * The transport's failure counters by reason, and 'unheard': lines
+     * Redis accepted with no subscriber listening (so nobody got them).
+     */
+    private static function nativeCounters(): array {
+        $stats = excimer_arclamp_stats();
+        return $stats['errors'] + [ 'unheard' => $stats['unheard'] ];
     }
 
     private static function sendPhpRedis( string $collapsed, string $entry, array $options ): void {
@@ -105,11 +116,17 @@ final class ArcLamp {
                 self::countError( $options, 'connect' );
                 return;
             }
+            $unheard = 0;
             foreach ( explode( "\n", $collapsed ) as $line ) {
                 if ( $line === '' ) {
                     continue;
                 }
-                $redis->publish( $options['redis-channel'], self::withEntry( $line, $entry ) );
+                if ( $redis->publish( $options['redis-channel'], self::withEntry( $line, $entry ) ) === 0 ) {
+                    $unheard++;
+                }
+            }
+            if ( $unheard ) {
+                self::countError( $options, 'unheard', $unheard );
             }
         } catch ( \Throwable $e ) {
             self::countError( $options, 'redis_exception' );

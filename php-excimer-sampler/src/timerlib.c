@@ -33,8 +33,10 @@
 #include "php_excimer.h"
 #include "timerlib.h"
 
-/* The signal every timer sends to the helper thread. It is blocked in the
- * PHP thread (module init) and in the helper, which only waits for it. */
+/* The signal every timer sends to the helper thread, and only to it
+ * (SIGEV_THREAD_ID). Only the helper blocks it, to wait for it: the PHP
+ * thread keeps its mask, so programs it starts (proc_open, exec) do not
+ * inherit a blocked signal. */
 #define TIMERLIB_SIGNAL (SIGRTMIN + 3)
 
 /* The signal payload: slot index in the low half, generation above it. */
@@ -349,11 +351,6 @@ static void timerlib_interrupt(zend_execute_data *execute_data)
 
 void timerlib_module_init(void)
 {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, TIMERLIB_SIGNAL);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
-
     prev_interrupt_function = zend_interrupt_function;
     zend_interrupt_function = timerlib_interrupt;
     /* glibc unregisters these when the module is dlclose()d. */

@@ -72,6 +72,15 @@ $prof->stop();
 Wikimedia\ArcLamp::flush($prof->getLog(), ['redis-port' => free_tcp_port(), 'statsd-host' => '127.0.0.1',
                                           'statsd-port' => $sport]);
 var_dump(receive_all($statsd, 0.3));
+
+// A Redis with nobody subscribed takes every line and hands it to no one:
+// statsd hears how many were lost that way.
+$redis = start_redis();
+$lines = count(explode("\n", trim($prof->getLog()->formatCollapsed())));
+Wikimedia\ArcLamp::flush($prof->getLog(), ['redis-port' => $redis['port'], 'redis-timeout' => 10,
+                                          'statsd-host' => '127.0.0.1', 'statsd-port' => $sport]);
+$got = receive_all($statsd, 0.3);
+var_dump($got === ["MediaWiki.arclamp_client_error.unheard:$lines|c"] ?: $got);
 echo "done\n";
 ?>
 --EXPECT--
@@ -83,4 +92,5 @@ array(1) {
   [0]=>
   string(42) "MediaWiki.arclamp_client_error.connect:1|c"
 }
+bool(true)
 done
