@@ -22,6 +22,12 @@ struct stack {
     double count1;      /* differential input: the first column */
 };
 
+/* Flame chart mode: a run of adjacent input lines with the same stack. */
+struct run {
+    double count, count1;
+    uint32_t stack;
+};
+
 struct stack_slot {
     XXH128_hash_t hash;     /* identity of the stack's bytes */
     uint32_t stack_plus1;   /* stack number + 1; 0 marks an empty slot */
@@ -51,8 +57,14 @@ struct flame {
     size_t frame_cap;               /* a power of two */
     strbuf names;                   /* every frame name, back to back */
 
+    /* Flame chart mode (flame_keep_order): the input order, as runs. */
+    struct run *runs;
+    size_t nruns, runs_alloc;
+    int keep_order;
+
     /* After flame_finish: path holds ranks; order[rank] is the frame;
-     * sorted[dir] lists the stack numbers in layout order. */
+     * sorted[dir] lists the stack numbers in layout order (not in chart
+     * mode, where the runs are the order). */
     uint32_t *order;
     uint32_t *sorted[2];
     int finished;
@@ -227,6 +239,22 @@ static int take_count(const char *s, size_t *len, double *value)
     return 0;
 }
 
+/* Chart mode: appends the line to the run of its stack when the previous
+ * line had the same stack, as flamegraph.pl merges adjacent lines. */
+static void run_add(struct flame *f, uint32_t stack, double count, double count1)
+{
+    if (f->nruns > 0 && f->runs[f->nruns - 1].stack == stack) {
+        f->runs[f->nruns - 1].count += count;
+        f->runs[f->nruns - 1].count1 += count1;
+        return;
+    }
+    if (f->nruns == f->runs_alloc) {
+        f->runs_alloc = f->runs_alloc ? f->runs_alloc * 2 : 1024;
+        f->runs = xrealloc(f->runs, f->runs_alloc * sizeof(*f->runs));
+    }
+    f->runs[f->nruns++] = (struct run){count, count1, stack};
+}
+
 int flame_add_line(struct flame *f, const char *line, size_t len)
 {
     if (len > 0 && line[len - 1] == '\r')
@@ -246,6 +274,8 @@ int flame_add_line(struct flame *f, const char *line, size_t len)
     struct stack *s = stack_find(f, line, len);
     s->count += count;
     s->count1 += first;
+    if (f->keep_order)
+        run_add(f, (uint32_t)(s - f->stacks), count, first);
     f->total += count;
     f->total1 += first;
     f->lines++;
@@ -311,7 +341,7 @@ void flame_finish(struct flame *f)
     for (size_t i = 0; i < f->path_len; i++)
         f->path[i] = rank[f->path[i]];
     free(rank);
-    for (int dir = 0; dir < 2; dir++) {
+    for (int dir = 0; dir < 2 && !f->keep_order; dir++) {
         f->sorted[dir] = xmalloc((f->nstacks ? f->nstacks : 1) * sizeof(uint32_t));
         for (uint32_t i = 0; i < f->nstacks; i++)
             f->sorted[dir][i] = i;
@@ -344,14 +374,32 @@ static void close_box(const struct flame *f, const struct open_box *b, uint32_t 
     fn(arg, &box);
 }
 
+/* The i-th stack laid out and the samples it spans: a distinct stack in
+ * sorted order, or in chart mode a run of lines in input order. */
+static const struct stack *item_at(const struct flame *f, enum flame_direction dir, size_t i,
+                                   double *count, double *count1)
+{
+    if (f->keep_order) {
+        *count = f->runs[i].count;
+        *count1 = f->runs[i].count1;
+        return &f->stacks[f->runs[i].stack];
+    }
+    const struct stack *s = &f->stacks[f->sorted[dir][i]];
+    *count = s->count;
+    *count1 = s->count1;
+    return s;
+}
+
 void flame_layout(const struct flame *f, enum flame_direction dir, flame_box_fn fn, void *arg)
 {
     struct open_box *open = xcalloc((size_t)f->max_depth + 1, sizeof(*open));
     uint32_t depth = 0;          /* boxes open at depths 1..depth */
     double x = 0, x1 = 0;        /* samples laid out so far (both columns) */
     const struct stack *prev = NULL;
-    for (size_t i = 0; i < f->nstacks; i++) {
-        const struct stack *s = &f->stacks[f->sorted[dir][i]];
+    size_t items = f->keep_order ? f->nruns : f->nstacks;
+    for (size_t i = 0; i < items; i++) {
+        double count, count1;
+        const struct stack *s = item_at(f, dir, i, &count, &count1);
         uint32_t common = 0;     /* leading frames shared with the open path */
         while (prev && common < depth && common < s->len &&
                frame_at(f, s, dir, common + 1) == open[common + 1].rank)
@@ -363,8 +411,8 @@ void flame_layout(const struct flame *f, enum flame_direction dir, flame_box_fn 
             open[depth + 1].start = x;
             open[depth + 1].start1 = x1;
         }
-        x += s->count;
-        x1 += s->count1;
+        x += count;
+        x1 += count1;
         prev = s;
     }
     for (; depth > 0; depth--)
@@ -380,6 +428,11 @@ struct flame *flame_new(void)
     return xcalloc(1, sizeof(struct flame));
 }
 
+void flame_keep_order(struct flame *f)
+{
+    f->keep_order = 1;
+}
+
 void flame_free(struct flame *f)
 {
     if (!f)
@@ -389,6 +442,7 @@ void flame_free(struct flame *f)
     free(f->path);
     free(f->frames);
     free(f->frame_index);
+    free(f->runs);
     strbuf_free(&f->names);
     free(f->order);
     free(f->sorted[0]);
@@ -410,5 +464,5 @@ size_t flame_memory(const struct flame *f)
     return sizeof(*f) + f->stacks_alloc * sizeof(*f->stacks) +
            f->stack_cap * sizeof(*f->stack_index) + f->path_alloc * sizeof(*f->path) +
            f->frames_alloc * sizeof(*f->frames) + f->frame_cap * sizeof(*f->frame_index) +
-           f->names.cap + sorted;
+           f->names.cap + f->runs_alloc * sizeof(*f->runs) + sorted;
 }

@@ -13,7 +13,10 @@
  * order opens a box where a stack leaves the previous one's path and closes
  * it where the path changes again. The same stored stacks give the forward
  * graph and, compared from their leaves, the reversed one: both from one
- * read. */
+ * read.
+ *
+ * In flame chart mode the layout follows the input order instead (time from
+ * left to right), so it needs the sequence of lines, not just their sums. */
 #ifndef ARCLAMP_FLAME_H
 #define ARCLAMP_FLAME_H
 
@@ -41,6 +44,11 @@ struct flame;
 
 /* A new, empty aggregation. */
 struct flame *flame_new(void);
+/* Flame chart mode (flamegraph.pl's --flamechart), before the first line:
+ * the layout keeps the input order instead of sorting stacks, and only
+ * adjacent lines with the same stack share boxes. Each run of such lines is
+ * kept (24 bytes), so memory then grows with the runs in the input. */
+void flame_keep_order(struct flame *f);
 void flame_free(struct flame *f);
 
 /* Adds one line (len bytes, without its newline; a trailing '\r' is ignored).

@@ -211,13 +211,22 @@ static int write_graph(struct run *run, int pfd, const struct logfile *lf, struc
     return rc;
 }
 
+/* Removes one graph of period directory `pfd`; counted and logged when it
+ * was there. */
+static void unlink_graph(struct run *run, int pfd, const char *period, const char *name)
+{
+    if (unlinkat(pfd, name, 0) == 0) {
+        run->st->removed++;
+        cli_log(LOG_INFO, "graph_removed", LOG_NO_FIELDS, "%s/%s", period, name);
+    }
+}
+
 /* Removes a graph that should no longer exist (no samples any more). */
 static void remove_graph(struct run *run, int pfd, const struct logfile *lf, const char *label,
                          int reversed)
 {
     char *name = graph_name(lf, label, reversed);
-    if (unlinkat(pfd, name, 0) == 0)
-        run->st->removed++;
+    unlink_graph(run, pfd, lf->period, name);
     free(name);
 }
 
@@ -333,10 +342,7 @@ static void remove_graphs_except(struct run *run, int pfd, const char *period, c
         if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
             !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
             continue;
-        if (unlinkat(pfd, name, 0) == 0) {
-            run->st->removed++;
-            cli_log(LOG_INFO, "graph_removed", LOG_NO_FIELDS, "%s/%s", period, name);
-        }
+        unlink_graph(run, pfd, period, name);
     }
     closedir(d);
 }

@@ -26,10 +26,15 @@ struct source {
 static long source_read(struct source *src, char *buf, size_t n, char *err, size_t errlen)
 {
     int got = gzread(src->gz, buf, (unsigned)n);
-    if (got < 0) {
-        int code;
-        const char *msg = gzerror(src->gz, &code);
-        snprintf(err, errlen, "%s: %s", src->name, code == Z_ERRNO ? strerror(errno) : msg);
+    /* A truncated gzip stream is not an error to gzread: it returns the data
+     * up to the cut and leaves Z_BUF_ERROR for gzerror. A log cut short
+     * (disk full, a copy interrupted) must not pass for a complete one. */
+    int code;
+    const char *msg = gzerror(src->gz, &code);
+    if (got < 0 || code == Z_BUF_ERROR) {
+        snprintf(err, errlen, "%s: %s", src->name,
+                 code == Z_ERRNO ? strerror(errno)
+                 : code == Z_BUF_ERROR ? "truncated gzip data (unexpected end of file)" : msg);
         return -1;
     }
     return got;

@@ -129,7 +129,7 @@ struct rgb palette_diff_color(double delta, double max_delta, int negate)
     if (negate)
         delta = -delta;
     if (max_delta <= 0 || delta == 0)
-        return rgb(250, 250, 250);
+        return rgb(255, 255, 255);
     double mag = delta < 0 ? -delta : delta;
     int fade = (int)(210 * (max_delta - mag) / max_delta);
     return delta > 0 ? rgb(255, fade, fade) : rgb(fade, fade, 255);

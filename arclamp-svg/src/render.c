@@ -22,6 +22,7 @@
 struct render_args {
     struct svg_options svg;
     int reverse;                  /* --reverse: the graph of reversed stacks */
+    int flamechart;               /* --flamechart: input order, no sorting */
     const char *output;           /* --output FILE, else standard output */
     const char *reversed_output;  /* --reversed-output FILE: also the reversed graph */
     int quiet;
@@ -80,10 +81,12 @@ static void render_usage(FILE *out)
           "  --nametype TEXT     label of the details line (Function:)\n"
           "  --colors PALETTE    hot (default), mem, io, wakeup, chain, java, js, perl,\n"
           "                      red, green, blue, aqua, yellow, purple, orange\n"
-          "  --bgcolors NAME     yellow, blue, green or grey (default: by palette)\n"
+          "  --bgcolors NAME     yellow, blue, green, grey or #rrggbb (default: by palette)\n"
           "  --hash              accepted; colours always come from a hash of the name\n"
           "  --reverse           reverse each stack (leaf frames at the bottom)\n"
           "  --inverted          icicle graph (grows downwards)\n"
+          "  --flamechart        keep the input order (time left to right): only\n"
+          "                      adjacent lines with the same frames share a box\n"
           "  --negate            differential: swap red and blue\n"
           "  --notes TEXT        a note stored in the SVG's <desc>\n"
           "  --total N           samples that span the full width (to compare graphs)\n"
@@ -91,7 +94,7 @@ static void render_usage(FILE *out)
           "Ours:\n"
           "  -o, --output FILE   write the graph to FILE (atomically; gzip'ed if *.svgz)\n"
           "  --reversed-output FILE  also write the reversed graph, from the same read\n"
-          "  -q, --quiet         no summary on standard error\n",
+          "  -q, --quiet         no summary line on standard error (warnings stay)\n",
           out);
 }
 
@@ -120,6 +123,12 @@ static int parse_minwidth(const char *text, struct svg_options *svg)
     return parse_number(buf, "minwidth", 0, &svg->min_width);
 }
 
+/* "#rrggbb": a flat background colour, as flamegraph.pl accepts. */
+static int is_hex_color(const char *text)
+{
+    return strlen(text) == 7 && text[0] == '#' && strspn(text + 1, "0123456789abcdefABCDEF") == 6;
+}
+
 /* Applies one option; returns 0, 1 for --help, or -1 for a bad value. */
 static int apply_option(int opt, const char *arg, struct render_args *a)
 {
@@ -144,6 +153,10 @@ static int apply_option(int opt, const char *arg, struct render_args *a)
         s->palette = (enum palette)v;
         return 0;
     case OPT_BGCOLORS:
+        if (is_hex_color(arg)) {
+            memcpy(s->background_flat, arg, 8);
+            return 0;
+        }
         if ((v = background_from_name(arg)) < 0) {
             fprintf(stderr, "arclamp-svg render: --bgcolors: unknown background \"%s\"\n", arg);
             return -1;
@@ -161,10 +174,7 @@ static int apply_option(int opt, const char *arg, struct render_args *a)
     case OPT_REVERSED_OUTPUT: a->reversed_output = arg; return 0;
     case OPT_QUIET: a->quiet = 1; return 0;
     case OPT_HELP: return 1;
-    case OPT_FLAMECHART:
-        fputs("arclamp-svg render: --flamechart is not supported: stacks are aggregated\n"
-              "before layout, so their input order is not kept\n", stderr);
-        return -1;
+    case OPT_FLAMECHART: a->flamechart = 1; return 0;
     default: return -1;
     }
 }
@@ -222,6 +232,11 @@ int cmd_render(int argc, char **argv)
         }
     }
     struct flame *f = flame_new();
+    if (a.flamechart) {
+        flame_keep_order(f);
+        if (!a.svg.title)
+            a.svg.title = "Flame Chart";   /* flamegraph.pl's default there */
+    }
     struct input_stats st = {0};
     char err[512];
     int status = 0;
@@ -241,6 +256,12 @@ int cmd_render(int argc, char **argv)
     size_t ignored = flame_ignored(f) + st.too_long;
     if (ignored > 0)
         fprintf(stderr, "Ignored %zu lines with invalid format\n", ignored);
+    /* svg_render never lets --total shrink the graph below its samples;
+     * say so when the difference is more than rounding (as flamegraph.pl). */
+    double actual = flame_total(f) * a.svg.factor;
+    if (a.svg.total > 0 && a.svg.total < actual && a.svg.total / actual > 0.02)
+        fprintf(stderr, "Specified --total %g is less than actual total %g, so ignored\n",
+                a.svg.total, actual);
     if (!a.quiet && (a.output || a.reversed_output))
         fprintf(stderr, "arclamp-svg render: %zu lines, %zu distinct stacks, %zu frames\n",
                 flame_lines(f), flame_distinct_stacks(f), flame_distinct_frames(f));

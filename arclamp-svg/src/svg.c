@@ -78,6 +78,13 @@ static void append_count(strbuf *out, double v)
     }
 }
 
+/* Appends a differential tooltip's change: "; +1.25%", "; -0.50%" or
+ * "; 0.00%" (a plus only for growth, as flamegraph.pl). */
+static void append_delta(strbuf *out, double pct)
+{
+    strbuf_appendf(out, pct > 0 ? "; +%.2f%%" : "; %.2f%%", pct);
+}
+
 /* Appends the label for a box `px` wide: as many characters as fit, none
  * if fewer than 3 fit, else cut with "..". */
 static void append_label(strbuf *out, const char *name, size_t len, double px,
@@ -117,6 +124,8 @@ static void write_header(strbuf *out, const struct geometry *g, const struct svg
 {
     const char *top, *bottom;
     background_stops(opt->background, opt->palette, &top, &bottom);
+    if (opt->background_flat[0])
+        top = bottom = opt->background_flat;
     strbuf_appendf(out,
                    "<?xml version=\"1.0\" standalone=\"no\"?>\n"
                    "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" "
@@ -227,14 +236,17 @@ static void write_box(const struct box_ctx *c, const struct flame_box *b)
     append_count(out, samples);
     strbuf_appendc(out, ' ');
     xml_escape(out, opt->count_name, strlen(opt->count_name));
-    if (b->depth == 0 && opt->total <= 0)
+    /* The root reads 100% (with no delta) whatever --total says, as in
+     * flamegraph.pl. */
+    if (b->depth == 0)
         strbuf_appends(out, ", 100%");
     else
         strbuf_appendf(out, ", %.2f%%", 100 * samples / g->timemax);
     struct rgb col;
     if (c->differential) {
         double delta = (b->total - b->total1) * opt->factor;
-        strbuf_appendf(out, "; %+.2f%%", 100 * (opt->negate ? -delta : delta) / g->timemax);
+        if (b->depth != 0)
+            append_delta(out, 100 * (opt->negate ? -delta : delta) / g->timemax);
         col = palette_diff_color(delta, c->max_delta, opt->negate);
     } else {
         col = palette_color(opt->palette, name, len);

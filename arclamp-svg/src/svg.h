@@ -40,6 +40,7 @@ struct svg_options {
     const char *name_type;   /* "Function:" */
     enum palette palette;    /* PALETTE_HOT */
     enum background background; /* BG_AUTO: chosen by the palette */
+    char background_flat[8];  /* "#rrggbb": a flat background instead (--bgcolors) */
     int inverted;            /* icicle graph: the root at the top, growing down */
     int negate;              /* differential: swap the meaning of red and blue */
     double factor;           /* counts are multiplied by this (1) */

@@ -195,12 +195,36 @@ START_TEST(memory_grows_with_distinct_stacks_not_lines)
 }
 END_TEST
 
+START_TEST(flame_chart_keeps_input_order)
+{
+    /* Only adjacent lines share boxes: the two "a" runs stay apart, the two
+     * adjacent "a;y" lines are one box, and "a" of the first line closes
+     * when "b" comes. */
+    const char *lines[] = {"m;a;x 1", "m;b 2", "m;a;y 1", "m;a;y 3", NULL};
+    struct flame *f = flame_new();
+    flame_keep_order(f);
+    for (size_t i = 0; lines[i]; i++)
+        flame_add_line(f, lines[i], strlen(lines[i]));
+    flame_finish(f);
+    char *boxes = layout_of(f, FLAME_FORWARD);
+    ck_assert_str_eq(boxes, "3:x:0:1\n2:a:0:1\n2:b:1:2\n3:y:3:4\n2:a:3:4\n1:m:0:7\n0:all:0:7\n");
+    free(boxes);
+    boxes = layout_of(f, FLAME_REVERSED);
+    ck_assert_str_eq(boxes, "3:m:0:1\n2:a:0:1\n1:x:0:1\n2:m:1:2\n1:b:1:2\n"
+                            "3:m:3:4\n2:a:3:4\n1:y:3:4\n0:all:0:7\n");
+    free(boxes);
+    ck_assert_uint_eq(flame_distinct_stacks(f), 3);
+    flame_free(f);
+}
+END_TEST
+
 Suite *flame_suite(void)
 {
     Suite *s = suite_create("flame");
     TCase *tc = tcase_create("aggregate");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, identical_stacks_are_summed);
+    tcase_add_test(tc, flame_chart_keeps_input_order);
     tcase_add_test(tc, siblings_sorted_by_name_bytes);
     tcase_add_test(tc, own_samples_left_of_children);
     tcase_add_test(tc, reversed_layout_from_the_same_read);

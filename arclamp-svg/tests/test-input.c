@@ -148,6 +148,30 @@ START_TEST(corrupt_gzip_is_an_error)
 }
 END_TEST
 
+START_TEST(truncated_gzip_is_an_error)
+{
+    /* A whole gzip file cut short: zlib hands out the lines before the cut
+     * without complaint; the reader must still call it an error. */
+    char *dir = tmpdir_make(), *path = path_join(dir, "cut.log.gz");
+    gzFile gz = gzopen(path, "wb");
+    for (int i = 0; i < 20000; i++)
+        gzprintf(gz, "main;f%d 1\n", i);
+    gzclose(gz);
+    size_t len;
+    char *whole = file_read(path, &len);
+    file_write(path, whole, len / 2);
+    struct collected c = {STRBUF_INIT, 0, 0};
+    char err[256];
+    ck_assert_int_eq(input_read_path(path, collect, &c, NULL, err, sizeof(err)), -1);
+    ck_assert_ptr_nonnull(strstr(err, "cut.log.gz"));
+    ck_assert_ptr_nonnull(strstr(err, "truncated"));
+    free(whole);
+    strbuf_free(&c.all);
+    free(path);
+    tmpdir_remove(dir);
+}
+END_TEST
+
 Suite *input_suite(void)
 {
     Suite *s = suite_create("input");
@@ -160,6 +184,7 @@ Suite *input_suite(void)
     tcase_add_test(tc, callback_can_stop_reading);
     tcase_add_test(tc, missing_file_is_an_error_with_its_name);
     tcase_add_test(tc, corrupt_gzip_is_an_error);
+    tcase_add_test(tc, truncated_gzip_is_an_error);
     suite_add_tcase(s, tc);
     return s;
 }

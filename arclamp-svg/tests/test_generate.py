@@ -298,6 +298,44 @@ def test_bad_logs_do_not_stop_the_others(tree):
     assert failed == {"2026-11-22_02.index", "2026-11-22_03.index"}
 
 
+def test_truncated_gzip_log_fails_and_keeps_its_graphs(tree):
+    # A .log.gz cut short (a copy interrupted, a full disk): zlib hands out
+    # the lines before the cut without complaint. The log must be reported
+    # as failed, its earlier graphs kept, not redrawn from part of the data.
+    lines = [stack(RUN, "Foo::f%d" % i, count=1) for i in range(20000)]
+    path = tree.log("daily", DAY + ".all", lines, gz=True, mtime=OLD)
+    tree.ok("generate")
+    before = read_svgz(tree.svg("daily", DAY + ".all.svgz"))
+    assert total_of(before) == 20000
+    with open(path, "rb") as f:
+        whole = f.read()
+    with open(path, "wb") as f:
+        f.write(whole[: len(whole) // 2])
+    proc = tree.run("generate")
+    assert proc.returncode == 1, proc.stderr
+    assert "1 failed" in summary(proc)
+    assert "truncated gzip" in proc.stderr.decode("utf-8", "replace")
+    assert read_svgz(tree.svg("daily", DAY + ".all.svgz")) == before
+    index = json.loads((tree.root / "index.json").read_text())
+    assert [e["failed"] for e in index["logs"] if e["name"] == DAY + ".all"] == [True]
+
+
+def test_verbose_logs_every_graph_removed(tree):
+    tree.log("hourly", HOUR + ".all", basic_lines(), mtime=OLD)
+    tree.ok("generate")
+    assert HOUR + ".all.fn-EditAction.svgz" in graph_names(tree, "hourly")
+    # The function is gone from the log: its two graphs go, and --verbose
+    # names each of them, as it does for graphs of deleted logs.
+    tree.log("hourly", HOUR + ".all", [stack(RUN, "Foo::bar", count=3), stack(RUN, UPLOAD, count=1)],
+             mtime=OLD + 60)
+    proc = tree.ok("generate", "--verbose")
+    err = proc.stderr.decode("utf-8", "replace")
+    assert "2 graphs removed" in summary(proc)
+    for name in (HOUR + ".all.fn-EditAction.svgz", HOUR + ".all.fn-EditAction.reversed.svgz"):
+        assert name not in graph_names(tree, "hourly")
+        assert "graph_removed: hourly/" + name + "\n" in err, err
+
+
 def test_missing_logs_dir_fails_without_touching_graphs(tree):
     tree.log("hourly", HOUR + ".index", basic_lines())
     tree.ok("generate")

@@ -180,7 +180,7 @@ def test_invalid_lines_are_counted_on_stderr(tmp_path):
 
 def test_unknown_palette_and_bad_numbers_are_refused():
     for args in (["--colors", "rainbow"], ["--width", "-5"], ["--minwidth", "x%"],
-                 ["--no-such-option"], ["--flamechart"]):
+                 ["--no-such-option"], ["--bgcolors", "#12345g"], ["--bgcolors", "url(x)"]):
         proc = run(args, stdin=b"a 1\n", check=False)
         assert proc.returncode == 2, args
         assert proc.stdout == b""
@@ -201,3 +201,113 @@ def test_minwidth_percent_and_title_like_arc_lamp(tmp_path):
     assert not any(t.startswith("tiny") for t in titles)
     assert root.find(f".//{SVG}text[@id='title']").text == "MediaWiki - daily - 2026-11-22"
     assert b"font-family:monospace; font-size:11px" in doc
+
+
+# --- flamegraph.pl options, each checked by its effect ---------------------
+
+
+def boxes(doc):
+    """[(tooltip, x, width, height, fill)] of every box, in document order."""
+    out = []
+    for g in check_document(doc).find(f".//{SVG}g[@id='frames']"):
+        r = g.find(SVG + "rect")
+        out.append((g.find(SVG + "title").text, float(r.get("x")), float(r.get("width")),
+                    float(r.get("height")), r.get("fill")))
+    return out
+
+
+def box(doc, name):
+    found = [b for b in boxes(doc) if b[0].startswith(name + " (")]
+    assert len(found) == 1, (name, found)
+    return found[0]
+
+
+CHART = b"main;a;x 1\nmain;b 2\nmain;a;y 1\nmain;a;y 3\n"
+
+
+def test_flamechart_keeps_input_order_and_merges_only_adjacent_lines():
+    chart = run(["--flamechart"], stdin=CHART).stdout
+    root = check_document(chart)
+    assert root.find(f".//{SVG}text[@id='title']").text == "Flame Chart"
+    by_x = sorted((b for b in boxes(chart) if b[0].startswith(("a ", "b "))), key=lambda b: b[1])
+    # a (x), then b, then a again: the two a's are apart in the input, and
+    # the two adjacent y lines are one box of 4.
+    assert [b[0] for b in by_x] == ["a (1 samples, 14.29%)", "b (2 samples, 28.57%)",
+                                    "a (4 samples, 57.14%)"]
+    assert box(chart, "y")[0] == "y (4 samples, 57.14%)"
+    # Without it, stacks are merged and sorted: one a of 5 samples.
+    graph = run([], stdin=CHART).stdout
+    assert box(graph, "a")[0] == "a (5 samples, 71.43%)"
+    # Reversed, each stack's leaf is at the bottom, still in input order.
+    rev = run(["--flamechart", "--reverse"], stdin=CHART).stdout
+    bottom = sorted((b for b in boxes(rev) if b[0].startswith(("x ", "b ", "y "))), key=lambda b: b[1])
+    assert [b[0].split()[0] for b in bottom] == ["x", "b", "y"]
+
+
+def test_height_and_fontsize_set_the_geometry():
+    # Image height = (depth + 1) * frame height + 3 * fontsize + 2 * fontsize + 10.
+    doc = run(["--height", "20", "--fontsize", "10"], stdin=b"a;b;c 1\n").stdout
+    root = check_document(doc)
+    assert (root.get("height"), root.get("viewBox")) == ("140", "0 0 1200 140")
+    assert {b[3] for b in boxes(doc)} == {19.0}   # one pixel between frames
+    assert b"font-size:10px" in doc
+    default = check_document(run([], stdin=b"a;b;c 1\n").stdout)
+    assert default.get("height") == str((3 + 1) * 16 + 3 * 12 + 2 * 12 + 10)
+
+
+def test_fontwidth_changes_how_much_of_a_label_fits():
+    name = "N" * 120
+    def label(args):
+        root = check_document(run(args, stdin=(name + " 1\n").encode()).stdout)
+        return [t.text for t in root.iter(SVG + "text") if t.text and t.text.startswith("N")][0]
+    assert label([]) == name                      # 1180 px / (12 * 0.59) = 166 characters fit
+    cut = label(["--fontwidth", "2"])            # 1180 / 24 = 49
+    assert cut.endswith("..") and len(cut) == 49, cut
+
+
+def test_total_scales_the_graph_and_a_smaller_one_is_ignored():
+    data = b"main;f 10\n"
+    doc = run(["--total", "40"], stdin=data).stdout
+    f = box(doc, "f")
+    assert f[0] == "f (10 samples, 25.00%)" and f[2] == 295.0   # 1180 * 10 / 40
+    assert box(doc, "all")[0] == "all (10 samples, 100%)"
+    small = run(["--total", "5"], stdin=data)
+    assert b"Specified --total 5 is less than actual total 10, so ignored" in small.stderr
+    assert small.stdout == run([], stdin=data).stdout
+
+
+def test_bgcolors_names_and_flat_colours():
+    def stops(args):
+        root = check_document(run(args, stdin=b"a 1\n").stdout)
+        return [s.get("stop-color") for s in root.iter(SVG + "stop")]
+    assert stops([]) == ["#eeeeee", "#eeeeb0"]
+    assert stops(["--bgcolors", "blue"]) == ["#eeeeee", "#e0e0ff"]
+    assert stops(["--colors", "blue"]) == ["#f8f8f8", "#e8e8e8"]
+    assert stops(["--bgcolors", "#123abc"]) == ["#123abc", "#123abc"]
+
+
+def test_hash_is_accepted_and_changes_nothing():
+    data = b"main;parse;strlen 3\nmain;render 2\n"
+    assert run(["--hash"], stdin=data).stdout == run([], stdin=data).stdout
+
+
+def test_differential_tooltips_colours_and_negate():
+    data = b"main;same 5 5\nmain;grew 1 3\n"
+    doc = run([], stdin=data).stdout
+    assert box(doc, "grew")[0] == "grew (3 samples, 37.50%; +25.00%)"
+    assert box(doc, "grew")[4] == "rgb(255,0,0)"
+    assert box(doc, "same")[0] == "same (5 samples, 62.50%; 0.00%)"
+    assert box(doc, "same")[4] == "rgb(255,255,255)"
+    assert box(doc, "all")[0] == "all (8 samples, 100%)"   # the root has no delta
+    neg = run(["--negate"], stdin=data).stdout
+    assert box(neg, "grew")[0] == "grew (3 samples, 37.50%; -25.00%)"
+    assert box(neg, "grew")[4] == "rgb(0,0,255)"
+
+
+def test_quiet_drops_the_summary_not_the_warnings(tmp_path):
+    out = tmp_path / "g.svg"
+    loud = run(["-o", str(out)], stdin=b"a 1\nbad\n")
+    assert b"1 lines, 1 distinct stacks" in loud.stderr
+    quiet = run(["-q", "-o", str(out)], stdin=b"a 1\nbad\n")
+    assert b"distinct stacks" not in quiet.stderr
+    assert b"Ignored 1 lines with invalid format" in quiet.stderr
