@@ -222,13 +222,15 @@ bench: deps
 # --- installation ---------------------------------------------------------
 # `make install DESTDIR=... PREFIX=...` installs the programs, the systemd
 # units (with their paths rewritten for PREFIX and SYSCONFDIR), the sysusers
-# file, the packaged configuration, and the PHP extension with its ini file
-# and the ArcLamp.php client. debian/rules and nix/package.nix call this.
+# and tmpfiles files (the arclamp user, /var/lib/arclamp), the packaged
+# configuration, and the PHP extension with its ini file and the ArcLamp.php
+# client. debian/rules and nix/package.nix call this.
 PREFIX      ?= /usr/local
 BINDIR      ?= $(PREFIX)/bin
 SYSCONFDIR  ?= $(PREFIX)/etc
 UNITDIR     ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 DOCDIR      ?= $(PREFIX)/share/doc
 PHP_EXTDIR  ?= $(shell php-config --extension-dir 2>/dev/null)
 PHP_INIDIR  ?= $(SYSCONFDIR)/php/8.2/mods-available
@@ -237,7 +239,7 @@ UNITS := arclamp-log.socket arclamp-log.service arclamp-svg.service arclamp-svg.
          arclamp-svg-compress.service arclamp-svg-compress.timer
 
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) \
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
 	  $(DESTDIR)$(SYSCONFDIR)/arclamp $(DESTDIR)$(PHP_EXTDIR) $(DESTDIR)$(PHP_INIDIR) \
 	  $(DESTDIR)$(PHP_LIBDIR)/Wikimedia
 	install -m 0755 $(BUILD)/bin/arclamp-log $(BUILD)/bin/arclamp-svg $(DESTDIR)$(BINDIR)/
@@ -246,6 +248,7 @@ install: all
 	    systemd/$$u > $(DESTDIR)$(UNITDIR)/$$u && chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; \
 	done
 	install -m 0644 systemd/arclamp.sysusers $(DESTDIR)$(SYSUSERSDIR)/arclamp.conf
+	install -m 0644 systemd/arclamp.tmpfiles $(DESTDIR)$(TMPFILESDIR)/arclamp.conf
 	install -m 0644 systemd/arclamp-log.yaml systemd/arclamp-svg.yaml $(DESTDIR)$(SYSCONFDIR)/arclamp/
 	install -m 0644 $(BUILD)/php/excimer.so $(DESTDIR)$(PHP_EXTDIR)/excimer.so
 	install -m 0644 $(EXT_DIR)/excimer.ini $(DESTDIR)$(PHP_INIDIR)/excimer.ini

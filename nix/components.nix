@@ -13,6 +13,7 @@
       "lib/systemd/system/arclamp-log.socket"
       "lib/systemd/system/arclamp-log.service"
       "lib/sysusers.d/arclamp.conf"
+      "lib/tmpfiles.d/arclamp.conf"
       "etc/arclamp/arclamp-log.yaml"
     ];
   };
@@ -27,6 +28,7 @@
       "lib/systemd/system/arclamp-svg-compress.service"
       "lib/systemd/system/arclamp-svg-compress.timer"
       "lib/sysusers.d/arclamp.conf"
+      "lib/tmpfiles.d/arclamp.conf"
       "etc/arclamp/arclamp-svg.yaml"
     ];
   };

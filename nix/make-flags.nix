@@ -13,6 +13,7 @@
   "SYSCONFDIR=${out}/etc"
   "UNITDIR=${out}/lib/systemd/system"
   "SYSUSERSDIR=${out}/lib/sysusers.d"
+  "TMPFILESDIR=${out}/lib/tmpfiles.d"
   "DOCDIR=${out}/share/doc"
   # php.buildEnv loads ${ext}/lib/php/extensions/${ext.extensionName}.so
   "PHP_EXTDIR=${out}/lib/php/extensions"

@@ -14,6 +14,10 @@
 #     change is applied with SIGHUP instead of a restart;
 #   - the socket and the timers enabled (NixOS ignores [Install] of units
 #     from packages); arclamp-log.service itself is started by its socket.
+# Besides, the packages' lib/tmpfiles.d/arclamp.conf (systemd/arclamp.tmpfiles:
+# /var/lib/arclamp and its logs/, owned by arclamp) goes to
+# systemd.tmpfiles.packages, so the data directories exist from activation on,
+# as on Debian, not only once a service started (StateDirectory=).
 { config, lib, pkgs, ... }:
 
 let
@@ -210,6 +214,7 @@ in
 
     (mkIf cfg.log.enable {
       systemd.packages = [ cfg.log.package ];
+      systemd.tmpfiles.packages = [ cfg.log.package ];
       environment.etc."arclamp/arclamp-log.yaml".source = logConfigFile;
       systemd.sockets.arclamp-log.wantedBy = [ "sockets.target" ];
       systemd.services.arclamp-log = {
@@ -221,6 +226,7 @@ in
 
     (mkIf cfg.svg.enable {
       systemd.packages = [ cfg.svg.package ];
+      systemd.tmpfiles.packages = [ cfg.svg.package ];
       environment.etc."arclamp/arclamp-svg.yaml".source = svgConfigFile;
       systemd.timers = mkMerge [
         { arclamp-svg.wantedBy = [ "timers.target" ]; }

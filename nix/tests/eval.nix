@@ -110,6 +110,7 @@ in
       options = arclampOptions [ ] eval.options.services.arclamp;
       systemd = {
         packages = map (p: p.outPath) c.systemd.packages;
+        tmpfilesPackages = map (p: p.outPath) c.systemd.tmpfiles.packages;
         inherit (c.systemd) services sockets timers;
       };
       inherit (c) networking;

@@ -54,6 +54,8 @@ try "shipped socket WantedBy"        systemd/arclamp-log.socket 's|WantedBy=sock
 try "packaged yaml changed"          systemd/arclamp-svg.yaml 's|data_dir: /var/lib/arclamp|data_dir: /srv/arclamp|'
 try "shipped ExecStart /usr/sbin"    systemd/arclamp-svg-compress.service 's|ExecStartPre=|X|; s|(\[Service\]\n)|$1ExecStartPre=/usr/sbin/true\n|'
 try "stub lib: types.bool accepts all" nix/tests/stub-lib.nix 's|description = "boolean"; check = b.isBool;|description = "boolean"; check = _: true;|'
+try "svg tmpfiles not registered"    nix/module.nix 's|      systemd.tmpfiles.packages = \[ cfg.svg.package \];\n||'
+try "tmpfiles file not installed"    nix/components.nix 's|      "lib/tmpfiles.d/arclamp.conf"\n||'
 try "svg ExecStart not overridden"  nix/module.nix 's|      systemd.services.arclamp-svg.serviceConfig.ExecStart =\n[^\n]*\n||'
 try "settings key the program refuses" nix/tests/test_nix.py 's|services.arclamp.log.settings.base_path = "/srv/arclamp/logs";|services.arclamp.log.settings.base_path = "/srv/arclamp/logs"; services.arclamp.log.settings.flush_interval = "soon";|'
 try "example uses unknown option" nix/example.nix 's|networking.firewall.allowedUDPPorts|networking.firewall.allowedUdpPorts|'

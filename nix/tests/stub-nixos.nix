@@ -80,6 +80,9 @@ in
     };
 
     systemd.packages = mkOption { type = types.listOf types.package; default = [ ]; };
+    # nixos/modules/system/boot/systemd/tmpfiles.nix: links lib/tmpfiles.d/*.conf of each package
+    systemd.tmpfiles.packages = mkOption { type = types.listOf types.package; default = [ ]; };
+    systemd.tmpfiles.rules = mkOption { type = types.listOf types.str; default = [ ]; };
     systemd.services = unitsOf {
       serviceConfig = mkOption { type = types.attrsOf unitOption; default = { }; };
       environment = mkOption { type = types.attrsOf (types.nullOr types.str); default = { }; };

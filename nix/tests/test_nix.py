@@ -335,6 +335,7 @@ def test_module_units_exist(trees, nixos):
     # the packages the module enables are the module's package options
     a = nixos["services"]["arclamp"]
     assert nixos["systemd"]["packages"] == [a["log"]["package"], a["svg"]["package"]]
+    assert nixos["systemd"]["tmpfilesPackages"] == [a["log"]["package"], a["svg"]["package"]]
 
 
 def test_module_exec_paths_resolve(trees, nixos):
@@ -421,6 +422,31 @@ def test_module_user_matches_sysusers_and_units(trees, nixos):
         assert users[name]["group"] == name and name in groups
 
 
+def test_module_tmpfiles_create_state_directories(trees, nixos):
+    """systemd.tmpfiles.packages holds the packages' tmpfiles.d files, which
+    create every StateDirectory= of the units (under /var/lib), owned by a
+    user and group the module declares."""
+    users, groups = nixos["users"]["users"], nixos["users"]["groups"]
+    created = {}
+    for out in nixos["systemd"]["tmpfilesPackages"]:
+        t = tree_of(trees, out)
+        assert t is not None, f"systemd.tmpfiles.packages holds {out}, which is none of the packages"
+        confs = sorted(t.path(out + "/lib/tmpfiles.d").glob("*.conf"))
+        assert confs, f"{out} has no lib/tmpfiles.d/*.conf (NixOS links only those)"
+        for conf in confs:
+            for line in conf.read_text().splitlines():
+                if not line.strip() or line.startswith("#"):
+                    continue
+                kind, path, mode, user, group, age = line.split()
+                assert kind == "d" and user in users and group in groups, f"{conf.name}: {line}"
+                created[path] = (mode, user, group)
+    wanted = set()
+    for fname, (_, unit) in units_of(trees, nixos).items():
+        for v in values(unit, "Service", "StateDirectory"):
+            wanted |= {"/var/lib/" + d for d in v.split()}
+    assert wanted and wanted <= set(created), f"not created by tmpfiles: {sorted(wanted - set(created))}"
+
+
 def test_module_default_settings_match_packaged_yaml(nix_env):
     r = nix_eval(nix_env, "nixos", "{ services.arclamp.log.enable = true; services.arclamp.svg.enable = true; }")
     for prog in ("arclamp-log", "arclamp-svg"):
@@ -472,7 +498,7 @@ def test_module_settings_merge(nix_env, trees, tmp_path):
 
 def test_module_disabled_sets_nothing(nix_env):
     r = nix_eval(nix_env, "nixos", "{ }")
-    assert r["systemd"]["packages"] == []
+    assert r["systemd"]["packages"] == [] and r["systemd"]["tmpfilesPackages"] == []
     assert r["systemd"]["services"] == {} and r["systemd"]["sockets"] == {} and r["systemd"]["timers"] == {}
     assert r["users"]["users"] == {} and r["environment"]["etc"] == {}
     assert r["phpfpm"]["phpPackage"] != r["services"]["arclamp"]["phpExtension"]["finalPackage"]
@@ -481,6 +507,7 @@ def test_module_disabled_sets_nothing(nix_env):
 def test_module_svg_without_compress(nix_env):
     r = nix_eval(nix_env, "nixos", "{ services.arclamp.svg.enable = true; services.arclamp.svg.compress.enable = false; }")
     assert list(r["systemd"]["timers"]) == ["arclamp-svg"]
+    assert r["systemd"]["tmpfilesPackages"] == [r["services"]["arclamp"]["svg"]["package"]]
     assert list(r["systemd"]["sockets"]) == []
     assert "arclamp" in r["users"]["users"]
 

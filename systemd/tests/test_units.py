@@ -1,14 +1,27 @@
-"""Host-side checks of the systemd units as `make install` installs them:
-`systemd-analyze verify` reports nothing, and every service scores an
-exposure of at most 2.0 in `systemd-analyze security --offline=true` (the
-scores are printed). Needs only the build (no root, no container).
+"""Host-side checks of the systemd units as `make install` installs them
+(no root, no container; needs only the build):
+
+- `systemd-analyze verify` reports nothing for the six units;
+- every service scores an exposure of at most 2.0 in `systemd-analyze
+  security --offline=true` (the scores are printed);
+- per service, every check of `systemd-analyze security --offline=true
+  --json=short` (systemd's own parser and list of checks) is set, except
+  the ones of UNSET_ALLOWED, each with its reason. The total score alone
+  would stay under 2.0 without ProtectSystem= and more; this fails as soon
+  as any single hardening setting goes (and when an allowed one becomes set,
+  so the list stays true);
+- the settings the units are for, beyond hardening (Type=notify, the
+  watchdog, Restart=, ExecReload=, the sockets, the priorities, the timers'
+  schedules), read from the installed files with a small parser.
 
 The units are installed with PREFIX and SYSCONFDIR under a temporary
 directory (not DESTDIR), so the ExecStart= paths written into them point at
 programs that exist: verify checks that they are executable.
 """
 
+import json
 import re
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -20,16 +33,51 @@ UNITS = ["arclamp-log.socket", "arclamp-log.service", "arclamp-svg.service", "ar
 SERVICES = [u for u in UNITS if u.endswith(".service")]
 MAX_EXPOSURE = 2.0
 
+# The checks of `systemd-analyze security` (their "json_field") each service
+# may leave unset, with the exposure analyze then reports for it (so a weaker
+# form of the same setting, e.g. IPAddressAllow= without IPAddressDeny=any,
+# still fails). Every other check must be set.
+_UNSET_ALL = {
+    # No chroot/image: the service runs the host's /usr/bin program and libraries.
+    "RootDirectoryOrRootImage": 0.1,
+    # Implied by ProtectSystem=/PrivateTmp= (systemd.exec(5)); analyze scores only the explicit setting.
+    "PrivateMounts": 0.2,
+    # AF_UNIX is needed: the journal, sd_notify, and (arclamp-log) the unix ingest socket.
+    "RestrictAddressFamilies_AF_UNIX": 0.1,
+    # No device at all: PrivateDevices=yes + DevicePolicy=closed (analyze still counts char-rtc:r).
+    "DeviceAllow": 0.1,
+    # UMask=0022: graphs and trace logs must be readable by a web server.
+    "UMask": 0.1,
+}
+UNSET_ALLOWED = {
+    "arclamp-log.service": {
+        **_UNSET_ALL,
+        # AF_INET/AF_INET6: Redis over TCP and the UDP ingest socket.
+        "RestrictAddressFamilies_AF_INET_INET6": 0.3,
+        # The host's network: Redis over TCP, the UDP ingest socket.
+        "PrivateNetwork": 0.5,
+        # IPAddressDeny=any with IPAddressAllow=localhost (Redis on this host): 0.1, "only localhost entries".
+        "IPAddressDeny": 0.1,
+    },
+    "arclamp-svg.service": _UNSET_ALL,
+    "arclamp-svg-compress.service": _UNSET_ALL,
+}
+
 
 @pytest.fixture(scope="module")
-def unitdir(tmp_path_factory):
+def install_top(tmp_path_factory):
     top = tmp_path_factory.mktemp("install")
     r = subprocess.run(
         ["make", "-s", "--no-print-directory", "install", f"PREFIX={top}/usr", f"SYSCONFDIR={top}/etc",
          f"PHP_EXTDIR={top}/php", f"PHP_INIDIR={top}/phpini"],
         cwd=REPO, capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, f"make install failed:\n{r.stdout}\n{r.stderr}"
-    d = top / "usr/lib/systemd/system"
+    return top
+
+
+@pytest.fixture(scope="module")
+def unitdir(install_top):
+    d = install_top / "usr/lib/systemd/system"
     assert sorted(p.name for p in d.iterdir()) == sorted(UNITS)
     return d
 
@@ -50,3 +98,127 @@ def test_security_exposure(unitdir, service, summary):
     score = float(m.group(2))
     summary.append(f"systemd-analyze security: {service}: exposure {score} {m.group(3)}")
     assert score <= MAX_EXPOSURE, r.stdout
+
+
+@pytest.mark.parametrize("service", SERVICES)
+def test_security_every_check_set(unitdir, service):
+    """Each check of systemd-analyze security is set, except the allowed ones."""
+    r = subprocess.run(["systemd-analyze", "security", "--offline=true", "--json=short", "--no-pager",
+                        str(unitdir / service)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    checks = json.loads(r.stdout)
+    fields = [c["json_field"] for c in checks]
+    assert len(checks) > 50 and len(set(fields)) == len(fields), fields
+    allowed = UNSET_ALLOWED[service]
+    # an allowed name that is no check at all (a typo, a renamed check) would allow nothing
+    assert set(allowed) <= set(fields), f"not checks of systemd-analyze: {sorted(set(allowed) - set(fields))}"
+    unset = {c["json_field"]: c for c in checks if c["set"] is not True}
+    missing = {f: f'{c["name"]}: {c["description"]}' for f, c in unset.items() if f not in allowed}
+    assert missing == {}, f"{service}: hardening checks not set (add the setting back, or allow it " \
+                          f"in UNSET_ALLOWED with a reason): {missing}"
+    weaker = {f: f'{c["name"]}: {c["description"]} (exposure {c["exposure"]}, allowed {allowed[f]})'
+              for f, c in unset.items() if float(c["exposure"] or 0) > allowed[f]}
+    assert weaker == {}, f"{service}: weaker than allowed: {weaker}"
+    now_set = sorted(set(allowed) - set(unset))
+    assert now_set == [], f"{service}: now set, remove from UNSET_ALLOWED: {now_set}"
+
+
+# --- the units' settings besides hardening ------------------------------------
+
+def parse_unit(path):
+    """A unit file -> {(section, key): [values]}: a key may repeat
+    (ListenDatagram=, SystemCallFilter=); an empty assignment resets the
+    list, as systemd does; comments and continuation lines as systemd.syntax(7)."""
+    res, section, pending = {}, None, ""
+    for raw in Path(path).read_text().splitlines():
+        s = raw.strip()
+        if (not pending and not s) or (s and s[0] in "#;"):
+            continue            # a comment inside a continued line is skipped too
+        line, pending = pending + s, ""
+        if line.endswith("\\"):
+            pending = line[:-1] + " "
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1]
+            continue
+        key, eq, value = line.partition("=")
+        assert eq and section, f"{path}: cannot parse {raw!r}"
+        vals = res.setdefault((section, key.strip()), [])
+        if value.strip() == "":
+            vals.clear()
+        else:
+            vals.append(value.strip())
+    return res
+
+
+def one(unit, section, key):
+    vals = unit.get((section, key), [])
+    assert len(vals) == 1, f"[{section}] {key}= is {vals}, expected exactly one value"
+    return vals[0]
+
+
+def timespan_usec(text):
+    r = subprocess.run(["systemd-analyze", "timespan", text], capture_output=True, text=True, timeout=60)
+    m = re.search(r"μs:\s*(\d+)", r.stdout)
+    assert r.returncode == 0 and m, f"systemd-analyze timespan {text!r}: {r.stdout}{r.stderr}"
+    return int(m.group(1))
+
+
+def calendar_normalized(text):
+    r = subprocess.run(["systemd-analyze", "calendar", text], capture_output=True, text=True, timeout=60)
+    m = re.search(r"Normalized form:\s*(.+)", r.stdout)
+    assert r.returncode == 0 and m, f"systemd-analyze calendar {text!r}: {r.stdout}{r.stderr}"
+    return m.group(1).strip()
+
+
+def is_true(text):
+    return text.lower() in ("yes", "true", "on", "1")
+
+
+@pytest.fixture(scope="module")
+def units(unitdir):
+    return {u: parse_unit(unitdir / u) for u in UNITS}
+
+
+def test_parse_unit_repeated_keys_and_reset(tmp_path):
+    f = tmp_path / "x.socket"
+    f.write_text("# c\n[Socket]\nListenDatagram=/a\nListenDatagram=/b\n; c\nX=1\nX=\nX=2\n"
+                 "Y=a \\\n  b\n")
+    assert parse_unit(f) == {("Socket", "ListenDatagram"): ["/a", "/b"], ("Socket", "X"): ["2"],
+                             ("Socket", "Y"): ["a  b"]}
+
+
+def test_log_service_settings(units, install_top):
+    u = units["arclamp-log.service"]
+    assert one(u, "Service", "Type") == "notify"
+    assert timespan_usec(one(u, "Service", "WatchdogSec")) > 0
+    assert one(u, "Service", "Restart") == "on-failure"
+    reload = shlex.split(one(u, "Service", "ExecReload"))
+    assert reload[0].lstrip("-@:+!").endswith("/kill") and reload[1:] == ["-HUP", "$MAINPID"], reload
+    start = shlex.split(one(u, "Service", "ExecStart"))
+    assert start[0] == f"{install_top}/usr/bin/arclamp-log", start
+    assert start[start.index("--config") + 1] == f"{install_top}/etc/arclamp/arclamp-log.yaml", start
+
+
+def test_log_socket_settings(units):
+    listen = units["arclamp-log.socket"].get(("Socket", "ListenDatagram"), [])
+    assert any(v.startswith("/run/arclamp/") for v in listen), listen
+    assert any(re.fullmatch(r"127\.0\.0\.1:\d+", v) for v in listen), listen
+
+
+@pytest.mark.parametrize("service", ["arclamp-svg.service", "arclamp-svg-compress.service"])
+def test_svg_services_settings(units, service):
+    u = units[service]
+    assert one(u, "Service", "Type") == "oneshot"
+    assert int(one(u, "Service", "Nice")) >= 10
+    assert one(u, "Service", "IOSchedulingClass") == "idle"
+
+
+@pytest.mark.parametrize("timer,calendar", [("arclamp-svg.timer", "*:0/15"),
+                                            ("arclamp-svg-compress.timer", "daily")])
+def test_timers_settings(units, timer, calendar):
+    u = units[timer]
+    assert calendar_normalized(one(u, "Timer", "OnCalendar")) == calendar_normalized(calendar)
+    assert is_true(one(u, "Timer", "Persistent"))
+    if timer == "arclamp-svg.timer":
+        assert timespan_usec(one(u, "Timer", "RandomizedDelaySec")) > 0
