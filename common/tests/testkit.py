@@ -1,7 +1,8 @@
 """testkit: helpers shared by the Python test suites (arclamp-log/tests,
 arclamp-svg/tests, integration-tests): where the built programs are,
-bounded polling, arclamp-log's metrics file and a stand-in for systemd's
-notify socket. Standard library only.
+bounded polling, arclamp-log's metrics file, a stand-in for systemd's
+notify socket, and a reader of systemd unit files (systemd/tests, nix/tests).
+Standard library only.
 
 A suite puts this directory on sys.path (its conftest.py) and imports it:
     from testkit import wait_until, read_metrics
@@ -9,6 +10,7 @@ A suite puts this directory on sys.path (its conftest.py) and imports it:
 
 import os
 import re
+import shlex
 import socket
 import threading
 import time
@@ -181,3 +183,45 @@ class NotifyListener:
                 raise AssertionError("no %r from the daemon within %.1fs (after item %d); got %r%s"
                                      % (wanted, timeout, start, self.values()[-20:], more()))
             time.sleep(0.02)
+
+
+# --- systemd unit files ------------------------------------------------------
+
+def parse_unit(text):
+    """A unit file's text -> {(section, key): [values]}, as systemd.syntax(7)
+    reads it: a key may repeat (ListenDatagram=, ExecStart= of a oneshot), an
+    empty assignment resets the list, comments (also inside a continued line)
+    are skipped and a trailing backslash continues the line."""
+    res, section, pending = {}, None, ""
+    for raw in text.splitlines():
+        s = raw.strip()
+        if (not pending and not s) or (s and s[0] in "#;"):
+            continue
+        line, pending = pending + s, ""
+        if line.endswith("\\"):
+            pending = line[:-1] + " "
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1]
+            continue
+        key, eq, value = line.partition("=")
+        if not (eq and section):
+            raise ValueError(f"not a unit file line: {raw!r}")
+        vals = res.setdefault((section, key.strip()), [])
+        if value.strip() == "":
+            vals.clear()
+        else:
+            vals.append(value.strip())
+    return res
+
+
+def unit_values(unit, section, key):
+    """The values of `key` in `section` of a parse_unit() result, in order."""
+    return unit.get((section, key), [])
+
+
+def exec_argv(cmd):
+    """An Exec*= command line -> argv, systemd's prefixes (-@:+!) removed."""
+    argv = shlex.split(cmd)
+    argv[0] = argv[0].lstrip("-@:+!")
+    return argv

@@ -25,12 +25,15 @@ import re
 import shlex
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "common" / "tests"))
+from testkit import exec_argv, parse_unit, unit_values  # noqa: E402
 EVAL = ROOT / "nix" / "tests" / "eval.nix"
 COMPONENTS = ["arclamp-log", "arclamp-svg", "php-excimer-sampler", "arclamp"]
 ALL_ON = """{
@@ -74,32 +77,6 @@ def nix_eval(env, attr, user_config=None, check=True):
         args += ["--arg", "userConfig", user_config]
     p = run_nix(env, *args, check=check)
     return json.loads(p.stdout) if p.returncode == 0 else p
-
-
-def parse_unit(text):
-    """systemd unit file -> {section: [(key, value), ...]} (no continuation lines)."""
-    sections, cur = {}, None
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line[0] in "#;":
-            continue
-        if line.startswith("["):
-            cur = sections.setdefault(line.strip("[]"), [])
-            continue
-        k, _, v = line.partition("=")
-        cur.append((k.strip(), v.strip()))
-    return sections
-
-
-def values(unit, section, key):
-    return [v for k, v in unit.get(section, []) if k == key]
-
-
-def exec_argv(cmd):
-    """An Exec*= command line -> argv, systemd's prefixes (-@:+!) removed."""
-    argv = shlex.split(cmd)
-    argv[0] = argv[0].lstrip("-@:+!")
-    return argv
 
 
 def apply_overrides(shipped, override):
@@ -305,7 +282,7 @@ def test_installed_units_point_into_out(trees, name):
     assert services
     for f in services:
         unit = parse_unit(f.read_text())
-        for cmd in values(unit, "Service", "ExecStart"):
+        for cmd in unit_values(unit, "Service", "ExecStart"):
             argv = exec_argv(cmd)
             assert argv[0].startswith(tree.out + "/bin/"), f"{f.name}: {cmd}"
             assert os.access(tree.path(argv[0]), os.X_OK), f"{f.name}: {argv[0]} not installed"
@@ -347,10 +324,10 @@ def test_module_exec_paths_resolve(trees, nixos):
         if not fname.endswith(".service"):
             continue
         override = nixos["systemd"]["services"].get(fname[:-len(".service")], {}).get("serviceConfig", {})
-        keys = {k for k, _ in unit.get("Service", []) if k.startswith("Exec")} | \
+        keys = {k for s, k in unit if s == "Service" and k.startswith("Exec")} | \
                {k for k in override if k.startswith("Exec")}
         for key in sorted(keys):
-            for cmd in apply_overrides(values(unit, "Service", key), override.get(key, [])):
+            for cmd in apply_overrides(unit_values(unit, "Service", key), override.get(key, [])):
                 exe = exec_argv(cmd)[0]
                 checked += 1
                 owner = tree_of(trees, exe)
@@ -376,7 +353,7 @@ def test_module_execstart_is_the_shipped_command(trees, nixos):
         override = svc.get("serviceConfig", {}).get("ExecStart")
         assert override, f"{name}: no ExecStart override (the shipped one reads the store's default config)"
         assert override[0] == "" and len(override) == 2, f"{name}: ExecStart must reset then set one command"
-        (shipped,) = values(unit, "Service", "ExecStart")
+        (shipped,) = unit_values(unit, "Service", "ExecStart")
         want, got = exec_argv(shipped), exec_argv(override[1])
         assert len(want) == len(got), f"{name}: {override[1]!r} vs shipped {shipped!r}"
         for w, g in zip(want, got):
@@ -390,7 +367,7 @@ def test_module_enables_sockets_and_timers(trees, nixos):
     units = units_of(trees, nixos)
     for fname, (_, unit) in units.items():
         name, _, kind = fname.rpartition(".")
-        wanted = values(unit, "Install", "WantedBy")
+        wanted = unit_values(unit, "Install", "WantedBy")
         configured = nixos["systemd"].get(kind + "s", {}).get(name, {}).get("wantedBy", [])
         if kind in ("socket", "timer"):
             assert sorted(configured) == sorted(wanted), f"{fname}: wantedBy {configured}, shipped {wanted}"
@@ -410,9 +387,9 @@ def test_module_user_matches_sysusers_and_units(trees, nixos):
     units = units_of(trees, nixos)
     users, groups = nixos["users"]["users"], nixos["users"]["groups"]
     for fname, (_, unit) in units.items():
-        for u in values(unit, "Service", "User"):
+        for u in unit_values(unit, "Service", "User"):
             assert u in users and users[u]["isSystemUser"], f"{fname}: User={u}"
-        for g in values(unit, "Service", "Group"):
+        for g in unit_values(unit, "Service", "Group"):
             assert g in groups, f"{fname}: Group={g}"
     sysusers = trees["arclamp-log"].root() / "lib/sysusers.d/arclamp.conf"
     lines = [shlex.split(l) for l in sysusers.read_text().splitlines() if l.strip() and not l.startswith("#")]
@@ -442,7 +419,7 @@ def test_module_tmpfiles_create_state_directories(trees, nixos):
                 created[path] = (mode, user, group)
     wanted = set()
     for fname, (_, unit) in units_of(trees, nixos).items():
-        for v in values(unit, "Service", "StateDirectory"):
+        for v in unit_values(unit, "Service", "StateDirectory"):
             wanted |= {"/var/lib/" + d for d in v.split()}
     assert wanted and wanted <= set(created), f"not created by tmpfiles: {sorted(wanted - set(created))}"
 

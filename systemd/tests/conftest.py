@@ -9,14 +9,19 @@ unit files; test_system.py: the packages in a booted Debian container).
 - The `timings` fixture collects named durations and `summary` lines (the
   exposure scores, ...); both are printed at the end of the run, with the
   total time, also under -q.
+- common/tests goes on sys.path for testkit (the unit file reader).
 """
 
 import signal
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
 _T0 = time.monotonic()
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common" / "tests"))
 
 
 def _sigterm(signum, frame):

@@ -770,6 +770,10 @@ class Container:
     def read_file(self, path):
         return self.exec(["cat", path]).stdout
 
+    def exists(self, path):
+        """Whether `path` exists inside the container."""
+        return self.exec(["test", "-e", path], check=False).returncode == 0
+
     def wait_for(self, what, predicate, timeout, interval=0.5):
         """Polls predicate() (its truthy value is returned) until `timeout`;
         raises ContainerError naming `what` otherwise."""

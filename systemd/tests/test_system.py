@@ -660,7 +660,7 @@ def test_compress_under_systemd(system):
     st = c.show("arclamp-svg-compress.service", "Result", "ExecMainStatus")
     log = c.exec("journalctl --no-pager -o cat -u arclamp-svg-compress.service", check=False).stdout
     assert (r.returncode, st["Result"], st["ExecMainStatus"]) == (0, "success", "0"), f"{r.stderr}\n{log}"
-    assert c.exec(["test", "-e", path], check=False).returncode != 0, f"{path} still there"
+    assert not c.exists(path), f"{path} still there"
     assert c.exec(["stat", "-c", "%Y %U", path + ".gz"]).stdout.split() == [mtime, "arclamp"]
     assert c.exec(["zcat", path + ".gz"]).stdout == "".join(line + "\n" for line in sorted(COMPRESS_LINES))
 
@@ -696,7 +696,7 @@ def test_purge_removes_units_and_processes(started):
     r = c.exec(["dpkg", "--purge"] + PACKAGES, timeout=300, check=False)
     assert r.returncode == 0, r.stdout + r.stderr
     for u in UNITS:
-        assert c.exec(["test", "-e", f"/lib/systemd/system/{u}"], check=False).returncode != 0, u
+        assert not c.exists(f"/lib/systemd/system/{u}"), u
     leftovers = c.exec("find /etc/systemd/system -name 'arclamp*'", timeout=30).stdout
     assert leftovers == ""
     c.exec(["systemctl", "daemon-reload"], timeout=60)
@@ -709,14 +709,12 @@ def test_purge_removes_units_and_processes(started):
     assert "excimer" not in c.exec(["php", "-m"], check=False).stdout.split()
     assert c.exec("ls /etc/php/8.2/cli/conf.d/ | grep excimer", check=False).stdout == ""
 
-    def exists(path):
-        return c.exec(["test", "-e", path], check=False).returncode == 0
     # What the README's "Purge" says: the configuration and everything
     # generated goes; the trace logs and the user stay.
     for f in CONFFILES + ["/usr/lib/tmpfiles.d/arclamp-log.conf", "/usr/lib/tmpfiles.d/arclamp-svg.conf",
                           "/var/lib/arclamp/svgs", "/var/lib/arclamp/index.html",
                           "/var/lib/arclamp/index.json", "/var/lib/arclamp/arclamp-log.prom"]:
-        assert not exists(f), f"{f} is left after the purge"
+        assert not c.exists(f), f"{f} is left after the purge"
     r = c.exec(["find", LOGS, "-type", "f", "-name", "*.log*"], timeout=30, check=False)
     kept = r.stdout.split()
     assert any(f.startswith(f"{LOGS}/hourly/") and f.endswith(".excimer.index.log") for f in kept), \

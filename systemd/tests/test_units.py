@@ -12,7 +12,7 @@
   so the list stays true);
 - the settings the units are for, beyond hardening (Type=notify, the
   watchdog, Restart=, ExecReload=, the sockets, the priorities, the timers'
-  schedules), read from the installed files with a small parser.
+  schedules), read from the installed files with testkit.parse_unit.
 
 The units are installed with PREFIX and SYSCONFDIR under a temporary
 directory (not DESTDIR), so the ExecStart= paths written into them point at
@@ -21,11 +21,11 @@ programs that exist: verify checks that they are executable.
 
 import json
 import re
-import shlex
 import subprocess
 from pathlib import Path
 
 import pytest
+from testkit import exec_argv, parse_unit, unit_values  # common/tests, on sys.path by conftest.py
 
 REPO = Path(__file__).resolve().parents[2]
 UNITS = ["arclamp-log.socket", "arclamp-log.service", "arclamp-svg.service", "arclamp-svg.timer",
@@ -125,34 +125,8 @@ def test_security_every_check_set(unitdir, service):
 
 # --- the units' settings besides hardening ------------------------------------
 
-def parse_unit(path):
-    """A unit file -> {(section, key): [values]}: a key may repeat
-    (ListenDatagram=, SystemCallFilter=); an empty assignment resets the
-    list, as systemd does; comments and continuation lines as systemd.syntax(7)."""
-    res, section, pending = {}, None, ""
-    for raw in Path(path).read_text().splitlines():
-        s = raw.strip()
-        if (not pending and not s) or (s and s[0] in "#;"):
-            continue            # a comment inside a continued line is skipped too
-        line, pending = pending + s, ""
-        if line.endswith("\\"):
-            pending = line[:-1] + " "
-            continue
-        if line.startswith("[") and line.endswith("]"):
-            section = line[1:-1]
-            continue
-        key, eq, value = line.partition("=")
-        assert eq and section, f"{path}: cannot parse {raw!r}"
-        vals = res.setdefault((section, key.strip()), [])
-        if value.strip() == "":
-            vals.clear()
-        else:
-            vals.append(value.strip())
-    return res
-
-
 def one(unit, section, key):
-    vals = unit.get((section, key), [])
+    vals = unit_values(unit, section, key)
     assert len(vals) == 1, f"[{section}] {key}= is {vals}, expected exactly one value"
     return vals[0]
 
@@ -177,14 +151,14 @@ def is_true(text):
 
 @pytest.fixture(scope="module")
 def units(unitdir):
-    return {u: parse_unit(unitdir / u) for u in UNITS}
+    return {u: parse_unit((unitdir / u).read_text()) for u in UNITS}
 
 
-def test_parse_unit_repeated_keys_and_reset(tmp_path):
-    f = tmp_path / "x.socket"
-    f.write_text("# c\n[Socket]\nListenDatagram=/a\nListenDatagram=/b\n; c\nX=1\nX=\nX=2\n"
-                 "Y=a \\\n  b\n")
-    assert parse_unit(f) == {("Socket", "ListenDatagram"): ["/a", "/b"], ("Socket", "X"): ["2"],
+def test_parse_unit_repeated_keys_and_reset():
+    """testkit.parse_unit, which the checks above and nix/tests rely on."""
+    text = ("# c\n[Socket]\nListenDatagram=/a\nListenDatagram=/b\n; c\nX=1\nX=\nX=2\n"
+            "Y=a \\\n  b\n")
+    assert parse_unit(text) == {("Socket", "ListenDatagram"): ["/a", "/b"], ("Socket", "X"): ["2"],
                              ("Socket", "Y"): ["a  b"]}
 
 
@@ -193,9 +167,9 @@ def test_log_service_settings(units, install_top):
     assert one(u, "Service", "Type") == "notify"
     assert timespan_usec(one(u, "Service", "WatchdogSec")) > 0
     assert one(u, "Service", "Restart") == "on-failure"
-    reload = shlex.split(one(u, "Service", "ExecReload"))
-    assert reload[0].lstrip("-@:+!").endswith("/kill") and reload[1:] == ["-HUP", "$MAINPID"], reload
-    start = shlex.split(one(u, "Service", "ExecStart"))
+    reload = exec_argv(one(u, "Service", "ExecReload"))
+    assert reload[0].endswith("/kill") and reload[1:] == ["-HUP", "$MAINPID"], reload
+    start = exec_argv(one(u, "Service", "ExecStart"))
     assert start[0] == f"{install_top}/usr/bin/arclamp-log", start
     assert start[start.index("--config") + 1] == f"{install_top}/etc/arclamp/arclamp-log.yaml", start
 
