@@ -460,7 +460,10 @@ int flame_is_differential(const struct flame *f) { return f->differential; }
 
 size_t flame_memory(const struct flame *f)
 {
-    size_t sorted = f->finished ? 2 * f->nstacks * sizeof(uint32_t) + f->nframes * 4 : 0;
+    /* After flame_finish: order[] always, sorted[] unless in chart mode. */
+    size_t sorted = !f->finished ? 0
+                    : f->nframes * sizeof(*f->order) +
+                          (f->keep_order ? 0 : 2 * f->nstacks * sizeof(uint32_t));
     return sizeof(*f) + f->stacks_alloc * sizeof(*f->stacks) +
            f->stack_cap * sizeof(*f->stack_index) + f->path_alloc * sizeof(*f->path) +
            f->frames_alloc * sizeof(*f->frames) + f->frame_cap * sizeof(*f->frame_index) +

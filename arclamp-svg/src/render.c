@@ -256,8 +256,9 @@ int cmd_render(int argc, char **argv)
     size_t ignored = flame_ignored(f) + st.too_long;
     if (ignored > 0)
         fprintf(stderr, "Ignored %zu lines with invalid format\n", ignored);
-    /* svg_render never lets --total shrink the graph below its samples;
-     * say so when the difference is more than rounding (as flamegraph.pl). */
+    /* svg_render never lets --total shrink the graph below its samples; say
+     * so unless the given total is under 2% of the real one, where
+     * flamegraph.pl stays quiet too. */
     double actual = flame_total(f) * a.svg.factor;
     if (a.svg.total > 0 && a.svg.total < actual && a.svg.total / actual > 0.02)
         fprintf(stderr, "Specified --total %g is less than actual total %g, so ignored\n",
