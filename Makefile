@@ -103,7 +103,9 @@ $(BUILD)/bench/%: bench/src/%.c
 # sources are copied (mtimes kept, so make only recompiles what changed)
 # into build/php-ext, configured once, and the module copied to build/php/.
 EXT_DIR     := php-excimer-sampler
-EXT_SOURCES := $(EXT_DIR)/config.m4 $(wildcard $(EXT_DIR)/*.h $(EXT_DIR)/src/*.[ch])
+# The parts of common/ the extension compiles in (its config.m4 names them).
+EXT_COMMON  := $(foreach f,redisconn netaddr clock strbuf,common/src/$(f).c common/src/$(f).h)
+EXT_SOURCES := $(EXT_DIR)/config.m4 $(wildcard $(EXT_DIR)/*.h $(EXT_DIR)/src/*.[ch]) $(EXT_COMMON)
 RUN_TESTS   := /usr/lib/php/20220829/build/run-tests.php
 
 $(BUILD)/php-ext/configured: $(EXT_DIR)/config.m4
@@ -113,9 +115,10 @@ $(BUILD)/php-ext/configured: $(EXT_DIR)/config.m4
 	@touch $@
 
 $(BUILD)/php/excimer.so: $(BUILD)/php-ext/configured $(EXT_SOURCES)
-	@mkdir -p $(BUILD)/php-ext/src $(BUILD)/php
+	@mkdir -p $(BUILD)/php-ext/src $(BUILD)/php-ext/common $(BUILD)/php
 	cp -p $(wildcard $(EXT_DIR)/*.h) $(BUILD)/php-ext/
 	cp -p $(wildcard $(EXT_DIR)/src/*.[ch]) $(BUILD)/php-ext/src/
+	cp -p $(EXT_COMMON) $(BUILD)/php-ext/common/
 	$(MAKE) --no-print-directory -C $(BUILD)/php-ext >/dev/null
 	cp $(BUILD)/php-ext/modules/excimer.so $@.tmp && mv -f $@.tmp $@
 

@@ -9,10 +9,15 @@ if test "$PHP_EXCIMER" != "no"; then
   dnl hiredis: the Redis protocol of the native Arc Lamp transport
   PHP_ADD_LIBRARY(hiredis, 1, EXCIMER_SHARED_LIBADD)
   PHP_SUBST(EXCIMER_SHARED_LIBADD)
+  dnl common/: the project's one Redis client, HOST:PORT parser and clock,
+  dnl copied next to src/ by the top-level Makefile (see EXT_COMMON there).
   EXCIMER_SOURCES="src/excimer.c src/timerlib.c src/excimer_timer.c src/excimer_profiler.c \
-    src/stack_store.c src/excimer_log.c src/excimer_arclamp.c src/transport.c"
+    src/stack_store.c src/excimer_log.c src/excimer_arclamp.c src/transport.c src/sender.c \
+    common/redisconn.c common/netaddr.c common/clock.c common/strbuf.c"
   EXCIMER_CFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter \
     -Wno-sign-compare -Wno-missing-field-initializers"
   PHP_NEW_EXTENSION(excimer, $EXCIMER_SOURCES, $ext_shared,, $EXCIMER_CFLAGS)
   PHP_ADD_BUILD_DIR([$ext_builddir/src])
+  PHP_ADD_BUILD_DIR([$ext_builddir/common])
+  PHP_ADD_INCLUDE([$ext_srcdir/common])
 fi

@@ -53,10 +53,12 @@ void excimer_timer_class_register(void);
 void excimer_profiler_class_register(void);
 void excimer_log_classes_register(void);
 
-/* excimer_arclamp.c: sends formatCollapsed() output to an Arc Lamp target,
- * prefixing the entry point frame; returns the lines delivered. */
-long excimer_arclamp_send_collapsed(const char *target, const char *collapsed, size_t len,
-                                    const char *entry, size_t elen, double timeout);
+/* excimer_profiler.c, for zero-code collection: a profiler made and started
+ * from C (NULL when its timer cannot start; a warning was raised), and, at
+ * the end, stopped, with its log (valid while the profiler lives). */
+struct excimer_log_data;
+zend_object *excimer_profiler_create_started(double period, int event_type, zend_long max_depth);
+const struct excimer_log_data *excimer_profiler_stop_and_log(zend_object *obj);
 /* Zero-code collection (excimer.arclamp_target): start a profiler for the
  * request, and at its end send what it sampled. */
 void excimer_arclamp_request_start(void);

@@ -4,6 +4,7 @@
 #include "bucket.h"
 #include "conftable.h"
 #include "log.h"
+#include "netaddr.h"
 #include "stackline.h"
 #include "strbuf.h"
 
@@ -33,20 +34,34 @@ static const struct opt redis_opts[] = {
     {"port", OPT_INT, offsetof(struct redis_config, port), "6379", 1, 65535, .doc = "Redis TCP port"},
     {"unix_socket", OPT_STRING, offsetof(struct redis_config, unix_socket), NULL,
      .doc = "Redis unix socket path, used instead of host and port"},
+    {"unix_socket_path", OPT_STRING, offsetof(struct redis_config, unix_socket), NULL,
+     .doc = "redis-py's name of unix_socket"},
     {"username", OPT_STRING, offsetof(struct redis_config, username), NULL,
      .doc = "ACL user for AUTH (Redis 6+)"},
     {"password", OPT_STRING, offsetof(struct redis_config, password), NULL, .doc = "AUTH password"},
     {"password_file", OPT_STRING, offsetof(struct redis_config, password_file), NULL,
      .doc = "file whose first line is the AUTH password"},
     {"db", OPT_INT, offsetof(struct redis_config, db), "0", 0, 1000000,
-     .doc = "database for SELECT (streams only)"},
+     .doc = "database for SELECT (streams only: pub/sub channels are global)"},
     {"mode", OPT_ENUM, offsetof(struct redis_config, mode), "pubsub", .choices = "pubsub|stream",
      .doc = "read pub/sub channels or streams through a consumer group"},
     {"connect_timeout", OPT_SECONDS, offsetof(struct redis_config, connect_timeout), "2", 0.01,
-     3600, .doc = "seconds for connecting and the handshake"},
+     3600, .doc = "seconds for connecting (each address) and the handshake", .nullable = 1},
+    {"socket_connect_timeout", OPT_SECONDS, offsetof(struct redis_config, connect_timeout),
+     NULL, 0.01, 3600, .doc = "redis-py's name of connect_timeout", .nullable = 1},
+    {"socket_timeout", OPT_SECONDS, offsetof(struct redis_config, socket_timeout), NULL, 0.01,
+     3600, .doc = "seconds a due reply may take (default: health_check_interval)",
+     .nullable = 1},
     {"health_check_interval", OPT_SECONDS,
-     offsetof(struct redis_config, health_check_interval), "15", 0.1, 3600,
-     .doc = "seconds of silence before a PING; as long again without answer means dead"},
+     offsetof(struct redis_config, health_check_interval), "15", 0, 3600,
+     .doc = "seconds of silence before a PING (0: the default, 15)", .nullable = 1},
+    {"socket_keepalive", OPT_BOOL, offsetof(struct redis_config, keepalive), "true",
+     .doc = "TCP keepalive on the connection", .nullable = 1},
+    {"client_name", OPT_STRING, offsetof(struct redis_config, client_name), NULL,
+     .doc = "name given to the connection (CLIENT SETNAME)"},
+    {"ssl", OPT_BOOL, offsetof(struct redis_config, ssl), "false",
+     .doc = "redis-py's TLS switch; true is refused (no TLS: use a local TLS proxy)",
+     .nullable = 1},
     {"reconnect_max_delay", OPT_SECONDS, offsetof(struct redis_config, reconnect_max_delay),
      "30", 0.1, 3600, .doc = "cap of the reconnect backoff, seconds"},
     {"stream_group", OPT_STRING, offsetof(struct redis_config, stream_group), "arclamp-log",
@@ -81,7 +96,8 @@ static const struct opt config_opts[] = {
     {"base_path", OPT_STRING, offsetof(struct config, base_path), "/srv/arclamp/logs",
      .doc = "directory of the trace logs"},
     {"redis", OPT_MAP, offsetof(struct config, redis), .sub = redis_opts,
-     .doc = "Redis input (optional)"},
+     .doc = "Redis input (optional); other redis-py keys are ignored with a warning",
+     .lenient = 1},
     {"redis_channel", OPT_STRING, offsetof(struct config, redis_channel), NULL,
      .doc = "channel or stream key (default: excimer, unless redis_channels is set)"},
     {"redis_channels", OPT_CUSTOM, offsetof(struct config, extra_channels), NULL,
@@ -145,21 +161,16 @@ static int bind_string_list(const struct opt *opt, const struct ynode *node, voi
     return 0;
 }
 
-/* Checks the shape of a listen address; the socket code resolves it later. */
-static const char *check_listen_address(const char *a)
+/* Checks the shape of a listen address; the socket code resolves it later.
+ * Returns NULL, or the reason (possibly written into `why`). */
+static const char *check_listen_address(const char *a, char *why, size_t whylen)
 {
+    char host[256], port[NETADDR_PORT_MAX];
     if (strncmp(a, "unix://", 7) == 0)
         return a[7] == '/' && a[8] ? NULL : "expected unix:///absolute/path";
-    if (strncmp(a, "udp://", 6) == 0) {
-        const char *colon = strrchr(a + 6, ':');
-        if (!colon || colon == a + 6 || !colon[1])
-            return "expected udp://HOST:PORT";
-        char *end;
-        long port = strtol(colon + 1, &end, 10);
-        if (*end || port < 1 || port > 65535)
-            return "expected a port from 1 to 65535";
-        return NULL;
-    }
+    if (strncmp(a, "udp://", 6) == 0)
+        return netaddr_split(a + 6, strlen(a + 6), host, sizeof host, port, "udp://", why,
+                             whylen) < 0 ? why : NULL;
     return "expected udp://HOST:PORT or unix:///PATH";
 }
 
@@ -193,8 +204,10 @@ static int bind_listen(const struct opt *opt, const struct ynode *node, void *fi
         }
         if (conf_parse_string(address, &addrs[i].address, ikey, ctx) < 0)
             return -1;
-        const char *why = addrs[i].address ? check_listen_address(addrs[i].address)
-                                           : "address is empty";
+        char reason[128];
+        const char *why = addrs[i].address
+                              ? check_listen_address(addrs[i].address, reason, sizeof reason)
+                              : "address is empty";
         if (why)
             return conf_error(ctx, address, ikey, "%s", why);
     }
@@ -309,6 +322,29 @@ static int check_shared_directories(const struct config *cfg, const struct ynode
     return 0;
 }
 
+/* redis-py's spellings of our keys: both of a pair given would leave one
+ * silently unused. */
+static int check_redis_aliases(const struct config *cfg, const struct ynode *redis,
+                               struct conf_ctx *ctx)
+{
+    static const char *const pairs[][2] = {{"unix_socket", "unix_socket_path"},
+                                           {"connect_timeout", "socket_connect_timeout"}};
+    for (size_t i = 0; redis && i < sizeof pairs / sizeof pairs[0]; i++) {
+        const struct ynode *second = ynode_get(redis, pairs[i][1]);
+        if (ynode_get(redis, pairs[i][0]) && second) {
+            char key[64];
+            snprintf(key, sizeof key, "redis.%s", pairs[i][1]);
+            return conf_error(ctx, second, key, "give %s or %s, not both", pairs[i][0],
+                              pairs[i][1]);
+        }
+    }
+    if (cfg->redis.ssl)
+        return conf_error(ctx, ynode_get(redis, "ssl"), "redis.ssl",
+                          "TLS is not supported; connect through a local TLS proxy "
+                          "(stunnel, spiped) instead of sending the password in clear");
+    return 0;
+}
+
 /* The checks that involve more than one key. */
 static int finish(struct config *cfg, const struct ynode *root, struct conf_ctx *ctx)
 {
@@ -338,6 +374,12 @@ static int finish(struct config *cfg, const struct ynode *root, struct conf_ctx 
                           "never be buffered", cfg->max_line_bytes);
     const struct ynode *redis = ynode_get(root, "redis");
     cfg->redis_enabled = redis && !ynode_is_null(redis);
+    if (cfg->redis_enabled && check_redis_aliases(cfg, redis, ctx) < 0)
+        return -1;
+    if (cfg->redis.health_check_interval == 0)
+        cfg->redis.health_check_interval = 15; /* redis-py's "no checks": ours cannot be off */
+    if (cfg->redis.socket_timeout == 0)
+        cfg->redis.socket_timeout = cfg->redis.health_check_interval;
     if (cfg->redis_channel)
         add_channel(cfg, cfg->redis_channel);
     for (size_t i = 0; i < cfg->nextra_channels; i++)
@@ -358,7 +400,8 @@ static int finish(struct config *cfg, const struct ynode *root, struct conf_ctx 
 
 static int load_doc(struct ydoc *doc, struct config *cfg, char *err, size_t errlen)
 {
-    struct conf_ctx ctx = {doc->path, err, errlen};
+    strbuf warnings = STRBUF_INIT;
+    struct conf_ctx ctx = {doc->path, err, errlen, &warnings};
     memset(cfg, 0, sizeof *cfg);
     cfg->path = xstrdup(doc->path);
     conf_set_defaults(config_opts, cfg);
@@ -370,6 +413,9 @@ static int load_doc(struct ydoc *doc, struct config *cfg, char *err, size_t errl
     ydoc_free(doc);
     if (rc < 0)
         config_free(cfg);
+    else if (warnings.len)
+        cfg->warnings = xstrdup(strbuf_cstr(&warnings));
+    strbuf_free(&warnings);
     return rc;
 }
 
@@ -410,6 +456,7 @@ void config_free(struct config *cfg)
     free_string_list(cfg->extra_channels, cfg->nextra_channels);
     conf_free(config_opts, cfg);
     free(cfg->path);
+    free(cfg->warnings);
     memset(cfg, 0, sizeof *cfg);
 }
 
@@ -425,6 +472,25 @@ unsigned long long config_groups_for_channel(const struct config *cfg, const cha
             mask |= 1ULL << i;
     }
     return mask;
+}
+
+void config_print_warnings(const struct config *cfg, FILE *out)
+{
+    for (const char *w = cfg->warnings; w && *w;) {
+        const char *nl = strchr(w, '\n');
+        fprintf(out, "arclamp-log: warning: %.*s\n", (int)(nl - w), w);
+        w = nl + 1;
+    }
+}
+
+void config_log_warnings(const struct config *cfg)
+{
+    for (const char *w = cfg->warnings; w && *w;) {
+        const char *nl = strchr(w, '\n');
+        log_event(LOG_WARNING, "config_key_ignored", LOG_FIELDS({"ARCLAMP_FILE", cfg->path}),
+                  "%.*s", (int)(nl - w), w);
+        w = nl + 1;
+    }
 }
 
 void config_print_help(FILE *out)

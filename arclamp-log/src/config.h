@@ -23,7 +23,11 @@ struct redis_config {
     long db;                      /* SELECT index */
     int mode;                     /* enum redis_mode */
     double connect_timeout;       /* seconds for connect + handshake */
+    double socket_timeout;        /* seconds a due reply may take; 0: health_check_interval */
     double health_check_interval; /* seconds of silence before a PING */
+    int keepalive;                /* SO_KEEPALIVE */
+    char *client_name;            /* CLIENT SETNAME, or NULL */
+    int ssl;                      /* redis-py's TLS switch: refused when true */
     double reconnect_max_delay;   /* backoff cap, seconds */
     char *stream_group;           /* consumer group name */
     char *stream_consumer;        /* consumer name; host name when unset */
@@ -68,6 +72,7 @@ struct config {
     double metrics_interval;
     double invalid_report_interval;
     char *log_target;              /* auto | journal | stderr */
+    char *warnings;                /* "file:LINE: key: ...\n" per key ignored, or NULL */
     /* internal: the redis_channels list as given, before merging */
     char **extra_channels;
     size_t nextra_channels;
@@ -81,6 +86,10 @@ int config_load_string(const char *name, const char *text, struct config *cfg, c
 void config_free(struct config *cfg);
 /* The groups (as a bit mask) fed by a channel. */
 unsigned long long config_groups_for_channel(const struct config *cfg, const char *channel);
+/* Prints "arclamp-log: warning: ..." for every key that was ignored. */
+void config_print_warnings(const struct config *cfg, FILE *out);
+/* Logs the same (log_event, one entry per key). */
+void config_log_warnings(const struct config *cfg);
 /* Prints every key with its default and documentation. */
 void config_print_help(FILE *out);
 

@@ -91,8 +91,8 @@ static int on_flush(sd_event_source *s, uint64_t usec, void *userdata)
 {
     struct daemon *d = userdata;
     double now = (double)usec / 1e6;
-    fileset_flush(&d->ingest.files, now);
-    fileset_close_idle(&d->ingest.files, now, d->cfg.close_idle_after);
+    ingest_flush(&d->ingest, now);
+    ingest_close_idle(&d->ingest, now);
     ingest_report_invalid(&d->ingest, now, 0);
     rearm(s, d->cfg.flush_interval);
     return 0;
@@ -193,6 +193,7 @@ static void reload(struct daemon *d)
     config_free(&d->cfg);
     d->cfg = fresh;
     setup_logging(&d->cfg);
+    config_log_warnings(&d->cfg);
     if (start_inputs(d) < 0)
         log_event(LOG_ERR, "reload_incomplete", LOG_NO_FIELDS,
                   "reloaded, but not every input could be opened");
@@ -255,6 +256,7 @@ int daemon_run(const char *config_path, struct config *cfg)
     d.config_path = config_path;
     d.cfg = *cfg;
     setup_logging(&d.cfg);
+    config_log_warnings(&d.cfg);
     int rc = 1;
     d.nactivated = socket_activated_fds(&d.activated, err, sizeof err);
     if (d.nactivated < 0) {

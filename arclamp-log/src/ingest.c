@@ -62,31 +62,30 @@ static void remember_file(struct group_state *gs, const char *tag, struct tracef
     gs->cache[slot].file = tf;
 }
 
-static void append_to(struct ingest *in, int group, const char *tag, const char *line,
-                      size_t len, double mono)
+/* Queues the line in one file. -1 when it cannot be queued now (the file
+ * cannot be opened, or its buffer is full of lines the disk refused). */
+static int append_to(struct ingest *in, int group, const char *tag, const char *line,
+                     size_t len, double mono)
 {
     struct group_state *gs = &in->groups[group];
     struct tracefile *cached = cached_file(in, gs, tag);
     if (cached) {
         fileset_touch(&in->files, cached);
-        tracefile_append(&in->files, cached, line, len, mono);
-        return;
+        return tracefile_append(&in->files, cached, line, len, mono);
     }
     char path[PATH_MAX];
     int n = snprintf(path, sizeof path, "%s/%s.%s.log", gs->dir, gs->bucket, tag);
     if (n < 0 || n >= (int)sizeof path)
-        return; /* cannot happen: tags and buckets are short, dir was checked */
+        return -1; /* cannot happen: tags and buckets are short, dir was checked */
     int created;
     struct tracefile *tf = fileset_open(&in->files, gs->dir, path, group, tag, mono, &created);
-    if (!tf) {
-        in->stats->lines_dropped_write_error++;
-        return;
-    }
+    if (!tf)
+        return -1;
     if (created)
         prune(in, tf);
     if (gs->cache_generation == in->files.generation)
         remember_file(gs, tag, tf);
-    tracefile_append(&in->files, tf, line, len, mono);
+    return tracefile_append(&in->files, tf, line, len, mono);
 }
 
 static int update_bucket(struct ingest *in, struct group_state *gs, size_t g, time_t now)
@@ -102,12 +101,15 @@ static int update_bucket(struct ingest *in, struct group_state *gs, size_t g, ti
     return 0;
 }
 
-static void route_line(struct ingest *in, const char *line, size_t len,
-                       const struct stackline *sl, unsigned long long groups, time_t now,
-                       double mono)
+/* Queues a valid line in every file it belongs to. Returns how many of
+ * those files could not take it now. */
+static int route_line(struct ingest *in, const char *line, size_t len,
+                      const struct stackline *sl, unsigned long long groups, time_t now,
+                      double mono)
 {
     char tag[STACKLINE_TAG_MAX + 1];
     size_t tag_len = stackline_tag(sl->stack, sl->stack_len, tag);
+    int refused = 0;
     for (size_t g = 0; g < in->cfg->ngroups; g++) {
         if (!(groups & (1ULL << g)))
             continue;
@@ -116,10 +118,11 @@ static void route_line(struct ingest *in, const char *line, size_t len,
             continue;
         if (gs->bucket_time != now && update_bucket(in, gs, g, now) < 0)
             continue;
-        append_to(in, (int)g, "all", line, len, mono);
+        refused += append_to(in, (int)g, "all", line, len, mono) < 0;
         if (tag_len)
-            append_to(in, (int)g, tag, line, len, mono);
+            refused += append_to(in, (int)g, tag, line, len, mono) < 0;
     }
+    return refused;
 }
 
 static void count_invalid(struct ingest *in, enum stackline_error why, const char *line,
@@ -132,14 +135,15 @@ static void count_invalid(struct ingest *in, enum stackline_error why, const cha
     ingest_report_invalid(in, mono, 0);
 }
 
-void ingest_message(struct ingest *in, const char *msg, size_t len, unsigned long long groups,
-                    enum input_kind kind, time_t now, double mono)
+size_t ingest_message(struct ingest *in, const char *msg, size_t len, unsigned long long groups,
+                      enum input_kind kind, time_t now, double mono, int redeliverable)
 {
+    size_t deferred = 0;
     in->stats->messages_received[kind]++;
     if (len > (size_t)in->cfg->max_message_bytes) {
         in->stats->lines_received++;
         count_invalid(in, STACKLINE_TOO_LONG, msg, len, mono);
-        return;
+        return 0;
     }
     if (len > 0 && msg[len - 1] == '\n')
         len--; /* one trailing newline ends the last line */
@@ -152,14 +156,35 @@ void ingest_message(struct ingest *in, const char *msg, size_t len, unsigned lon
         in->stats->lines_received++;
         enum stackline_error err =
             stackline_parse(line, line_len, (size_t)in->cfg->max_line_bytes, &sl);
-        if (err == STACKLINE_OK)
-            route_line(in, line, line_len, &sl, groups, now, mono);
-        else
+        if (err != STACKLINE_OK)
             count_invalid(in, err, line, line_len, mono);
+        else if (route_line(in, line, line_len, &sl, groups, now, mono) == 0)
+            ;
+        else if (redeliverable)
+            deferred++;
+        else
+            in->stats->lines_dropped_write_error++;
         if (!nl)
             break;
         line = nl + 1;
     }
+    in->stats->lines_deferred += deferred;
+    return deferred;
+}
+
+size_t ingest_flush(struct ingest *in, double mono)
+{
+    return fileset_flush(&in->files, mono);
+}
+
+void ingest_close_idle(struct ingest *in, double mono)
+{
+    fileset_close_idle(&in->files, mono, in->cfg->close_idle_after);
+}
+
+uint64_t ingest_lines_lost(const struct ingest *in)
+{
+    return in->stats->lines_dropped_write_error;
 }
 
 void ingest_refuse_message(struct ingest *in, enum stackline_error why, enum input_kind kind,

@@ -53,9 +53,23 @@ void ingest_init(struct ingest *in, const struct config *cfg, struct stats *stat
 void ingest_free(struct ingest *in);
 
 /* Handles one message. `groups` is the mask of log groups its channel feeds;
- * `now` is wall-clock time (buckets), `mono` monotonic seconds (buffers). */
-void ingest_message(struct ingest *in, const char *msg, size_t len, unsigned long long groups,
-                    enum input_kind kind, time_t now, double mono);
+ * `now` is wall-clock time (buckets), `mono` monotonic seconds (buffers).
+ * A valid line that some file cannot take now (it cannot be opened, or its
+ * buffer is full of lines the disk refused) is dropped and counted, unless
+ * the message is `redeliverable` (a stream entry Redis keeps until it is
+ * acknowledged): then it is counted as deferred and the return value says
+ * how many such lines the message had, so the entry is not acknowledged. */
+size_t ingest_message(struct ingest *in, const char *msg, size_t len, unsigned long long groups,
+                      enum input_kind kind, time_t now, double mono, int redeliverable);
+/* Writes the buffers that are due; returns the bytes still buffered (the
+ * disk refused them: they are retried). */
+size_t ingest_flush(struct ingest *in, double mono);
+/* Closes the files not written for close_idle_after seconds. */
+void ingest_close_idle(struct ingest *in, double mono);
+/* Lines lost so far after they were queued (a file closed while the disk
+ * refused its buffer). A stream batch is acknowledged only when this did
+ * not move while its lines were on the way to the disk. */
+uint64_t ingest_lines_lost(const struct ingest *in);
 /* Counts one message refused as a whole (e.g. a truncated datagram). */
 void ingest_refuse_message(struct ingest *in, enum stackline_error why, enum input_kind kind,
                            double mono);

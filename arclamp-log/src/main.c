@@ -74,6 +74,7 @@ int main(int argc, char **argv)
         return EX_CONFIG;
     }
     if (check_only) {
+        config_print_warnings(&cfg, stderr);
         printf("configuration OK\n");
         config_free(&cfg);
         return 0;

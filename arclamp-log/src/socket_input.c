@@ -1,9 +1,12 @@
 /* socket_input: datagram ingest sockets, activated or opened from config. */
 #include "socket_input.h"
+#include "clock.h"
 #include "log.h"
+#include "netaddr.h"
 #include "strbuf.h"
 
 #include <errno.h>
+#include <linux/sock_diag.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,9 +34,25 @@ struct socket_input {
     sd_event_source *src;        /* read watch */
     char *buf;                   /* one datagram */
     size_t buflen;               /* max_message_bytes */
-    uint32_t drops;              /* kernel drop counter, last seen */
+    uint32_t *drops;             /* the kernel's drop counter as last seen: in the
+                                    activated_fd for sockets systemd passed, which
+                                    outlive a reload, else own_drops */
+    uint32_t own_drops;          /* the counter of a socket we opened */
     unsigned long long dropped;  /* datagrams the kernel dropped */
 };
+
+/* The kernel's count of datagrams this socket dropped so far (the counter
+ * SO_RXQ_OVFL reports, which only ever grows). A socket systemd passes may
+ * come with history: a daemon that ran before us, or a full queue while
+ * none ran. Only what is dropped from now on is ours to count. */
+static uint32_t kernel_drops(int fd)
+{
+    uint32_t mem[SK_MEMINFO_VARS];
+    socklen_t len = sizeof mem;
+    if (getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &len) < 0 || len <= SK_MEMINFO_DROPS * 4)
+        return 0;
+    return mem[SK_MEMINFO_DROPS];
+}
 
 int socket_activated_fds(struct activated_fd **out, char *err, size_t errlen)
 {
@@ -47,6 +66,7 @@ int socket_activated_fds(struct activated_fd **out, char *err, size_t errlen)
     for (int i = 0; i < n; i++) {
         fds[i].fd = SD_LISTEN_FDS_START + i;
         fds[i].name = xstrdup(names && names[i] ? names[i] : "unknown");
+        fds[i].drops = kernel_drops(fds[i].fd);
         if (sd_is_socket(fds[i].fd, AF_UNSPEC, SOCK_DGRAM, -1) <= 0 && bad < 0)
             bad = i;
     }
@@ -69,11 +89,11 @@ static void note_kernel_drops(struct socket_input *si, struct msghdr *msg)
             continue;
         uint32_t total;
         memcpy(&total, CMSG_DATA(c), sizeof total);
-        if (total != si->drops) {
-            uint32_t fresh = total - si->drops;
+        if (total != *si->drops) {
+            uint32_t fresh = total - *si->drops;
             si->dropped += fresh;
             si->ingest->stats->datagrams_dropped += fresh;
-            si->drops = total;
+            *si->drops = total;
             log_event(LOG_WARNING, "datagrams_dropped", LOG_FIELDS({"ARCLAMP_SOCKET", si->name}),
                       "the kernel dropped %u datagrams on %s (receive buffer full)", fresh,
                       si->name);
@@ -102,24 +122,23 @@ static int on_readable(sd_event_source *s, int fd, uint32_t revents, void *userd
             break;
         }
         note_kernel_drops(si, &msg);
-        struct timespec mono;
-        clock_gettime(CLOCK_MONOTONIC, &mono);
-        double now_mono = (double)mono.tv_sec + (double)mono.tv_nsec / 1e9;
+        double now_mono = clock_mono();
         if ((size_t)n > si->buflen || (msg.msg_flags & MSG_TRUNC))
             ingest_refuse_message(si->ingest, STACKLINE_TOO_LONG, INPUT_SOCKET, now_mono);
         else
             ingest_message(si->ingest, si->buf, (size_t)n, si->groups, INPUT_SOCKET, time(NULL),
-                           now_mono);
+                           now_mono, 0);
     }
     return 0;
 }
 
 static struct socket_input *wrap(sd_event *loop, const struct config *cfg, struct ingest *ingest,
-                                 int fd, const char *name, const char *channel, char *err,
-                                 size_t errlen)
+                                 int fd, const char *name, const char *channel,
+                                 uint32_t *drops, char *err, size_t errlen)
 {
     struct socket_input *si = xcalloc(1, sizeof *si);
     si->fd = fd;
+    si->drops = drops ? drops : &si->own_drops;
     si->name = xstrdup(name);
     si->groups = config_groups_for_channel(cfg, channel ? channel : cfg->channels[0]);
     si->ingest = ingest;
@@ -141,7 +160,7 @@ static struct socket_input *wrap(sd_event *loop, const struct config *cfg, struc
 }
 
 struct socket_input *socket_input_adopt(sd_event *loop, const struct config *cfg,
-                                        struct ingest *ingest, const struct activated_fd *afd,
+                                        struct ingest *ingest, struct activated_fd *afd,
                                         char *err, size_t errlen)
 {
     /* systemd names sockets after their unit unless FileDescriptorName= is
@@ -152,7 +171,7 @@ struct socket_input *socket_input_adopt(sd_event *loop, const struct config *cfg
         channel = NULL;
     char name[128];
     snprintf(name, sizeof name, "fd %d (%s)", afd->fd, afd->name);
-    return wrap(loop, cfg, ingest, afd->fd, name, channel, err, errlen);
+    return wrap(loop, cfg, ingest, afd->fd, name, channel, &afd->drops, err, errlen);
 }
 
 static int open_unix(const char *path, char *err, size_t errlen)
@@ -181,21 +200,15 @@ static int open_unix(const char *path, char *err, size_t errlen)
 
 static int open_udp(const char *hostport, char *err, size_t errlen)
 {
-    char host[256];
-    const char *colon = strrchr(hostport, ':');
-    size_t hlen = (size_t)(colon - hostport);
-    if (hostport[0] == '[' && hlen >= 2 && hostport[hlen - 1] == ']') {
-        hostport++;
-        hlen -= 2;
-    }
-    if (hlen >= sizeof host) {
-        snprintf(err, errlen, "udp://%s: host too long", hostport);
+    char host[256], port[NETADDR_PORT_MAX], why[128];
+    if (netaddr_split(hostport, strlen(hostport), host, sizeof host, port, "udp://", why,
+                      sizeof why) < 0) {
+        snprintf(err, errlen, "udp://%s: %s", hostport, why);
         return -1;
     }
-    memcpy(host, hostport, hlen);
-    host[hlen] = '\0';
-    struct addrinfo hints = {.ai_socktype = SOCK_DGRAM, .ai_flags = AI_PASSIVE}, *res;
-    int rc = getaddrinfo(host, colon + 1, &hints, &res);
+    struct addrinfo hints = {.ai_socktype = SOCK_DGRAM, .ai_flags = AI_PASSIVE | AI_NUMERICSERV},
+                    *res;
+    int rc = getaddrinfo(host, port, &hints, &res);
     if (rc != 0) {
         snprintf(err, errlen, "udp://%s: %s", hostport, gai_strerror(rc));
         return -1;
@@ -220,7 +233,8 @@ struct socket_input *socket_input_open(sd_event *loop, const struct config *cfg,
                      : open_udp(addr->address + 6, err, errlen);
     if (fd < 0)
         return NULL;
-    struct socket_input *si = wrap(loop, cfg, ingest, fd, addr->address, addr->channel, err, errlen);
+    struct socket_input *si =
+        wrap(loop, cfg, ingest, fd, addr->address, addr->channel, NULL, err, errlen);
     if (!si) {
         close(fd);
         return NULL;

@@ -8,6 +8,7 @@
 #ifndef ARCLAMP_LOG_SOCKET_INPUT_H
 #define ARCLAMP_LOG_SOCKET_INPUT_H
 
+#include <stdint.h>
 #include <systemd/sd-event.h>
 
 #include "config.h"
@@ -19,6 +20,8 @@ struct socket_input;
 struct activated_fd {
     int fd;
     char *name;
+    uint32_t drops;   /* the kernel's drop counter as last seen: kept across
+                         reloads, which wrap the socket anew */
 };
 
 /* Collects the sockets passed by systemd (and unsets LISTEN_*). Returns how
@@ -27,7 +30,7 @@ int socket_activated_fds(struct activated_fd **out, char *err, size_t errlen);
 
 /* Wraps an activated descriptor (not closed by socket_input_stop). */
 struct socket_input *socket_input_adopt(sd_event *loop, const struct config *cfg,
-                                        struct ingest *ingest, const struct activated_fd *afd,
+                                        struct ingest *ingest, struct activated_fd *afd,
                                         char *err, size_t errlen);
 /* Opens a configured address. NULL with err set on failure. */
 struct socket_input *socket_input_open(sd_event *loop, const struct config *cfg,

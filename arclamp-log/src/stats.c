@@ -63,6 +63,9 @@ static void format_metrics(strbuf *out, const struct stats *st, const struct con
     header(out, "arclamp_log_lines_dropped_total", "counter", "Lines lost, per reason.");
     strbuf_appendf(out, "arclamp_log_lines_dropped_total{reason=\"write_error\"} %llu\n",
                    (unsigned long long)st->lines_dropped_write_error);
+    counter(out, "arclamp_log_lines_deferred_total",
+            "Stream lines that could not be written yet, left in Redis to be read again.",
+            st->lines_deferred);
     counter(out, "arclamp_log_bytes_written_total", "Bytes written to trace logs.",
             st->bytes_written);
     counter(out, "arclamp_log_write_errors_total", "Failed or short writes and failed opens.",

@@ -19,6 +19,7 @@ struct stats {
     uint64_t lines_invalid[STACKLINE_NERRORS];  /* refused lines per reason */
     uint64_t lines_written[CONFIG_MAX_GROUPS];  /* lines in each group's all file */
     uint64_t lines_dropped_write_error;         /* lines lost to a refusing disk */
+    uint64_t lines_deferred;                    /* stream lines left in Redis to retry */
     uint64_t bytes_written;                     /* bytes written to trace logs */
     uint64_t write_errors;                      /* failed or short writes, failed opens */
     uint64_t files_pruned;                      /* files removed by retention */

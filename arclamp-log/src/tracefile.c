@@ -14,8 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* How long a file whose write failed waits before the next attempt. */
+/* How long a file whose write or open failed waits before the next attempt. */
 #define RETRY_DELAY 1.0
+/* At most one log entry about failed opens per this many seconds. */
+#define OPEN_REPORT_INTERVAL 10.0
 
 static size_t hash_path(const char *s)
 {
@@ -200,6 +202,35 @@ static int open_trace_file(struct fileset *fs, const char *dir, const char *path
     return fd;
 }
 
+/* A path whose open failed less than RETRY_DELAY ago is not tried again:
+ * under load every line would otherwise cost an open() and a log entry. */
+static int recently_failed(struct fileset *fs, const char *path, double now)
+{
+    const struct failed_open *f = &fs->failed[hash_path(path) % FILESET_FAILED_SLOTS];
+    return f->hash == hash_path(path) && now < f->until;
+}
+
+/* Counts a failed open; logs it unless one was logged in the last
+ * OPEN_REPORT_INTERVAL seconds (then the next report says how many more). */
+static void note_open_failure(struct fileset *fs, const char *path, double now, int err)
+{
+    size_t h = hash_path(path);
+    fs->failed[h % FILESET_FAILED_SLOTS] = (struct failed_open){h, now + RETRY_DELAY};
+    fs->stats->write_errors++;
+    if (now < fs->open_report_at) {
+        fs->open_failures_unreported++;
+        return;
+    }
+    char more[64] = "";
+    if (fs->open_failures_unreported)
+        snprintf(more, sizeof more, " (and %lu other failed opens before this one)",
+                 fs->open_failures_unreported);
+    log_event(LOG_ERR, "open_failed", LOG_FIELDS({"ARCLAMP_FILE", path}),
+              "cannot open %s: %s%s", path, strerror(err), more);
+    fs->open_failures_unreported = 0;
+    fs->open_report_at = now + OPEN_REPORT_INTERVAL;
+}
+
 void fileset_touch(struct fileset *fs, struct tracefile *tf)
 {
     if (fs->head != tf) {
@@ -217,11 +248,11 @@ struct tracefile *fileset_open(struct fileset *fs, const char *dir, const char *
         fileset_touch(fs, tf);
         return tf;
     }
+    if (recently_failed(fs, path, now))
+        return NULL;
     int fd = open_trace_file(fs, dir, path, created);
     if (fd < 0) {
-        fs->stats->write_errors++;
-        log_event(LOG_ERR, "open_failed", LOG_FIELDS({"ARCLAMP_FILE", path}),
-                  "cannot open %s: %s", path, strerror(errno));
+        note_open_failure(fs, path, now, errno);
         return NULL;
     }
     off_t size = lseek(fd, 0, SEEK_END);
@@ -260,10 +291,8 @@ int tracefile_append(struct fileset *fs, struct tracefile *tf, const char *line,
         /* Only a failing disk lets a buffer grow this far. */
         if (now >= tf->retry_at)
             write_buffer(fs, tf, now);
-        if (tf->buf.len + len + 1 > fs->max_buffer) {
-            fs->stats->lines_dropped_write_error++;
-            return -1;
-        }
+        if (tf->buf.len + len + 1 > fs->max_buffer)
+            return -1; /* the caller counts it: dropped, or left in Redis */
     }
     strbuf_reserve(&tf->buf, len + 1);
     memcpy(tf->buf.data + tf->buf.len, line, len);

@@ -33,6 +33,13 @@ struct tracefile {
     struct tracefile *next;
 };
 
+/* A recently failed open, so the path is not retried at once. */
+struct failed_open {
+    size_t hash;              /* hash of the path, 0 when unused */
+    double until;             /* monotonic time before which it is not retried */
+};
+#define FILESET_FAILED_SLOTS 64
+
 struct fileset {
     struct tracefile **table; /* hash table of open files by path */
     size_t table_size;        /* a power of two */
@@ -44,6 +51,9 @@ struct fileset {
     struct stats *stats;      /* counters, owned by the caller */
     unsigned long generation; /* bumped whenever a file closes: pointers kept
                                  from before may dangle */
+    struct failed_open failed[FILESET_FAILED_SLOTS]; /* by path hash, direct-mapped */
+    double open_report_at;    /* no failed-open log entry before this time */
+    unsigned long open_failures_unreported; /* failed opens not logged since */
 };
 
 /* Bytes that make a buffer worth writing right away. */
@@ -55,13 +65,16 @@ void fileset_free(struct fileset *fs);
 
 /* The open file for `path` (directory `dir` is created when missing), opening
  * it if needed. *created is set when the file did not exist before. NULL when
- * it cannot be opened (counted and logged). */
+ * it cannot be opened (counted in write_errors; logged at most once per ten
+ * seconds) or could not be opened less than a second ago (not tried again
+ * yet, not counted). */
 struct tracefile *fileset_open(struct fileset *fs, const char *dir, const char *path, int group,
                                const char *tag, double now, int *created);
 /* Marks tf as just used (for LRU eviction); fileset_open does it too. */
 void fileset_touch(struct fileset *fs, struct tracefile *tf);
-/* Queues one line (a newline is added). Returns 0, or -1 when the line was
- * dropped because the buffer is full of lines the disk refused. */
+/* Queues one line (a newline is added). Returns 0, or -1 when the buffer is
+ * full of lines the disk refused: the line is not queued, and the caller
+ * decides whether that is a loss (see ingest_message). */
 int tracefile_append(struct fileset *fs, struct tracefile *tf, const char *line, size_t len,
                      double now);
 /* Writes every buffer that is due (failed files: after their retry time).

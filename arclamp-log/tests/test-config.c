@@ -421,8 +421,89 @@ END_TEST
 START_TEST(refuses_unknown_key_with_line)
 {
     expect_error("base_path: /x\nbogus: 1\n" GOOD_LOGS, "c.yaml:2: bogus: unknown key");
-    expect_error("redis:\n  hots: x\n" GOOD_LOGS, "c.yaml:2: redis.hots: unknown key");
     expect_error(GOOD_LOGS "    keep: 2\n", "c.yaml:5: logs[0].keep: unknown key");
+}
+END_TEST
+
+/* The original hands redis: to redis-py: its keys are honoured or, when they
+ * mean nothing here, ignored with a warning that names the key and line. */
+START_TEST(unknown_redis_keys_are_ignored_with_a_warning)
+{
+    struct config cfg;
+    expect_ok("redis:\n  hots: x\n  decode_responses: true\n  retry_on_timeout: true\n"
+              GOOD_LOGS, &cfg);
+    ck_assert_ptr_nonnull(cfg.warnings);
+    ck_assert_str_eq(cfg.warnings, "c.yaml:2: redis.hots: unknown key, ignored\n"
+                                   "c.yaml:3: redis.decode_responses: unknown key, ignored\n"
+                                   "c.yaml:4: redis.retry_on_timeout: unknown key, ignored\n");
+    ck_assert_str_eq(cfg.redis.host, "127.0.0.1");
+    config_free(&cfg);
+    expect_ok("redis:\n  host: r1\n" GOOD_LOGS, &cfg);
+    ck_assert_ptr_null(cfg.warnings);
+    config_free(&cfg);
+}
+END_TEST
+
+START_TEST(redis_py_keys_are_honoured)
+{
+    struct config cfg;
+    expect_ok("redis:\n"
+              "  unix_socket_path: /run/redis/redis.sock\n"
+              "  socket_timeout: 2.5\n"
+              "  socket_connect_timeout: 0.5\n"
+              "  db: 3\n"
+              "  password: s3cret\n"
+              "  socket_keepalive: false\n"
+              "  client_name: arclamp-tier2\n"
+              "  ssl: false\n" GOOD_LOGS,
+              &cfg);
+    ck_assert_ptr_null(cfg.warnings);
+    ck_assert_str_eq(cfg.redis.unix_socket, "/run/redis/redis.sock");
+    ck_assert(cfg.redis.socket_timeout == 2.5);
+    ck_assert(cfg.redis.connect_timeout == 0.5);
+    ck_assert_int_eq(cfg.redis.db, 3);
+    ck_assert_str_eq(cfg.redis.password, "s3cret");
+    ck_assert_int_eq(cfg.redis.keepalive, 0);
+    ck_assert_str_eq(cfg.redis.client_name, "arclamp-tier2");
+    config_free(&cfg);
+}
+END_TEST
+
+START_TEST(redis_py_none_and_zero_keep_working_defaults)
+{
+    struct config cfg;
+    /* redis-py's None (block forever) and health_check_interval 0 (no checks):
+     * the daemon keeps its health check, with its defaults. */
+    expect_ok("redis:\n  socket_timeout: null\n  socket_connect_timeout: ~\n"
+              "  health_check_interval: 0\n  password: null\n" GOOD_LOGS, &cfg);
+    ck_assert(cfg.redis.health_check_interval == 15);
+    ck_assert(cfg.redis.socket_timeout == 15);
+    ck_assert(cfg.redis.connect_timeout == 2);
+    ck_assert_ptr_null(cfg.redis.password);
+    ck_assert_int_eq(cfg.redis.keepalive, 1);
+    config_free(&cfg);
+    expect_ok("redis:\n  health_check_interval: 4\n" GOOD_LOGS, &cfg);
+    ck_assert(cfg.redis.socket_timeout == 4);
+    config_free(&cfg);
+}
+END_TEST
+
+START_TEST(refuses_both_spellings_of_a_redis_key)
+{
+    expect_error("redis:\n  unix_socket: /a\n  unix_socket_path: /b\n" GOOD_LOGS,
+                 "c.yaml:3: redis.unix_socket_path: give unix_socket or unix_socket_path, "
+                 "not both");
+    expect_error("redis:\n  socket_connect_timeout: 1\n  connect_timeout: 1\n" GOOD_LOGS,
+                 "c.yaml:2: redis.socket_connect_timeout: give connect_timeout or "
+                 "socket_connect_timeout, not both");
+}
+END_TEST
+
+START_TEST(refuses_redis_ssl)
+{
+    expect_error("redis:\n  host: r\n  ssl: true\n" GOOD_LOGS,
+                 "c.yaml:3: redis.ssl: TLS is not supported; connect through a local TLS proxy "
+                 "(stunnel, spiped) instead of sending the password in clear");
 }
 END_TEST
 
@@ -770,6 +851,11 @@ Suite *config_suite(void)
 
     tc = tcase_create("errors");
     tcase_add_test(tc, refuses_unknown_key_with_line);
+    tcase_add_test(tc, unknown_redis_keys_are_ignored_with_a_warning);
+    tcase_add_test(tc, redis_py_keys_are_honoured);
+    tcase_add_test(tc, redis_py_none_and_zero_keep_working_defaults);
+    tcase_add_test(tc, refuses_both_spellings_of_a_redis_key);
+    tcase_add_test(tc, refuses_redis_ssl);
     tcase_add_test(tc, refuses_missing_logs);
     tcase_add_test(tc, refuses_logs_that_is_not_a_list_of_groups);
     tcase_add_test(tc, refuses_group_without_retain);

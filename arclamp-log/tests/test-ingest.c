@@ -87,7 +87,7 @@ static void fx_free(struct fx *fx)
 static void send_msg(struct fx *fx, const char *msg, unsigned long long groups, time_t now,
                      double mono)
 {
-    ingest_message(&fx->in, msg, strlen(msg), groups, INPUT_SOCKET, now, mono);
+    ingest_message(&fx->in, msg, strlen(msg), groups, INPUT_SOCKET, now, mono, 0);
 }
 
 /* Contents of base/<rel>, or NULL. */
@@ -196,7 +196,7 @@ START_TEST(nul_byte_inside_message_is_a_control_char)
     struct fx fx;
     fx_init(&fx, HOURLY_LOGS);
     static const char msg[] = "a 1\nb\0c 1\nd 2\n";
-    ingest_message(&fx.in, msg, sizeof msg - 1, 1, INPUT_REDIS, TEST_NOW, 1.0);
+    ingest_message(&fx.in, msg, sizeof msg - 1, 1, INPUT_REDIS, TEST_NOW, 1.0, 0);
     fileset_flush(&fx.in.files, 1.0);
     assert_rel(&fx, "hourly/2026-11-22_05.all.log", "a 1\nd 2\n");
     ck_assert_uint_eq(fx.st.lines_invalid[STACKLINE_CONTROL_CHAR], 1);
@@ -228,7 +228,7 @@ START_TEST(blank_lines_count_as_empty)
     /* "\n\n": one trailing newline ends the last line, leaving two empty lines */
     send_msg(&fx, "\n\n", 1, TEST_NOW, 1.0);
     ck_assert_uint_eq(fx.st.lines_invalid[STACKLINE_EMPTY], 3);
-    ingest_message(&fx.in, "", 0, 1, INPUT_SOCKET, TEST_NOW, 1.0); /* an empty message */
+    ingest_message(&fx.in, "", 0, 1, INPUT_SOCKET, TEST_NOW, 1.0, 0); /* an empty message */
     ck_assert_uint_eq(fx.st.lines_invalid[STACKLINE_EMPTY], 4);
     fileset_flush(&fx.in.files, 1.0);
     assert_rel(&fx, "hourly/2026-11-22_05.all.log", "a 1\nb 2\n");
@@ -245,7 +245,7 @@ START_TEST(message_longer_than_max_message_bytes_is_refused_whole)
     size_t n = 0;
     for (int i = 0; i < 7; i++)
         n += (size_t)snprintf(msg + n, sizeof msg - n, "line;%02d 1\n", i);
-    ingest_message(&fx.in, msg, 65, 1, INPUT_SOCKET, TEST_NOW, 1.0); /* "...line;06 " */
+    ingest_message(&fx.in, msg, 65, 1, INPUT_SOCKET, TEST_NOW, 1.0, 0); /* "...line;06 " */
     fileset_flush(&fx.in.files, 1.0);
     ck_assert(!exists_rel(&fx, "hourly/2026-11-22_05.all.log"));
     ck_assert_uint_eq(fx.st.lines_invalid[STACKLINE_TOO_LONG], 1);
@@ -266,7 +266,7 @@ START_TEST(message_longer_than_max_message_bytes_is_refused_whole)
     memcpy(exact + 61, " 9", 3); /* 63 bytes + "\n" = 64 */
     exact[63] = '\n';
     exact[64] = '\0';
-    ingest_message(&fx.in, exact, 64, 1, INPUT_SOCKET, TEST_NOW, 1.0);
+    ingest_message(&fx.in, exact, 64, 1, INPUT_SOCKET, TEST_NOW, 1.0, 0);
     ck_assert_uint_eq(fx.st.lines_invalid[STACKLINE_TOO_LONG], 1);
     fileset_flush(&fx.in.files, 1.0);
     text = read_rel(&fx, "hourly/2026-11-22_05.all.log");
@@ -687,6 +687,81 @@ START_TEST(example_of_invalid_line_is_quoted_and_truncated)
 }
 END_TEST
 
+/* The period directory is a regular file: no trace log can be opened. */
+static void block_period(struct fx *fx, const char *period)
+{
+    char *a = path_join(fx->tmp, "a");
+    char *b = path_join(fx->tmp, "a/b");
+    mkdir(a, 0755);
+    mkdir(b, 0755);
+    mkdir(fx->base, 0755);
+    free(a);
+    free(b);
+    write_rel(fx, period, "not a directory\n");
+}
+
+START_TEST(lines_no_file_can_take_are_dropped_and_counted)
+{
+    struct fx fx;
+    fx_prepare(&fx);
+    block_period(&fx, "hourly");
+    fx_start(&fx, HOURLY_LOGS);
+    size_t deferred = ingest_message(&fx.in, "/w/index.php;a 1\nb 1\nbad\n", 25, 1,
+                                     INPUT_SOCKET, TEST_NOW, 1.0, 0);
+    ck_assert_uint_eq(deferred, 0);
+    ck_assert_uint_eq(fx.st.lines_dropped_write_error, 2);
+    ck_assert_uint_eq(fx.st.lines_deferred, 0);
+    ck_assert_uint_eq(fx.st.lines_invalid[STACKLINE_NO_COUNT], 1);
+    ck_assert_uint_eq(ingest_lines_lost(&fx.in), 2);
+    fx_free(&fx);
+}
+END_TEST
+
+START_TEST(lines_of_a_redeliverable_message_are_deferred_not_lost)
+{
+    struct fx fx;
+    fx_prepare(&fx);
+    block_period(&fx, "hourly");
+    fx_start(&fx, HOURLY_LOGS);
+    size_t deferred = ingest_message(&fx.in, "/w/index.php;a 1\nb 1\nbad\n", 25, 1,
+                                     INPUT_REDIS, TEST_NOW, 1.0, 1);
+    ck_assert_uint_eq(deferred, 2);
+    ck_assert_uint_eq(fx.st.lines_deferred, 2);
+    ck_assert_uint_eq(fx.st.lines_dropped_write_error, 0);
+    ck_assert_uint_eq(ingest_lines_lost(&fx.in), 0);
+    ck_assert_uint_eq(fx.st.lines_invalid[STACKLINE_NO_COUNT], 1);
+    /* once the directory can be made, the same message goes through */
+    char *blocker = path_join(fx.base, "hourly");
+    ck_assert_int_eq(unlink(blocker), 0);
+    free(blocker);
+    deferred = ingest_message(&fx.in, "/w/index.php;a 1\nb 1\n", 22, 1, INPUT_REDIS, TEST_NOW,
+                              3.0, 1);
+    ck_assert_uint_eq(deferred, 0);
+    ck_assert_uint_eq(ingest_flush(&fx.in, 3.0), 0);
+    assert_rel(&fx, "hourly/2026-11-22_05.all.log", "/w/index.php;a 1\nb 1\n");
+    assert_rel(&fx, "hourly/2026-11-22_05.index.log", "/w/index.php;a 1\n");
+    fx_free(&fx);
+}
+END_TEST
+
+START_TEST(a_failed_open_is_not_retried_within_a_second)
+{
+    struct fx fx;
+    fx_prepare(&fx);
+    block_period(&fx, "hourly");
+    fx_start(&fx, HOURLY_LOGS);
+    ingest_message(&fx.in, "a 1\n", 4, 1, INPUT_SOCKET, TEST_NOW, 1.0, 0);
+    uint64_t errors = fx.st.write_errors;
+    ck_assert_uint_eq(errors, 1);
+    for (int i = 0; i < 100; i++)
+        ingest_message(&fx.in, "a 1\n", 4, 1, INPUT_SOCKET, TEST_NOW, 1.5, 0);
+    ck_assert_uint_eq(fx.st.write_errors, errors); /* no open() tried: nothing new counted */
+    ck_assert_uint_eq(fx.st.lines_dropped_write_error, 101);
+    ingest_message(&fx.in, "a 1\n", 4, 1, INPUT_SOCKET, TEST_NOW, 2.1, 0);
+    ck_assert_uint_eq(fx.st.write_errors, errors + 1); /* tried again after a second */
+    fx_free(&fx);
+}
+END_TEST
 
 Suite *ingest_suite(void)
 {
@@ -700,6 +775,9 @@ Suite *ingest_suite(void)
     tcase_add_test(tc, blank_lines_count_as_empty);
     tcase_add_test(tc, message_longer_than_max_message_bytes_is_refused_whole);
     tcase_add_test(tc, refused_message_is_counted_with_its_reason);
+    tcase_add_test(tc, lines_no_file_can_take_are_dropped_and_counted);
+    tcase_add_test(tc, lines_of_a_redeliverable_message_are_deferred_not_lost);
+    tcase_add_test(tc, a_failed_open_is_not_retried_within_a_second);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("routing");

@@ -39,8 +39,9 @@ def run_check(binary, path, *extra):
 BAD_CONFIGS = [
     ("unknown_top_level_key", GOOD_HEAD + "colour: blue\n" + GOOD_LOGS, "colour", 4),
     ("unknown_key_in_group", GOOD_HEAD + GOOD_LOGS + "    flavour: mint\n", "flavour", 11),
-    ("unknown_key_in_redis", GOOD_HEAD + "redis:\n  host: 127.0.0.1\n  prot: 6379\n" + GOOD_LOGS,
-     "prot", 6),
+    ("redis_both_spellings", GOOD_HEAD + "redis:\n  unix_socket: /a\n  unix_socket_path: /b\n"
+     + GOOD_LOGS, "unix_socket_path", 6),
+    ("redis_ssl", GOOD_HEAD + "redis:\n  host: 127.0.0.1\n  ssl: true\n" + GOOD_LOGS, "ssl", 6),
     ("wrong_type_flush_interval", GOOD_HEAD.replace("flush_interval: 0.5", "flush_interval: soon")
      + GOOD_LOGS, "flush_interval", 3),
     ("wrong_type_logs_not_a_list", GOOD_HEAD + "logs: hourly\n", "logs", 4),
@@ -107,7 +108,8 @@ GOOD_CONFIGS = [
         "base_path": "/tmp/arclamp-never-written", "redis_channel": "excimer",
         "redis_channels": ["excimer-wall"],
         "redis": {"host": "127.0.0.1", "port": 6380, "mode": "stream", "db": 2,
-                  "connect_timeout": 0.5, "health_check_interval": 3.5,
+                  "connect_timeout": 0.5, "health_check_interval": 3.5, "socket_timeout": 2,
+                  "socket_keepalive": True, "client_name": "arclamp", "password": "pw",
                   "reconnect_max_delay": 10, "stream_group": "g", "stream_consumer": "c",
                   "stream_batch": 100, "stream_delete_acked": False},
         "listen": ["udp://127.0.0.1:7761", "udp://[::1]:7761",
@@ -130,6 +132,22 @@ def test_check_config_accepts_good_config(arclamp_bin, workdir, name, text):
     r = run_check(arclamp_bin, path)
     assert r.returncode == 0, r.stderr
     assert b"configuration OK" in r.stdout + r.stderr
+
+
+def test_check_config_warns_about_unknown_redis_keys_and_accepts_them(arclamp_bin, workdir):
+    """The original passes redis: to redis-py, so real files carry its keys:
+    ours are honoured, the rest named in a warning (key and line), not refused."""
+    path = workdir / "arclamp-log.yaml"
+    path.write_text(GOOD_HEAD + "redis:\n  host: 127.0.0.1\n  prot: 6379\n"
+                    "  decode_responses: true\n  socket_timeout: 5\n" + GOOD_LOGS)
+    r = run_check(arclamp_bin, path)
+    err = r.stderr.decode()
+    assert r.returncode == 0, err
+    assert b"configuration OK" in r.stdout
+    assert err.splitlines() == [
+        "arclamp-log: warning: %s:6: redis.prot: unknown key, ignored" % path,
+        "arclamp-log: warning: %s:7: redis.decode_responses: unknown key, ignored" % path,
+    ]
 
 
 def test_check_config_via_config_option(arclamp_bin, workdir):

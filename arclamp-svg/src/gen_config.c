@@ -292,7 +292,7 @@ static int finish(struct gen_config *cfg, const struct ynode *root, const char *
 static int load_doc(struct ydoc *doc, const char *data_dir, struct gen_config *cfg, char *err,
                     size_t errlen)
 {
-    struct conf_ctx ctx = {doc->path, err, errlen};
+    struct conf_ctx ctx = {doc->path, err, errlen, NULL};
     int rc = 0;
     if (doc->root && !ynode_is_null(doc->root))
         rc = conf_bind(gen_opts, doc->root, cfg, "", &ctx);

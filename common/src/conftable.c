@@ -23,6 +23,22 @@ int conf_error(struct conf_ctx *ctx, const struct ynode *node, const char *key,
     return -1;
 }
 
+void conf_warn(struct conf_ctx *ctx, const struct ynode *node, const char *key, const char *fmt,
+               ...)
+{
+    if (!ctx->warnings)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_appendf(ctx->warnings, "%s:%d: %s: ", ctx->file, node ? node->line : 0, key);
+    strbuf_vappendf(ctx->warnings, fmt, ap);
+    strbuf_appendc(ctx->warnings, '\n');
+    va_end(ap);
+}
+
+static int bind_map(const struct opt *table, const struct ynode *map, void *target,
+                    const char *prefix, struct conf_ctx *ctx, int lenient);
+
 static void join_key(char *out, size_t len, const char *prefix, const char *key)
 {
     if (prefix && prefix[0])
@@ -131,6 +147,8 @@ static int parse_enum(const struct opt *opt, const struct ynode *node, int *out,
 static int bind_value(const struct opt *opt, const struct ynode *node, void *target,
                       const char *key, struct conf_ctx *ctx)
 {
+    if (opt->nullable && opt->type != OPT_MAP && ynode_is_null(node))
+        return 0;
     switch (opt->type) {
     case OPT_STRING:
         return conf_parse_string(node, FIELD(target, opt, char *), key, ctx);
@@ -147,7 +165,7 @@ static int bind_value(const struct opt *opt, const struct ynode *node, void *tar
             return 0;
         if (node->type != YNODE_MAP)
             return conf_error(ctx, node, key, "expected a mapping");
-        return conf_bind(opt->sub, node, FIELD(target, opt, char), key, ctx);
+        return bind_map(opt->sub, node, FIELD(target, opt, char), key, ctx, opt->lenient);
     case OPT_CUSTOM:
         return opt->custom(opt, node, FIELD(target, opt, char), key, ctx);
     }
@@ -157,7 +175,7 @@ static int bind_value(const struct opt *opt, const struct ynode *node, void *tar
 void conf_set_defaults(const struct opt *table, void *target)
 {
     char err[256];
-    struct conf_ctx ctx = {"(defaults)", err, sizeof err};
+    struct conf_ctx ctx = {"(defaults)", err, sizeof err, NULL};
     for (const struct opt *opt = table; opt->key; opt++) {
         if (opt->type == OPT_MAP) {
             conf_set_defaults(opt->sub, FIELD(target, opt, char));
@@ -174,6 +192,12 @@ void conf_set_defaults(const struct opt *table, void *target)
 int conf_bind(const struct opt *table, const struct ynode *map, void *target,
               const char *prefix, struct conf_ctx *ctx)
 {
+    return bind_map(table, map, target, prefix, ctx, 0);
+}
+
+static int bind_map(const struct opt *table, const struct ynode *map, void *target,
+                    const char *prefix, struct conf_ctx *ctx, int lenient)
+{
     char key[256];
     if (map->type != YNODE_MAP)
         return conf_error(ctx, map, prefix[0] ? prefix : "(top level)", "expected a mapping");
@@ -183,6 +207,10 @@ int conf_bind(const struct opt *table, const struct ynode *map, void *target,
         while (opt->key && strcmp(opt->key, k->value) != 0)
             opt++;
         join_key(key, sizeof key, prefix, k->value);
+        if (!opt->key && lenient) {
+            conf_warn(ctx, k, key, "unknown key, ignored");
+            continue;
+        }
         if (!opt->key)
             return conf_error(ctx, k, key, "unknown key");
         if (bind_value(opt, map->items[i + 1], target, key, ctx) < 0)

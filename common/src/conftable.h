@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "strbuf.h"
 #include "yamldoc.h"
 
 enum opt_type {
@@ -27,6 +28,7 @@ struct conf_ctx {
     const char *file;   /* configuration file name for messages */
     char *err;          /* where the first error is written */
     size_t errlen;
+    strbuf *warnings;   /* "file:LINE: key: ...\n" per warning; NULL: not kept */
 };
 
 struct opt;
@@ -43,6 +45,10 @@ struct opt {
     const struct opt *sub;    /* OPT_MAP: the nested table */
     opt_custom_fn custom;     /* OPT_CUSTOM: the binder */
     const char *doc;          /* one line for --help */
+    int nullable;             /* a YAML null keeps the default instead of failing */
+    int lenient;              /* OPT_MAP: unknown keys inside are warned about and
+                                 ignored, not refused (maps passed on to another
+                                 program's library in the original, as redis:) */
 };
 
 /* Sets every field of `target` to its default (recursing into OPT_MAP). */
@@ -56,6 +62,9 @@ void conf_free(const struct opt *table, void *target);
 /* Prints "  prefix.key  (default: X)  doc" for each row. */
 void conf_print_help(FILE *out, const struct opt *table, const char *prefix);
 
+/* Adds "file:LINE: key: message" to ctx->warnings (when kept). */
+void conf_warn(struct conf_ctx *ctx, const struct ynode *node, const char *key, const char *fmt,
+               ...) __attribute__((format(printf, 4, 5)));
 /* Writes "file:LINE: key: message" into ctx->err and returns -1. */
 int conf_error(struct conf_ctx *ctx, const struct ynode *node, const char *key,
                const char *fmt, ...) __attribute__((format(printf, 4, 5)));

@@ -345,7 +345,7 @@ END_TEST
 START_TEST(conf_error_without_node_uses_line_zero)
 {
     char err[128];
-    struct conf_ctx ctx = {"f.yaml", err, sizeof err};
+    struct conf_ctx ctx = {"f.yaml", err, sizeof err, NULL};
     ck_assert_int_eq(conf_error(&ctx, NULL, "logs", "required key missing (%d)", 1), -1);
     ck_assert_str_eq(err, "f.yaml:0: logs: required key missing (1)");
 }
@@ -354,7 +354,7 @@ END_TEST
 START_TEST(conf_error_truncates_to_errlen)
 {
     char err[16];
-    struct conf_ctx ctx = {"f.yaml", err, sizeof err};
+    struct conf_ctx ctx = {"f.yaml", err, sizeof err, NULL};
     conf_error(&ctx, NULL, "a.very.long.key", "and a long message");
     ck_assert_uint_eq(strlen(err), sizeof err - 1);
     ck_assert_str_eq(err, "f.yaml:0: a.ver");

@@ -10,6 +10,7 @@
 #include "ext/standard/info.h"
 
 #include "php_excimer.h"
+#include "sender.h"
 #include "timerlib.h"
 
 ZEND_DECLARE_MODULE_GLOBALS(excimer)
@@ -72,11 +73,13 @@ static PHP_MINIT_FUNCTION(excimer)
     excimer_profiler_class_register();
     excimer_timer_class_register();
     timerlib_module_init();
+    sender_module_init();
     return SUCCESS;
 }
 
 static PHP_MSHUTDOWN_FUNCTION(excimer)
 {
+    sender_module_shutdown(); /* what is queued is delivered first */
     timerlib_module_shutdown();
     UNREGISTER_INI_ENTRIES();
     return SUCCESS;

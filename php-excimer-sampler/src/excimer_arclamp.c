@@ -1,41 +1,42 @@
-/* excimer_arclamp.c: the native Arc Lamp transport as PHP functions.
+/* excimer_arclamp.c: the native Arc Lamp transport as PHP functions, and
+ * zero-code collection.
  *
  *   excimer_arclamp_send(string $target, string $collapsed,
  *                        ?string $entryPoint = null): int
- *     sends each line of ExcimerLog::formatCollapsed() output to $target
- *     (see transport.h), with the entry point prepended as its first frame
- *     when the line does not already start with it, exactly as ArcLamp.php
- *     does; returns the number of lines delivered. Never throws for a
- *     delivery failure: failures are counted.
+ *     sends the lines of ExcimerLog::formatCollapsed() output to $target
+ *     (see transport.h), with the entry point prepended as the first frame
+ *     of a line that does not already start with it, exactly as
+ *     ArcLamp.php does; returns the number of lines delivered, waiting at
+ *     most excimer.arclamp_timeout. Never throws for a delivery failure:
+ *     failures are counted.
  *   excimer_arclamp_stats(): array
- *     ['sent' => int, 'failed' => int, 'unheard' => int, 'errors' =>
- *      ['connect' => int, 'timeout' => int, 'send' => int, 'reply' => int],
+ *     ['sent' => int, 'failed' => int, 'unheard' => int, 'queued' => int,
+ *      'errors' => ['connect' => int, 'timeout' => int, 'send' => int,
+ *                   'reply' => int, 'backlog' => int],
  *      'last_error' => string]
  *     counted since the process started (a php-fpm worker: all its requests);
  *     'unheard': of the lines sent, those PUBLISHed while no subscriber was
- *     listening (Redis dropped them).
+ *     listening (Redis dropped them); 'queued': lines handed to the sender
+ *     thread and not yet delivered or failed.
  *
  * Zero-code collection: with INI excimer.arclamp_target set, every request
- * gets an ExcimerProfiler at RINIT (period, event type and depth from the
+ * gets a profiler at RINIT (period, event type and depth from the
  * excimer.arclamp_* settings), and at RSHUTDOWN — after the script, its
- * shutdown functions and destructors, fatal errors and exit() included — its
- * samples are sent to the target with the request's entry point. A request
- * that took no sample sends nothing. */
+ * shutdown functions and destructors, fatal errors and exit() included —
+ * its samples are handed to the sender thread (sender.h) with the request's
+ * entry point: the request does not wait for the delivery. A request that
+ * took no sample sends nothing. The profiler is made, started and read
+ * from C, without calling PHP methods. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include "php.h"
 #include "SAPI.h"
-#include "zend_exceptions.h"
-#include "zend_interfaces.h"
 #include "php_excimer.h"
+#include "sender.h"
+#include "stack_store.h"
 #include "transport.h"
-
-/* Delivery counters of this process. Global because they describe the
- * process (a php-fpm worker serves many requests), and PHP reads them with
- * excimer_arclamp_stats(); NTS PHP runs requests one at a time. */
-static transport_stats arclamp_stats;
 
 /* True when `line` starts with the frame `entry` ("entry;..." or "entry N"). */
 static int starts_with_frame(const char *line, size_t len, const char *entry, size_t elen)
@@ -43,56 +44,81 @@ static int starts_with_frame(const char *line, size_t len, const char *entry, si
     return len > elen && memcmp(line, entry, elen) == 0 && (line[elen] == ';' || line[elen] == ' ');
 }
 
-long excimer_arclamp_send_collapsed(const char *target_uri, const char *collapsed, size_t len,
-                                    const char *entry, size_t elen, double timeout)
+/* The lines of `collapsed` (empty ones skipped), each prefixed with
+ * "entry;" unless it starts with that frame, joined by '\n' into one
+ * malloc()ed buffer for the sender. NULL when there is no line. */
+static char *build_lines(const char *collapsed, size_t len, const char *entry, size_t elen,
+                         size_t *out_len, size_t *nlines)
+{
+    size_t lines = 0, prefixed = 0;
+    for (const char *p = collapsed, *end = collapsed + len; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        if (l) {
+            lines++;
+            prefixed += elen && !starts_with_frame(p, l, entry, elen);
+        }
+        p = nl ? nl + 1 : end;
+    }
+    *nlines = lines;
+    if (!lines)
+        return NULL;
+    char *text = malloc(len + prefixed * (elen + 1) + 1);
+    if (!text)
+        return NULL;
+    char *o = text;
+    for (const char *p = collapsed, *end = collapsed + len; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        if (l) {
+            if (o != text)
+                *o++ = '\n';
+            if (elen && !starts_with_frame(p, l, entry, elen)) {
+                memcpy(o, entry, elen);
+                o[elen] = ';';
+                o += elen + 1;
+            }
+            memcpy(o, p, l);
+            o += l;
+        }
+        p = nl ? nl + 1 : end;
+    }
+    *out_len = (size_t)(o - text);
+    return text;
+}
+
+/* Writes a change of the delivery state (failing, delivering again) to
+ * PHP's error log, once per change: the sender thread cannot. */
+static void log_sender_news(void)
+{
+    char news[400];
+    int failure;
+    if (sender_take_news(news, sizeof news, &failure))
+        php_log_err_with_severity(news, failure ? LOG_WARNING : LOG_NOTICE);
+}
+
+/* Hands lines to the sender: waits for them (and returns the lines
+ * delivered) when `wait`, else returns at once (0). */
+static long send_collapsed(const char *target_uri, const char *collapsed, size_t len,
+                           const char *entry, size_t elen, double timeout, int wait)
 {
     transport_target target;
-    char err[300];
+    char err[400];
     if (transport_parse(target_uri, &target, err, sizeof err) < 0) {
         php_error_docref(NULL, E_WARNING, "%s", err);
         return 0;
     }
-    /* Split into lines; prefixed lines are built in one buffer. */
-    size_t n = 0, cap = 64;
-    const char **lines = emalloc(cap * sizeof *lines);
-    size_t *lens = emalloc(cap * sizeof *lens);
-    char **owned = emalloc(cap * sizeof *owned);
-    const char *p = collapsed, *end = collapsed + len;
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
-        if (l > 0) {
-            if (n == cap) {
-                cap *= 2;
-                lines = erealloc(lines, cap * sizeof *lines);
-                lens = erealloc(lens, cap * sizeof *lens);
-                owned = erealloc(owned, cap * sizeof *owned);
-            }
-            owned[n] = NULL;
-            if (elen && !starts_with_frame(p, l, entry, elen)) {
-                owned[n] = emalloc(elen + 1 + l);
-                memcpy(owned[n], entry, elen);
-                owned[n][elen] = ';';
-                memcpy(owned[n] + elen + 1, p, l);
-                lines[n] = owned[n];
-                lens[n] = elen + 1 + l;
-            } else {
-                lines[n] = p;
-                lens[n] = l;
-            }
-            n++;
-        }
-        p = nl ? nl + 1 : end;
-    }
-    long sent = transport_send(&target, lines, lens, n, timeout, &arclamp_stats);
-    for (size_t i = 0; i < n; i++) {
-        if (owned[i])
-            efree(owned[i]);
-    }
-    efree(owned);
-    efree(lens);
-    efree(lines);
-    return sent;
+    size_t text_len = 0, nlines;
+    char *text = build_lines(collapsed, len, entry, elen, &text_len, &nlines);
+    if (!text)
+        return 0;
+    long delivered = 0;
+    if (wait)
+        delivered = sender_send_and_wait(&target, text, text_len, nlines, timeout);
+    else
+        sender_submit(&target, text, text_len, nlines, timeout);
+    log_sender_news();
+    return delivered;
 }
 
 PHP_FUNCTION(excimer_arclamp_send)
@@ -104,38 +130,29 @@ PHP_FUNCTION(excimer_arclamp_send)
         Z_PARAM_OPTIONAL
         Z_PARAM_STR_OR_NULL(entry)
     ZEND_PARSE_PARAMETERS_END();
-    RETURN_LONG(excimer_arclamp_send_collapsed(ZSTR_VAL(target), ZSTR_VAL(collapsed),
-                                               ZSTR_LEN(collapsed), entry ? ZSTR_VAL(entry) : "",
-                                               entry ? ZSTR_LEN(entry) : 0,
-                                               EXCIMER_G(arclamp_timeout)));
+    RETURN_LONG(send_collapsed(ZSTR_VAL(target), ZSTR_VAL(collapsed), ZSTR_LEN(collapsed),
+                               entry ? ZSTR_VAL(entry) : "", entry ? ZSTR_LEN(entry) : 0,
+                               EXCIMER_G(arclamp_timeout), 1));
 }
 
 PHP_FUNCTION(excimer_arclamp_stats)
 {
     ZEND_PARSE_PARAMETERS_NONE();
+    transport_stats st;
+    long queued;
     zval errors;
+    log_sender_news();
+    sender_stats(&st, &queued);
     array_init(return_value);
-    add_assoc_long(return_value, "sent", arclamp_stats.lines_sent);
-    add_assoc_long(return_value, "failed", arclamp_stats.lines_failed);
-    add_assoc_long(return_value, "unheard", arclamp_stats.lines_unheard);
+    add_assoc_long(return_value, "sent", st.lines_sent);
+    add_assoc_long(return_value, "failed", st.lines_failed);
+    add_assoc_long(return_value, "unheard", st.lines_unheard);
+    add_assoc_long(return_value, "queued", queued);
     array_init(&errors);
     for (int e = 0; e < TRANSPORT_NERRORS; e++)
-        add_assoc_long(&errors, transport_error_name(e), arclamp_stats.errors[e]);
+        add_assoc_long(&errors, transport_error_name(e), st.errors[e]);
     add_assoc_zval(return_value, "errors", &errors);
-    add_assoc_string(return_value, "last_error", arclamp_stats.last_error);
-}
-
-/* Calls $obj->name(...$args), discarding the result unless `ret`. Any
- * exception is cleared: collection must never change the request. */
-static void call_method(zend_object *obj, const char *name, zval *ret, uint32_t argc, zval *arg)
-{
-    zval discard;
-    zend_call_method(obj, obj->ce, NULL, name, strlen(name), ret ? ret : &discard, argc, arg,
-                     NULL);
-    if (!ret)
-        zval_ptr_dtor(&discard);
-    if (EG(exception))
-        zend_clear_exception();
+    add_assoc_string(return_value, "last_error", st.last_error);
 }
 
 static zend_string *request_entry_point(void)
@@ -155,24 +172,12 @@ void excimer_arclamp_request_start(void)
     EXCIMER_G(auto_profiler) = NULL;
     if (!target || !*target)
         return;
-    zend_string *name = zend_string_init("ExcimerProfiler", sizeof "ExcimerProfiler" - 1, 0);
-    zend_class_entry *ce = zend_lookup_class(name);
-    zend_string_release(name);
-    zval prof, arg;
-    if (!ce || object_init_ex(&prof, ce) != SUCCESS)
-        return;
-    zend_object *obj = Z_OBJ(prof);
-    if (ce->constructor)
-        zend_call_known_instance_method_with_0_params(ce->constructor, obj, NULL);
-    ZVAL_DOUBLE(&arg, EXCIMER_G(arclamp_period));
-    call_method(obj, "setperiod", NULL, 1, &arg);
-    ZVAL_LONG(&arg, EXCIMER_G(arclamp_event_type));
-    call_method(obj, "seteventtype", NULL, 1, &arg);
-    ZVAL_LONG(&arg, EXCIMER_G(arclamp_max_depth));
-    call_method(obj, "setmaxdepth", NULL, 1, &arg);
-    call_method(obj, "start", NULL, 0, NULL);
-    EXCIMER_G(auto_profiler) = obj;
-    EXCIMER_G(auto_entry) = request_entry_point();
+    EXCIMER_G(auto_profiler) = excimer_profiler_create_started(
+        EXCIMER_G(arclamp_period), (int)EXCIMER_G(arclamp_event_type),
+        EXCIMER_G(arclamp_max_depth));
+    /* Now: php-fpm frees the script's path before the request's shutdown. */
+    if (EXCIMER_G(auto_profiler))
+        EXCIMER_G(auto_entry) = request_entry_point();
 }
 
 void excimer_arclamp_request_end(void)
@@ -181,22 +186,17 @@ void excimer_arclamp_request_end(void)
     if (!obj)
         return;
     EXCIMER_G(auto_profiler) = NULL;
-    zval log, collapsed;
-    ZVAL_UNDEF(&log);
-    ZVAL_UNDEF(&collapsed);
-    call_method(obj, "stop", NULL, 0, NULL);
-    call_method(obj, "getlog", &log, 0, NULL);
-    if (Z_TYPE(log) == IS_OBJECT)
-        call_method(Z_OBJ(log), "formatcollapsed", &collapsed, 0, NULL);
-    if (Z_TYPE(collapsed) == IS_STRING && Z_STRLEN(collapsed) > 0) {
-        zend_string *entry = EXCIMER_G(auto_entry);
-        excimer_arclamp_send_collapsed(EXCIMER_G(arclamp_target), Z_STRVAL(collapsed),
-                                       Z_STRLEN(collapsed), ZSTR_VAL(entry), ZSTR_LEN(entry),
-                                       EXCIMER_G(arclamp_timeout));
-    }
-    zval_ptr_dtor(&collapsed);
-    zval_ptr_dtor(&log);
-    OBJ_RELEASE(obj);
-    zend_string_release(EXCIMER_G(auto_entry));
+    const excimer_log_data *log = excimer_profiler_stop_and_log(obj);
+    zend_string *entry = EXCIMER_G(auto_entry);
     EXCIMER_G(auto_entry) = NULL;
+    if (log->nentries > 0) {
+        zend_string *collapsed = stack_store_format_collapsed(log);
+        send_collapsed(EXCIMER_G(arclamp_target), ZSTR_VAL(collapsed), ZSTR_LEN(collapsed),
+                       ZSTR_VAL(entry), ZSTR_LEN(entry), EXCIMER_G(arclamp_timeout), 0);
+        zend_string_release(collapsed);
+    } else {
+        log_sender_news();
+    }
+    zend_string_release(entry);
+    OBJ_RELEASE(obj);
 }

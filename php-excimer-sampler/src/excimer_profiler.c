@@ -284,6 +284,36 @@ ZEND_METHOD(ExcimerProfiler, flush)
     RETURN_OBJ(profiler_flush(THIS_PROFILER()));
 }
 
+/* ---- the C API of zero-code collection ------------------------------------- */
+
+zend_object *excimer_profiler_create_started(double period, int event_type, zend_long max_depth)
+{
+    zval zv;
+    if (object_init_ex(&zv, excimer_profiler_ce) != SUCCESS)
+        return NULL;
+    excimer_profiler *p = profiler_from_obj(Z_OBJ(zv));
+    excimer_log_data *data = excimer_log_data_from_object(p->log);
+    p->period = period > 0 ? period : 0;
+    p->initial = p->period * timerlib_random();
+    p->event_type = event_type;
+    p->max_depth = max_depth < 0 ? 0 : max_depth;
+    data->period = p->period;
+    data->max_depth = p->max_depth;
+    if (!(p->period > 0) || timerlib_init(&p->timer, p->event_type, profiler_tick, p) == FAILURE
+        || timerlib_start(&p->timer, p->initial, p->period) == FAILURE) {
+        OBJ_RELEASE(Z_OBJ(zv));
+        return NULL;
+    }
+    return Z_OBJ(zv);
+}
+
+const excimer_log_data *excimer_profiler_stop_and_log(zend_object *obj)
+{
+    excimer_profiler *p = profiler_from_obj(obj);
+    timerlib_stop(&p->timer);
+    return excimer_log_data_from_object(p->log);
+}
+
 /* ---- registration ---------------------------------------------------------- */
 
 void excimer_profiler_class_register(void)

@@ -1,20 +1,17 @@
-/* transport: Redis / UDP / unix datagram senders with one deadline per send.
- * See transport.h. */
+/* transport: target URIs, message packing, and delivery over Redis
+ * (common/redisconn) or datagrams. See transport.h. */
 #include "transport.h"
+#include "clock.h"
+#include "netaddr.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <hiredis/hiredis.h>
 #include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Largest datagram we send: UDP's limit less headers; unix sockets accept
@@ -24,121 +21,194 @@
 #define UNIX_DATAGRAM_MAX 200000
 /* Streams are capped so a stopped arclamp-log cannot fill Redis. */
 #define STREAM_MAXLEN "1000000"
+#define BACKOFF_FIRST 0.05
+#define BACKOFF_MAX 1.0
+/* A reply to PUBLISH or XADD is a few dozen bytes. */
+#define MAX_REPLY_BYTES 65536
 
-/* The kept Redis connection. One per process: a php-fpm worker talks to one
- * Arc Lamp Redis, and a connection is per process after fork anyway (the
- * child closes the parent's, see transport_close_cached). */
-static struct {
-    int fd;                 /* -1 when none */
-    char host[256];
-    char port[8];
-} cached = {-1, "", ""};
-
-static const char *const error_names[TRANSPORT_NERRORS] = {"connect", "timeout", "send", "reply"};
+static const char *const error_names[TRANSPORT_NERRORS] = {"connect", "timeout", "send", "reply",
+                                                           "backlog"};
 
 const char *transport_error_name(enum transport_error e)
 {
     return (unsigned)e < TRANSPORT_NERRORS ? error_names[e] : "unknown";
 }
 
-static double now(void)
+void transport_fail(transport_stats *st, enum transport_error e, long lines, const char *fmt, ...)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int remaining_ms(double deadline)
-{
-    double left = deadline - now();
-    return left <= 0 ? 0 : (int)(left * 1000) + 1;
-}
-
-static void fail(transport_stats *st, enum transport_error e, size_t lines, const char *fmt,
-                 const char *detail)
-{
+    va_list ap;
     st->errors[e]++;
-    st->lines_failed += (long)lines;
-    snprintf(st->last_error, sizeof st->last_error, fmt, detail);
+    st->lines_failed += lines;
+    va_start(ap, fmt);
+    vsnprintf(st->last_error, sizeof st->last_error, fmt, ap);
+    va_end(ap);
 }
 
-static int copy_part(char *dst, size_t size, const char *src, size_t len)
+/* --- target URIs ----------------------------------------------------------- */
+
+static int hexval(char c)
 {
-    if (len == 0 || len >= size)
-        return -1;
-    memcpy(dst, src, len);
-    dst[len] = '\0';
+    return c >= '0' && c <= '9' ? c - '0'
+         : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                : -1;
+}
+
+/* Copies len bytes of src into dst (size bytes) decoding %XX; -1 when it
+ * does not fit, is empty while required, or holds a bad escape or a NUL. */
+static int decode_part(char *dst, size_t size, const char *src, size_t len, int allow_empty)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        int c = (unsigned char)src[i];
+        if (c == '%') {
+            if (i + 2 >= len)
+                return -1;
+            int hi = hexval(src[i + 1]), lo = hexval(src[i + 2]);
+            if (hi < 0 || lo < 0)
+                return -1;
+            c = hi * 16 + lo;
+            i += 2;
+        }
+        if (c == 0 || n + 1 >= size)
+            return -1;
+        dst[n++] = (char)c;
+    }
+    dst[n] = '\0';
+    return n || allow_empty ? 0 : -1;
+}
+
+/* The OPTIONS of a redis target: stream=1, db=N, channel=NAME (unix). */
+static int parse_options(const char *q, transport_target *t, int *have_channel)
+{
+    while (q && *q) {
+        const char *amp = strchr(q, '&');
+        size_t len = amp ? (size_t)(amp - q) : strlen(q);
+        if (len == 8 && memcmp(q, "stream=1", 8) == 0)
+            t->kind = TRANSPORT_REDIS_XADD;
+        else if (len == 8 && memcmp(q, "stream=0", 8) == 0)
+            t->kind = TRANSPORT_REDIS_PUBLISH;
+        else if (len > 3 && memcmp(q, "db=", 3) == 0) {
+            char digits[12];
+            char *end;
+            if (decode_part(digits, sizeof digits, q + 3, len - 3, 0) < 0)
+                return -1;
+            t->db = strtol(digits, &end, 10);
+            if (*end || digits[0] == '-' || digits[0] == '+' || t->db < 0 || t->db > 1000000)
+                return -1;
+        } else if (len > 8 && memcmp(q, "channel=", 8) == 0) {
+            if (decode_part(t->key, sizeof t->key, q + 8, len - 8, 0) < 0)
+                return -1;
+            *have_channel = 1;
+        } else
+            return -1;
+        q = amp ? amp + 1 : NULL;
+    }
     return 0;
 }
 
-/* "HOST:PORT" or "[V6]:PORT" into t->host, t->port. */
-static int parse_hostport(const char *s, size_t len, transport_target *t)
+/* [[USER]:PASSWORD@] at the start of `s` (before the first '/'). Returns
+ * the rest, or NULL when malformed. */
+static const char *parse_userinfo(const char *s, transport_target *t)
 {
-    const char *colon = NULL;
-    for (size_t i = len; i > 0; i--) {
-        if (s[i - 1] == ':') {
-            colon = s + i - 1;
-            break;
-        }
-    }
+    const char *slash = strchr(s, '/'), *at = strchr(s, '@');
+    if (!at || (slash && at > slash))
+        return s;
+    const char *colon = memchr(s, ':', (size_t)(at - s));
     if (!colon)
+        return NULL; /* a user without a password: ambiguous, refused */
+    if (decode_part(t->user, sizeof t->user, s, (size_t)(colon - s), 1) < 0 ||
+        decode_part(t->password, sizeof t->password, colon + 1, (size_t)(at - colon - 1), 0) < 0)
+        return NULL;
+    return at + 1;
+}
+
+static int parse_redis(const char *s, transport_target *t, int over_unix, char *why,
+                       size_t whylen)
+{
+    t->kind = TRANSPORT_REDIS_PUBLISH;
+    s = parse_userinfo(s, t);
+    if (!s)
         return -1;
-    const char *host = s;
-    size_t hlen = (size_t)(colon - s);
-    if (hlen >= 2 && host[0] == '[' && host[hlen - 1] == ']') {
-        host++;
-        hlen -= 2;
+    const char *query = strchr(s, '?');
+    size_t len = query ? (size_t)(query - s) : strlen(s);
+    int have_channel = 0;
+    if (parse_options(query ? query + 1 : NULL, t, &have_channel) < 0)
+        return -1;
+    if (over_unix) {
+        t->redis_unix = 1;
+        if (len == 0 || s[0] != '/' || !have_channel ||
+            decode_part(t->path, sizeof t->path, s, len, 0) < 0)
+            return -1;
+        return 0;
     }
-    size_t plen = len - (size_t)(colon + 1 - s);
-    if (copy_part(t->host, sizeof t->host, host, hlen) < 0 ||
-        copy_part(t->port, sizeof t->port, colon + 1, plen) < 0)
+    const char *slash = memchr(s, '/', len);
+    if (!slash || have_channel)
         return -1;
-    char *end;
-    long port = strtol(t->port, &end, 10);
-    return *end || port < 1 || port > 65535 ? -1 : 0;
+    if (netaddr_split(s, (size_t)(slash - s), t->host, sizeof t->host, t->port, "redis://", why,
+                      whylen) < 0)
+        return -1;
+    return decode_part(t->key, sizeof t->key, slash + 1, len - (size_t)(slash + 1 - s), 0);
 }
 
 int transport_parse(const char *uri, transport_target *t, char *err, size_t errlen)
 {
+    char why[128] = "";
     memset(t, 0, sizeof *t);
     if (strncmp(uri, "unix://", 7) == 0) {
         t->kind = TRANSPORT_UNIX;
-        if (uri[7] != '/' || copy_part(t->path, sizeof t->path, uri + 7, strlen(uri + 7)) < 0)
-            goto bad;
-        return 0;
-    }
-    if (strncmp(uri, "udp://", 6) == 0) {
+        size_t len = strlen(uri + 7);
+        if (uri[7] == '/' && len < sizeof t->path) {
+            memcpy(t->path, uri + 7, len + 1);
+            return 0;
+        }
+    } else if (strncmp(uri, "udp://", 6) == 0) {
         t->kind = TRANSPORT_UDP;
-        if (parse_hostport(uri + 6, strlen(uri + 6), t) < 0)
-            goto bad;
-        return 0;
+        if (netaddr_split(uri + 6, strlen(uri + 6), t->host, sizeof t->host, t->port, "udp://",
+                          why, sizeof why) == 0)
+            return 0;
+    } else if (strncmp(uri, "redis://", 8) == 0) {
+        if (parse_redis(uri + 8, t, 0, why, sizeof why) == 0)
+            return 0;
+    } else if (strncmp(uri, "redis+unix://", 13) == 0) {
+        if (parse_redis(uri + 13, t, 1, why, sizeof why) == 0)
+            return 0;
     }
-    if (strncmp(uri, "redis://", 8) == 0) {
-        const char *hp = uri + 8, *slash = strchr(hp, '/');
-        if (!slash || parse_hostport(hp, (size_t)(slash - hp), t) < 0)
-            goto bad;
-        const char *key = slash + 1, *query = strchr(key, '?');
-        size_t klen = query ? (size_t)(query - key) : strlen(key);
-        if (copy_part(t->key, sizeof t->key, key, klen) < 0)
-            goto bad;
-        t->kind = TRANSPORT_REDIS_PUBLISH;
-        if (query && strcmp(query, "?stream=1") == 0)
-            t->kind = TRANSPORT_REDIS_XADD;
-        else if (query)
-            goto bad;
-        return 0;
-    }
-bad:
     snprintf(err, errlen,
              "invalid Arc Lamp target \"%.200s\": expected redis://HOST:PORT/CHANNEL"
-             "[?stream=1], udp://HOST:PORT or unix:///PATH", uri);
+             "[?stream=1], redis+unix:///PATH?channel=CHANNEL, udp://HOST:PORT or "
+             "unix:///PATH%s%s", uri, why[0] ? ": " : "", why);
     return -1;
 }
 
-/* --- datagrams --------------------------------------------------------- */
+/* --- messages ------------------------------------------------------------------ */
+
+/* The next message: whole lines from text+*pos, joined by '\n' as they are,
+ * at most `max` bytes unless one line alone is longer. Advances *pos past
+ * it (and its separator); sets *lines. */
+static const char *next_message(const char *text, size_t len, size_t *pos, size_t max,
+                                size_t *mlen, size_t *lines)
+{
+    const char *start = text + *pos, *end = text + len, *p = start, *msg_end = start;
+    *lines = 0;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *line_end = nl ? nl : end;
+        if (*lines && (size_t)(line_end - start) > max)
+            break;
+        (*lines)++;
+        msg_end = line_end;
+        p = nl ? nl + 1 : end;
+    }
+    *mlen = (size_t)(msg_end - start);
+    *pos = (size_t)(p - text);
+    return start;
+}
+
+/* --- datagrams ------------------------------------------------------------------ */
 
 static int open_datagram(const transport_target *t, struct sockaddr_storage *addr,
-                         socklen_t *addrlen, transport_stats *st, size_t n)
+                         socklen_t *addrlen, transport_stats *st, long n)
 {
     if (t->kind == TRANSPORT_UNIX) {
         struct sockaddr_un *sun = (struct sockaddr_un *)addr;
@@ -148,13 +218,14 @@ static int open_datagram(const transport_target *t, struct sockaddr_storage *add
         *addrlen = sizeof *sun;
         int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         if (fd < 0)
-            fail(st, TRANSPORT_ERR_CONNECT, n, "socket: %s", strerror(errno));
+            transport_fail(st, TRANSPORT_ERR_CONNECT, n, "socket: %s", strerror(errno));
         return fd;
     }
     struct addrinfo hints = {.ai_socktype = SOCK_DGRAM, .ai_flags = AI_NUMERICSERV}, *res;
     int rc = getaddrinfo(t->host, t->port, &hints, &res);
     if (rc != 0) {
-        fail(st, TRANSPORT_ERR_CONNECT, n, "resolving: %s", gai_strerror(rc));
+        transport_fail(st, TRANSPORT_ERR_CONNECT, n, "resolving %s: %s", t->host,
+                       gai_strerror(rc));
         return -1;
     }
     memcpy(addr, res->ai_addr, res->ai_addrlen);
@@ -162,262 +233,178 @@ static int open_datagram(const transport_target *t, struct sockaddr_storage *add
     int fd = socket(res->ai_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     freeaddrinfo(res);
     if (fd < 0)
-        fail(st, TRANSPORT_ERR_CONNECT, n, "socket: %s", strerror(errno));
+        transport_fail(st, TRANSPORT_ERR_CONNECT, n, "socket: %s", strerror(errno));
     return fd;
 }
 
-static long send_datagrams(const transport_target *t, const char *const *lines,
-                           const size_t *lens, size_t n, transport_stats *st)
+static long send_datagrams(const transport_target *t, const char *text, size_t len,
+                           size_t nlines, transport_stats *st)
 {
     struct sockaddr_storage addr;
     socklen_t addrlen;
-    int fd = open_datagram(t, &addr, &addrlen, st, n);
+    int fd = open_datagram(t, &addr, &addrlen, st, (long)nlines);
     if (fd < 0)
         return 0;
     size_t max = t->kind == TRANSPORT_UNIX ? UNIX_DATAGRAM_MAX : UDP_DATAGRAM_MAX;
-    char *buf = malloc(max);
     long sent = 0;
-    size_t i = 0;
-    while (buf && i < n) {
-        if (lens[i] > max) {
-            fail(st, TRANSPORT_ERR_SEND, 1, "%s", "a line is larger than a datagram");
-            i++;
+    size_t pos = 0, mlen, lines;
+    while (pos < len) {
+        const char *msg = next_message(text, len, &pos, max, &mlen, &lines);
+        if (mlen > max) {
+            transport_fail(st, TRANSPORT_ERR_SEND, (long)lines, "a line of %zu bytes is larger "
+                           "than a datagram", mlen);
             continue;
         }
-        /* Pack whole lines, newline-separated, into one datagram. */
-        size_t used = 0, first = i;
-        while (i < n && used + (used ? 1 : 0) + lens[i] <= max) {
-            if (used)
-                buf[used++] = '\n';
-            memcpy(buf + used, lines[i], lens[i]);
-            used += lens[i];
-            i++;
-        }
-        if (sendto(fd, buf, used, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&addr,
-                   addrlen) == (ssize_t)used)
-            sent += (long)(i - first);
+        if (sendto(fd, msg, mlen, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&addr,
+                   addrlen) == (ssize_t)mlen)
+            sent += (long)lines;
         else
-            fail(st, TRANSPORT_ERR_SEND, i - first, "sendto: %s", strerror(errno));
+            transport_fail(st, TRANSPORT_ERR_SEND, (long)lines, "sendto: %s", strerror(errno));
     }
-    if (!buf)
-        fail(st, TRANSPORT_ERR_SEND, n, "%s", "out of memory");
-    free(buf);
     close(fd);
     return sent;
 }
 
-/* --- Redis --------------------------------------------------------------- */
+/* --- Redis ----------------------------------------------------------------------- */
 
-void transport_close_cached(void)
+struct redis_send {
+    const transport_target *t;
+    size_t *lines;                 /* lines of each message, by tag */
+    long delivered;                /* lines Redis accepted */
+    long refused;                  /* lines Redis answered with an error */
+    transport_stats *st;
+};
+
+static void on_reply(void *arg, int tag, redisReply *r)
 {
-    if (cached.fd >= 0)
-        close(cached.fd);
-    cached.fd = -1;
+    struct redis_send *rs = arg;
+    long lines = (long)rs->lines[tag];
+    if (r->type == REDIS_REPLY_ERROR) {
+        rs->refused += lines;
+        transport_fail(rs->st, TRANSPORT_ERR_REPLY, lines, "Redis: %.200s", r->str);
+        return;
+    }
+    rs->delivered += lines;
+    if (rs->t->kind == TRANSPORT_REDIS_PUBLISH && r->type == REDIS_REPLY_INTEGER && r->integer == 0)
+        rs->st->lines_unheard += lines;
 }
 
-/* A kept connection that is readable while idle was closed by Redis (or
- * holds garbage): either way it is not to be used. */
-static int cached_usable(const transport_target *t)
+void transport_conn_close(transport_conn *tc)
 {
-    if (cached.fd < 0 || strcmp(cached.host, t->host) || strcmp(cached.port, t->port))
-        return 0;
-    struct pollfd p = {cached.fd, POLLIN, 0};
-    return poll(&p, 1, 0) == 0;
+    if (tc->target_set)
+        redisconn_free(&tc->redis);
+    tc->target_set = 0;
 }
 
-static int connect_redis(const transport_target *t, double deadline, transport_stats *st,
-                         size_t n)
+/* The connection for t, made anew when the target changed. */
+static redisconn *conn_for(transport_conn *tc, const transport_target *t)
 {
-    if (cached_usable(t))
-        return cached.fd;
-    transport_close_cached();
-    struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV}, *res;
-    int rc = getaddrinfo(t->host, t->port, &hints, &res);
-    if (rc != 0) {
-        fail(st, TRANSPORT_ERR_CONNECT, n, "resolving: %s", gai_strerror(rc));
-        return -1;
-    }
-    int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) < 0 && errno != EINPROGRESS) {
-        fail(st, TRANSPORT_ERR_CONNECT, n, "connect: %s", strerror(errno));
-        close(fd);
-        fd = -1;
-    }
-    freeaddrinfo(res);
-    if (fd < 0)
-        return -1;
-    struct pollfd p = {fd, POLLOUT, 0};
-    int err = 0;
-    socklen_t len = sizeof err;
-    if (poll(&p, 1, remaining_ms(deadline)) != 1) {
-        fail(st, TRANSPORT_ERR_TIMEOUT, n, "%s", "connect timed out");
-        close(fd);
-        return -1;
-    }
-    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0 || err) {
-        fail(st, TRANSPORT_ERR_CONNECT, n, "connect: %s", strerror(err ? err : errno));
-        close(fd);
-        return -1;
-    }
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    cached.fd = fd;
-    snprintf(cached.host, sizeof cached.host, "%s", t->host);
-    snprintf(cached.port, sizeof cached.port, "%s", t->port);
-    return fd;
+    if (tc->target_set && memcmp(&tc->target, t, sizeof *t) == 0)
+        return &tc->redis;
+    transport_conn_close(tc);
+    struct redisconn_options opt = {
+        .host = t->host,
+        .port = t->port,
+        .unix_path = t->redis_unix ? t->path : NULL,
+        .username = t->user[0] ? t->user : NULL,
+        .password = t->password[0] ? t->password : NULL,
+        .db = t->db,
+        .keepalive = 1,
+        .max_reply_bytes = MAX_REPLY_BYTES,
+    };
+    redisconn_init(&tc->redis, &opt);
+    tc->target = *t;
+    tc->target_set = 1;
+    tc->retry_at = 0;
+    tc->backoff = BACKOFF_FIRST;
+    return &tc->redis;
 }
 
-/* One command for one line: PUBLISH key line, or XADD key MAXLEN ~ N *
- * sample line. Returns its length, -1 when out of memory. */
-static int format_command(const transport_target *t, const char *line, size_t len, char **cmd)
+static void queue_message(redisconn *c, const transport_target *t, int tag, const char *msg,
+                          size_t len)
 {
     if (t->kind == TRANSPORT_REDIS_XADD) {
-        const char *argv[] = {"XADD", t->key, "MAXLEN", "~", STREAM_MAXLEN, "*", "sample", line};
-        size_t argvlen[] = {4, strlen(t->key), 6, 1, strlen(STREAM_MAXLEN), 1, 6, len};
-        return redisFormatCommandArgv(cmd, 8, argv, argvlen);
+        const char *argv[] = {"XADD", t->key, "MAXLEN", "~", STREAM_MAXLEN, "*", "sample", msg};
+        size_t lens[] = {4, strlen(t->key), 6, 1, strlen(STREAM_MAXLEN), 1, 6, len};
+        redisconn_command(c, tag, 8, argv, lens);
+    } else {
+        const char *argv[] = {"PUBLISH", t->key, msg};
+        size_t lens[] = {7, strlen(t->key), len};
+        redisconn_command(c, tag, 3, argv, lens);
     }
-    const char *argv[] = {"PUBLISH", t->key, line};
-    size_t argvlen[] = {7, strlen(t->key), len};
-    return redisFormatCommandArgv(cmd, 3, argv, argvlen);
 }
 
-/* All commands for the lines, pipelined; NULL when out of memory. */
-static char *format_commands(const transport_target *t, const char *const *lines,
-                             const size_t *lens, size_t n, size_t *total)
+static enum transport_error error_of(const redisconn *c)
 {
-    size_t cap = 4096, used = 0;
-    char *out = malloc(cap);
-    for (size_t i = 0; out && i < n; i++) {
-        char *cmd;
-        int len = format_command(t, lines[i], lens[i], &cmd);
-        if (len < 0) {
-            free(out);
-            return NULL;
-        }
-        while (out && used + (size_t)len > cap) {
-            cap *= 2;
-            char *grown = realloc(out, cap);
-            if (!grown)
-                free(out);
-            out = grown;
-        }
-        if (out) {
-            memcpy(out + used, cmd, (size_t)len);
-            used += (size_t)len;
-        }
-        redisFreeCommand(cmd);
+    switch (c->err) {
+    case REDISCONN_ERR_CONNECT:
+    case REDISCONN_ERR_HANDSHAKE:
+        return TRANSPORT_ERR_CONNECT;
+    case REDISCONN_ERR_TIMEOUT:
+        return TRANSPORT_ERR_TIMEOUT;
+    case REDISCONN_ERR_PROTOCOL:
+    case REDISCONN_ERR_TOO_LARGE:
+        return TRANSPORT_ERR_REPLY;
+    default:
+        return TRANSPORT_ERR_SEND;
     }
-    *total = used;
-    return out;
 }
 
-static int write_all(int fd, const char *buf, size_t len, double deadline, transport_stats *st,
-                     size_t n)
+static long send_redis(transport_conn *tc, const transport_target *t, const char *text,
+                       size_t len, size_t nlines, double deadline, transport_stats *st)
 {
-    size_t off = 0;
-    while (off < len) {
-        ssize_t w = send(fd, buf + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (w > 0) {
-            off += (size_t)w;
-            continue;
-        }
-        if (w < 0 && errno != EAGAIN && errno != EINTR) {
-            fail(st, TRANSPORT_ERR_SEND, n, "send: %s", strerror(errno));
-            return -1;
-        }
-        struct pollfd p = {fd, POLLOUT, 0};
-        if (poll(&p, 1, remaining_ms(deadline)) != 1) {
-            fail(st, TRANSPORT_ERR_TIMEOUT, n, "%s", "sending timed out");
-            return -1;
-        }
-    }
-    return 0;
-}
-
-/* Reads n replies; returns how many were successes. A PUBLISH reply is the
- * number of subscribers that got the message: 0 is a success for Redis but a
- * line nobody will write, counted apart so a site can see it. */
-static long read_replies(const transport_target *t, int fd, size_t n, double deadline,
-                         transport_stats *st)
-{
-    redisReader *reader = redisReaderCreate();
-    char chunk[4096];
-    size_t got = 0;
-    long ok = 0;
-    int failed = 0;
-    while (reader && got < n && !failed) {
-        void *reply;
-        if (redisReaderGetReply(reader, &reply) != REDIS_OK) {
-            fail(st, TRANSPORT_ERR_REPLY, n - got, "%s", "protocol error");
-            failed = 1;
-            break;
-        }
-        if (reply) {
-            redisReply *r = reply;
-            if (r->type == REDIS_REPLY_ERROR) {
-                fail(st, TRANSPORT_ERR_REPLY, 1, "Redis: %.200s", r->str);
-            } else {
-                ok++;
-                if (t->kind == TRANSPORT_REDIS_PUBLISH && r->type == REDIS_REPLY_INTEGER &&
-                    r->integer == 0)
-                    st->lines_unheard++;
-            }
-            got++;
-            freeReplyObject(reply);
-            continue;
-        }
-        struct pollfd p = {fd, POLLIN, 0};
-        if (poll(&p, 1, remaining_ms(deadline)) != 1) {
-            fail(st, TRANSPORT_ERR_TIMEOUT, n - got, "%s", "waiting for replies timed out");
-            failed = 1;
-            break;
-        }
-        ssize_t r = recv(fd, chunk, sizeof chunk, MSG_DONTWAIT);
-        if (r <= 0 && !(r < 0 && (errno == EAGAIN || errno == EINTR))) {
-            fail(st, TRANSPORT_ERR_SEND, n - got, "%s",
-                 r == 0 ? "connection closed by Redis" : strerror(errno));
-            failed = 1;
-            break;
-        }
-        if (r > 0)
-            redisReaderFeed(reader, chunk, (size_t)r);
-    }
-    if (reader)
-        redisReaderFree(reader);
-    if (failed)
-        transport_close_cached();
-    return ok;
-}
-
-static long send_redis(const transport_target *t, const char *const *lines, const size_t *lens,
-                       size_t n, double deadline, transport_stats *st)
-{
-    size_t total;
-    char *cmds = format_commands(t, lines, lens, n, &total);
-    if (!cmds) {
-        fail(st, TRANSPORT_ERR_SEND, n, "%s", "out of memory");
+    redisconn *c = conn_for(tc, t);
+    double now = clock_mono();
+    if (now < tc->retry_at) {
+        transport_fail(st, TRANSPORT_ERR_CONNECT, (long)nlines,
+                       "not retried for %.2fs after: %.200s", tc->retry_at - now, c->errstr);
         return 0;
     }
-    long ok = 0;
-    int fd = connect_redis(t, deadline, st, n);
-    if (fd >= 0) {
-        if (write_all(fd, cmds, total, deadline, st, n) == 0)
-            ok = read_replies(t, fd, n, deadline, st);
-        else
-            transport_close_cached();
+    /* A kept connection the server closed meanwhile (a restart, its idle
+     * timeout) is dropped here, before anything is written into it. */
+    redisconn_check_idle(c);
+    struct redis_send rs = {t, NULL, 0, 0, st};
+    size_t cap = 4, n = 0, pos = 0, mlen, lines;
+    rs.lines = malloc(cap * sizeof *rs.lines);
+    while (rs.lines && pos < len) {
+        const char *msg = next_message(text, len, &pos, TRANSPORT_MESSAGE_MAX, &mlen, &lines);
+        if (n == cap) {
+            size_t *grown = realloc(rs.lines, (cap *= 2) * sizeof *grown);
+            if (!grown)
+                break;
+            rs.lines = grown;
+        }
+        rs.lines[n] = lines;
+        queue_message(c, t, (int)n++, msg, mlen);
     }
-    free(cmds);
-    return ok;
+    if (!rs.lines || pos < len) {
+        redisconn_close(c);
+        free(rs.lines);
+        transport_fail(st, TRANSPORT_ERR_SEND, (long)nlines, "out of memory");
+        return 0;
+    }
+    if (redisconn_run(c, deadline, on_reply, &rs) < 0) {
+        long unanswered = (long)nlines - rs.delivered - rs.refused;
+        transport_fail(st, error_of(c), unanswered, "%s", c->errstr);
+        if (!c->reached) {
+            tc->retry_at = clock_mono() + tc->backoff;
+            tc->backoff = tc->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : tc->backoff * 2;
+        }
+    } else {
+        tc->backoff = BACKOFF_FIRST;
+    }
+    free(rs.lines);
+    return rs.delivered;
 }
 
-long transport_send(const transport_target *t, const char *const *lines, const size_t *lens,
-                    size_t n, double timeout, transport_stats *st)
+long transport_deliver(transport_conn *tc, const transport_target *t, const char *text,
+                       size_t len, size_t nlines, double deadline, transport_stats *st)
 {
-    if (n == 0)
+    if (nlines == 0)
         return 0;
     long sent = t->kind == TRANSPORT_UDP || t->kind == TRANSPORT_UNIX
-                    ? send_datagrams(t, lines, lens, n, st)
-                    : send_redis(t, lines, lens, n, now() + timeout, st);
+                    ? send_datagrams(t, text, len, nlines, st)
+                    : send_redis(tc, t, text, len, nlines, deadline, st);
     st->lines_sent += sent;
     return sent;
 }

@@ -1,23 +1,41 @@
-/* transport: sends collapsed sample lines to Arc Lamp, from C.
+/* transport: delivers collapsed sample lines to Arc Lamp, from C.
  *
  * Targets (URIs):
- *   redis://HOST:PORT/CHANNEL          PUBLISH CHANNEL LINE, one per line
- *   redis://HOST:PORT/KEY?stream=1     XADD KEY MAXLEN ~ 1000000 * sample LINE
- *                                      (arclamp-log's stream mode)
- *   udp://HOST:PORT                    datagrams of whole lines, up to 60 KiB each
- *   unix:///PATH                       the same over a unix datagram socket
- * A whole send is bounded by one deadline (connect, write and replies);
- * datagrams never block (a full socket buffer drops and counts). Failures
- * are counted per reason and never raised into the request. A Redis
- * connection is kept open for the next send from the same process (php-fpm
- * workers serve many requests) and dropped on any error.
+ *   redis://[[USER]:PASSWORD@]HOST:PORT/CHANNEL[?OPTIONS]
+ *   redis+unix://[[USER]:PASSWORD@]/PATH?channel=CHANNEL[&OPTIONS]
+ *       PUBLISH CHANNEL MESSAGE (arclamp-log's pub/sub mode), or with
+ *       stream=1 XADD KEY MAXLEN ~ 1000000 * sample MESSAGE (stream mode).
+ *       OPTIONS, joined by '&': stream=1, db=N (SELECT N first).
+ *       USER, PASSWORD and CHANNEL may hold %XX escapes.
+ *   udp://HOST:PORT        datagrams (HOST:PORT as common/src/netaddr.h)
+ *   unix:///PATH           the same over a unix datagram socket
+ * A message holds whole lines joined by '\n' — all the lines of one send
+ * that fit in TRANSPORT_MESSAGE_MAX bytes (a longer line goes alone; over
+ * UDP, where it cannot, it fails) — so a request costs one command, not
+ * one per line. arclamp-log splits messages into lines.
  *
- * No Zend types here: this file is plain POSIX + hiredis (the RESP reply
- * parser and command formatting). */
+ * A delivery is bounded by one deadline: connecting (each address in turn),
+ * writing and reading the replies. Datagrams never wait: a full socket
+ * buffer drops and counts. Failures are counted per reason in a
+ * transport_stats, never raised.
+ *
+ * The Redis connection is common/src/redisconn (one client for the whole
+ * project), kept in a transport_conn between deliveries. After a failure to
+ * connect, the same target is not tried again for a backoff (50 ms doubling
+ * to 1 s): a dead Redis costs the fleet nothing but counted failures.
+ *
+ * Zend-free: plain POSIX + hiredis + common/. The sender thread (sender.c)
+ * is the only caller; nothing here is thread-safe by itself. */
 #ifndef EXCIMER_TRANSPORT_H
 #define EXCIMER_TRANSPORT_H
 
 #include <stddef.h>
+
+#include "redisconn.h"
+
+/* Lines are packed into messages of at most this many bytes: arclamp-log's
+ * max_message_bytes must be at least this (its default is 1 MiB). */
+#define TRANSPORT_MESSAGE_MAX 64000
 
 enum transport_kind { TRANSPORT_REDIS_PUBLISH, TRANSPORT_REDIS_XADD, TRANSPORT_UDP, TRANSPORT_UNIX };
 
@@ -25,16 +43,21 @@ typedef struct transport_target {
     enum transport_kind kind;
     char host[256];        /* redis/udp host */
     char port[8];          /* redis/udp port */
-    char path[108];        /* unix socket path */
+    char path[108];        /* unix datagram socket, or the Redis unix socket */
+    int redis_unix;        /* Redis over the unix socket `path` */
     char key[256];         /* redis channel or stream key */
+    char user[128];        /* ACL user, or "" */
+    char password[256];    /* AUTH password, or "" for none */
+    long db;               /* SELECT this first when not 0 */
 } transport_target;
 
-/* Why a send failed; names are the keys of excimer_arclamp_stats(). */
+/* Why a send failed; names are the keys of excimer_arclamp_stats()['errors']. */
 enum transport_error {
-    TRANSPORT_ERR_CONNECT,   /* could not connect / resolve */
-    TRANSPORT_ERR_TIMEOUT,   /* the deadline passed */
-    TRANSPORT_ERR_SEND,      /* write or sendto failed (datagram buffer full included) */
+    TRANSPORT_ERR_CONNECT,   /* could not resolve, connect, or authenticate */
+    TRANSPORT_ERR_TIMEOUT,   /* the deadline passed (also while queued) */
+    TRANSPORT_ERR_SEND,      /* write, read or sendto failed; the connection closed */
     TRANSPORT_ERR_REPLY,     /* Redis answered with an error or garbage */
+    TRANSPORT_ERR_BACKLOG,   /* the sender's queue was full: dropped unsent */
     TRANSPORT_NERRORS
 };
 
@@ -48,17 +71,31 @@ typedef struct transport_stats {
     char last_error[256];                /* the last failure, for humans */
 } transport_stats;
 
+/* A kept connection and what it is for. */
+typedef struct transport_conn {
+    redisconn redis;                     /* valid while `target_set` */
+    int target_set;
+    transport_target target;             /* the target `redis` connects to */
+    double retry_at;                     /* connect failed: not before this time */
+    double backoff;                      /* the next backoff, seconds */
+} transport_conn;
+
 const char *transport_error_name(enum transport_error e);
 
 /* Parses a target URI. 0, or -1 with a message in err. */
 int transport_parse(const char *uri, transport_target *t, char *err, size_t errlen);
 
-/* Sends n lines (without newlines). Returns the number delivered; failures
- * are added to st. `timeout` bounds the whole call, in seconds. */
-long transport_send(const transport_target *t, const char *const *lines, const size_t *lens,
-                    size_t n, double timeout, transport_stats *st);
+/* Counts a failure of `lines` lines with a message for humans. */
+void transport_fail(transport_stats *st, enum transport_error e, long lines, const char *fmt,
+                    ...) __attribute__((format(printf, 4, 5)));
 
-/* Closes a kept Redis connection (module shutdown, and after fork). */
-void transport_close_cached(void);
+/* Delivers `nlines` lines (`text`, `len` bytes, lines joined by '\n') before
+ * `deadline` (clock_mono seconds). Returns the lines delivered; the rest are
+ * counted in st. */
+long transport_deliver(transport_conn *tc, const transport_target *t, const char *text,
+                       size_t len, size_t nlines, double deadline, transport_stats *st);
+
+/* Drops the kept connection (shutdown; a forked child's copy). */
+void transport_conn_close(transport_conn *tc);
 
 #endif

@@ -4,6 +4,8 @@ ArcLamp.php: collect() samples the request and sends stacks with the entry point
 excimer
 --INI--
 excimer.arclamp_timeout=0.1
+; the sender's one-line reports of failing and recovering (tested elsewhere)
+error_log=/dev/null
 --FILE--
 <?php
 require __DIR__ . '/../client/ArcLamp.php';

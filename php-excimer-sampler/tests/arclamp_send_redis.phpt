@@ -1,5 +1,5 @@
 --TEST--
-excimer_arclamp_send(): PUBLISH and XADD to a real redis-server; lines published with no subscriber are counted as unheard
+excimer_arclamp_send(): PUBLISH and XADD to a real redis-server, a call's lines in one message; lines published with no subscriber are counted as unheard
 --EXTENSIONS--
 excimer
 --INI--
@@ -19,7 +19,7 @@ var_dump(resp_read($sub)); // [subscribe, excimer, 1]
 
 $collapsed = "a;b 1\n/srv/w/api.php;c 2\n";
 var_dump(excimer_arclamp_send("redis://127.0.0.1:$port/excimer", $collapsed, '/srv/w/api.php'));
-var_dump(resp_read($sub)[2], resp_read($sub)[2]);
+var_dump(resp_read($sub)[2]);
 
 var_dump(excimer_arclamp_send("redis://127.0.0.1:$port/excimer?stream=1", $collapsed, '/srv/w/api.php'));
 $c = stream_socket_client("tcp://127.0.0.1:$port", $errno, $errstr, 2);
@@ -66,11 +66,11 @@ array(3) {
   int(1)
 }
 int(2)
-string(20) "/srv/w/api.php;a;b 1"
-string(18) "/srv/w/api.php;c 2"
+string(39) "/srv/w/api.php;a;b 1
+/srv/w/api.php;c 2"
 int(2)
 sample => /srv/w/api.php;a;b 1
-sample => /srv/w/api.php;c 2
+/srv/w/api.php;c 2
 bool(true)
 int(6)
 int(0)

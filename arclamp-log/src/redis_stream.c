@@ -1,0 +1,373 @@
+/* redis_stream: reading Redis streams through a consumer group, so that
+ * nothing sent while the daemon was down, restarting or unable to write is
+ * lost.
+ *
+ * An entry is acknowledged (XACK, then XDEL with stream_delete_acked) only
+ * once each of its lines is on disk or was counted invalid:
+ *  - lines go to the trace log buffers; the batch is acknowledged after the
+ *    buffers were written (while the disk refuses, reading pauses);
+ *  - an entry with a line no file could take now (it cannot be opened, or
+ *    its buffer is full) is not acknowledged at all;
+ *  - if any line was lost between the buffers and the disk (a file closed
+ *    while the disk refused it), nothing of the batch is acknowledged.
+ * Entries left unacknowledged stay in our consumer's pending list; after a
+ * delay (1 s, doubling up to reconnect_max_delay) they are read again from
+ * the start of that list ("0"), new entries only once it is empty. The
+ * same pending pass runs after every (re)connect, so a restart retries
+ * them too. Delivery is thus at least once: a line of an entry that was
+ * retried may be written twice, none is lost.
+ *
+ * One XREADGROUP asks each key for stream_batch / keys entries (at least
+ * one), so a reply holds about stream_batch entries however many keys are
+ * configured (redis_input.c sizes the reply limit by it). */
+#include "log.h"
+#include "redis_mode.h"
+#include "strbuf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { T_XGROUP, T_XREAD, T_XACK, T_XDEL };
+#define RETRY_FIRST_DELAY 1.0
+/* Stream entry ids are "ms-seq": two 64-bit numbers. */
+#define ID_MAX 48
+
+struct key_state {
+    char pending_from[ID_MAX];     /* pending pass: read after this id */
+    int pending_done;              /* pending pass: nothing more pending here */
+    strbuf acks;                   /* ids to acknowledge, NUL-separated */
+    size_t nacks;
+};
+
+struct stream {
+    struct key_state *keys;        /* parallel to ri->keys */
+    size_t nkeys;
+    size_t xgroups_due;            /* XGROUP CREATE replies still due */
+    int reading;                   /* an XREADGROUP is outstanding */
+    int pending_pass;              /* reading our pending entries from "0" */
+    int waiting_for_disk;          /* a batch is read, its lines not yet written */
+    uint64_t lost_before;          /* ingest_lines_lost() when the batch was read */
+    size_t left_pending;           /* entries of this pass not acknowledged */
+    double retry_at;               /* 0, or when the next pending pass starts */
+    double retry_delay;            /* the delay after the next failed pass */
+    int reported;                  /* the current trouble was logged */
+    char count[24];                /* COUNT per key */
+    char block[24];                /* BLOCK milliseconds */
+};
+
+static void *stream_create(struct redis_input *ri)
+{
+    struct stream *st = xcalloc(1, sizeof *st);
+    st->keys = xcalloc(ri->nkeys, sizeof *st->keys);
+    st->nkeys = ri->nkeys;
+    long per_key = ri->rc->stream_batch / (long)ri->nkeys;
+    snprintf(st->count, sizeof st->count, "%ld", per_key > 0 ? per_key : 1L);
+    /* Half the health interval: a silent connection is then dead. */
+    snprintf(st->block, sizeof st->block, "%ld", (long)(ri->rc->health_check_interval * 500) + 1);
+    st->retry_delay = RETRY_FIRST_DELAY;
+    return st;
+}
+
+static void stream_destroy(void *state)
+{
+    struct stream *st = state;
+    for (size_t i = 0; i < st->nkeys; i++)
+        strbuf_free(&st->keys[i].acks);
+    free(st->keys);
+    free(st);
+}
+
+static void forget_acks(struct redis_input *ri, struct stream *st)
+{
+    for (size_t i = 0; i < ri->nkeys; i++) {
+        strbuf_free(&st->keys[i].acks);
+        st->keys[i].nacks = 0;
+    }
+}
+
+static void stream_on_close(struct redis_input *ri, void *state)
+{
+    struct stream *st = state;
+    forget_acks(ri, st);
+    st->reading = st->waiting_for_disk = 0;
+    st->xgroups_due = 0;
+}
+
+static void begin_pending_pass(struct redis_input *ri, struct stream *st)
+{
+    st->pending_pass = 1;
+    st->left_pending = 0;
+    st->retry_at = 0;
+    for (size_t i = 0; i < ri->nkeys; i++) {
+        snprintf(st->keys[i].pending_from, sizeof st->keys[i].pending_from, "0");
+        st->keys[i].pending_done = 0;
+    }
+}
+
+static void stream_start(struct redis_input *ri, void *state)
+{
+    struct stream *st = state;
+    for (size_t i = 0; i < ri->nkeys; i++) {
+        const char *argv[] = {"XGROUP", "CREATE", ri->keys[i].name, ri->rc->stream_group, "0",
+                              "MKSTREAM"};
+        size_t lens[] = {6, 6, ri->keys[i].len, strlen(ri->rc->stream_group), 1, 8};
+        redisconn_command(&ri->conn, T_XGROUP, 6, argv, lens);
+    }
+    st->xgroups_due = ri->nkeys;
+}
+
+static void send_read(struct redis_input *ri, struct stream *st)
+{
+    size_t max = 9 + 2 * ri->nkeys;
+    const char **argv = xcalloc(max, sizeof *argv);
+    size_t *lens = xcalloc(max, sizeof *lens);
+    size_t n = 0;
+#define ARG(s, l) (argv[n] = (s), lens[n] = (l), n++)
+    ARG("XREADGROUP", 10);
+    ARG("GROUP", 5);
+    ARG(ri->rc->stream_group, strlen(ri->rc->stream_group));
+    ARG(ri->rc->stream_consumer, strlen(ri->rc->stream_consumer));
+    ARG("COUNT", 5);
+    ARG(st->count, strlen(st->count));
+    if (!st->pending_pass) {
+        ARG("BLOCK", 5);
+        ARG(st->block, strlen(st->block));
+    }
+    ARG("STREAMS", 7);
+    for (size_t i = 0; i < ri->nkeys; i++) {
+        if (!st->pending_pass || !st->keys[i].pending_done)
+            ARG(ri->keys[i].name, ri->keys[i].len);
+    }
+    for (size_t i = 0; i < ri->nkeys; i++) {
+        if (!st->pending_pass)
+            ARG(">", 1);
+        else if (!st->keys[i].pending_done)
+            ARG(st->keys[i].pending_from, strlen(st->keys[i].pending_from));
+    }
+#undef ARG
+    redisconn_command(&ri->conn, T_XREAD, (int)n, argv, lens);
+    free(lens);
+    free(argv);
+    st->reading = 1;
+}
+
+/* XACK (and XDEL) of the entries taken care of. */
+static void send_acks(struct redis_input *ri, struct stream *st)
+{
+    for (size_t i = 0; i < ri->nkeys; i++) {
+        struct key_state *k = &st->keys[i];
+        if (!k->nacks)
+            continue;
+        const char **argv = xcalloc(k->nacks + 3, sizeof *argv);
+        argv[0] = "XACK";
+        argv[1] = ri->keys[i].name;
+        argv[2] = ri->rc->stream_group;
+        const char *id = k->acks.data;
+        for (size_t a = 0; a < k->nacks; a++) {
+            argv[3 + a] = id;
+            id += strlen(id) + 1;
+        }
+        redisconn_command(&ri->conn, T_XACK, (int)k->nacks + 3, argv, NULL);
+        if (ri->rc->stream_delete_acked) {
+            /* XDEL key id... is the same vector one slot later. */
+            argv[1] = "XDEL";
+            argv[2] = ri->keys[i].name;
+            redisconn_command(&ri->conn, T_XDEL, (int)k->nacks + 2, argv + 1, NULL);
+        }
+        free(argv);
+        strbuf_reset(&k->acks);
+        k->nacks = 0;
+    }
+}
+
+/* The pass (or batch) left entries pending: read them again later. */
+static void schedule_retry(struct redis_input *ri, struct stream *st)
+{
+    double delay = st->retry_delay;
+    if (!st->reported) {
+        char count[24];
+        snprintf(count, sizeof count, "%zu", st->left_pending);
+        log_event(LOG_WARNING, "redis_stream_deferred", LOG_FIELDS({"ARCLAMP_COUNT", count}),
+                  "%s stream entries have lines that cannot be written now; they stay pending "
+                  "in Redis and are read again in %.1fs, until they are written",
+                  count, delay);
+        st->reported = 1;
+    }
+    st->retry_at = redis_input_now(ri) + delay;
+    st->retry_delay = delay * 2 > ri->rc->reconnect_max_delay ? ri->rc->reconnect_max_delay
+                                                              : delay * 2;
+}
+
+static void next_read(struct redis_input *ri, struct stream *st)
+{
+    if (st->pending_pass) {
+        int all_done = 1;
+        for (size_t i = 0; i < ri->nkeys; i++)
+            all_done &= st->keys[i].pending_done;
+        if (!all_done) {
+            send_read(ri, st);
+            return;
+        }
+        st->pending_pass = 0;
+    }
+    if (st->left_pending) {
+        schedule_retry(ri, st);
+        return;
+    }
+    if (st->reported) {
+        log_event(LOG_NOTICE, "redis_stream_resumed", LOG_NO_FIELDS,
+                  "every pending stream entry is written; reading new entries again");
+        st->reported = 0;
+    }
+    st->retry_delay = RETRY_FIRST_DELAY;
+    send_read(ri, st);
+}
+
+/* The batch is in the buffers: once on disk, acknowledge and read on.
+ * While the disk refuses, wait (the health tick comes back here). */
+static void finish_batch(struct redis_input *ri, struct stream *st)
+{
+    if (ingest_flush(ri->ingest, redis_input_now(ri)) > 0) {
+        if (!st->waiting_for_disk)
+            log_event(LOG_WARNING, "redis_stream_paused", LOG_NO_FIELDS,
+                      "trace logs cannot be written; stream entries stay unacknowledged "
+                      "in Redis until they can");
+        st->waiting_for_disk = 1;
+        return;
+    }
+    st->waiting_for_disk = 0;
+    if (ingest_lines_lost(ri->ingest) != st->lost_before) {
+        /* A line of this batch may be among the lost: acknowledge none. */
+        for (size_t i = 0; i < ri->nkeys; i++) {
+            st->left_pending += st->keys[i].nacks;
+            strbuf_reset(&st->keys[i].acks);
+            st->keys[i].nacks = 0;
+        }
+    }
+    send_acks(ri, st);
+    next_read(ri, st);
+    redis_input_flush(ri);
+}
+
+static void take_entry(struct redis_input *ri, struct stream *st, size_t k,
+                       const redisReply *entry)
+{
+    const redisReply *id = entry->element[0], *fields = entry->element[1];
+    size_t deferred = 0;
+    for (size_t f = 0; fields->type == REDIS_REPLY_ARRAY && f + 1 < fields->elements; f += 2) {
+        const redisReply *name = fields->element[f], *value = fields->element[f + 1];
+        if (redis_is_string(name) && name->len == 6 && memcmp(name->str, "sample", 6) == 0 &&
+            redis_is_string(value))
+            deferred += ingest_message(ri->ingest, value->str, value->len, ri->keys[k].groups,
+                                       INPUT_REDIS, time(NULL), redis_input_now(ri), 1);
+    }
+    struct key_state *ks = &st->keys[k];
+    if (st->pending_pass) {
+        memcpy(ks->pending_from, id->str, id->len + 1);
+        ks->pending_done = 0;
+    }
+    if (deferred) {
+        st->left_pending++;
+        return;
+    }
+    /* A nil field list is an entry deleted meanwhile: acknowledged too. */
+    strbuf_append(&ks->acks, id->str, id->len + 1);
+    ks->nacks++;
+}
+
+/* [[key, [[id, [field, value, ...]], ...]], ...], or nil when BLOCK ran out. */
+static int handle_entries(struct redis_input *ri, struct stream *st, const redisReply *r)
+{
+    st->reading = 0;
+    if (r->type != REDIS_REPLY_ARRAY && r->type != REDIS_REPLY_NIL)
+        return redis_input_fail(ri, "XREADGROUP answered with type %d", r->type);
+    if (st->pending_pass) {
+        for (size_t i = 0; i < ri->nkeys; i++)
+            st->keys[i].pending_done = 1; /* unless entries say otherwise below */
+    }
+    st->lost_before = ingest_lines_lost(ri->ingest);
+    for (size_t s = 0; r->type == REDIS_REPLY_ARRAY && s < r->elements; s++) {
+        const redisReply *pair = r->element[s];
+        if (pair->type != REDIS_REPLY_ARRAY || pair->elements != 2 ||
+            !redis_is_string(pair->element[0]) || pair->element[1]->type != REDIS_REPLY_ARRAY)
+            return redis_input_fail(ri, "XREADGROUP answered with a malformed stream");
+        const struct redis_key *key =
+            redis_input_key(ri, pair->element[0]->str, pair->element[0]->len);
+        if (!key)
+            return redis_input_fail(ri, "XREADGROUP answered for a key never asked for");
+        const redisReply *entries = pair->element[1];
+        for (size_t e = 0; e < entries->elements; e++) {
+            const redisReply *entry = entries->element[e];
+            if (entry->type != REDIS_REPLY_ARRAY || entry->elements != 2 ||
+                !redis_is_string(entry->element[0]) || entry->element[0]->len >= ID_MAX)
+                return redis_input_fail(ri, "XREADGROUP answered with a malformed entry");
+            take_entry(ri, st, (size_t)(key - ri->keys), entry);
+        }
+    }
+    finish_batch(ri, st);
+    return 0;
+}
+
+static int stream_on_reply(struct redis_input *ri, void *state, int tag, redisReply *r)
+{
+    struct stream *st = state;
+    int refused = r->type == REDIS_REPLY_ERROR;
+    switch (tag) {
+    case T_XGROUP:
+        if (refused && strncmp(r->str, "BUSYGROUP", 9) != 0)
+            return redis_input_fail(ri, "XGROUP CREATE refused: %.150s", r->str);
+        if (--st->xgroups_due == 0) {
+            redis_input_ready(ri);
+            begin_pending_pass(ri, st);
+            send_read(ri, st);
+            redis_input_flush(ri);
+        }
+        return 0;
+    case T_XREAD:
+        if (refused)
+            return redis_input_fail(ri, "XREADGROUP refused: %.150s", r->str);
+        return handle_entries(ri, st, r);
+    case T_XACK:
+    case T_XDEL:
+        /* The lines are written; an entry not acknowledged is read again. */
+        if (refused)
+            log_event(LOG_WARNING, "redis_ack_failed", LOG_FIELDS({"ARCLAMP_REASON", r->str}),
+                      "Redis refused an acknowledgement: %s", r->str);
+        return 0;
+    default:
+        return redis_input_fail(ri, "a reply to a command never sent");
+    }
+}
+
+static void stream_on_tick(struct redis_input *ri, void *state)
+{
+    struct stream *st = state;
+    if (st->waiting_for_disk) {
+        finish_batch(ri, st);
+        return;
+    }
+    if (st->retry_at && !st->reading && redis_input_now(ri) >= st->retry_at) {
+        begin_pending_pass(ri, st);
+        send_read(ri, st);
+        redis_input_flush(ri);
+    }
+}
+
+static int stream_awaiting(struct redis_input *ri, void *state)
+{
+    (void)ri;
+    return ((struct stream *)state)->reading;
+}
+
+const struct redis_mode_ops redis_stream_mode = {
+    .connected_as = "reading the streams of",
+    .create = stream_create,
+    .destroy = stream_destroy,
+    .start = stream_start,
+    .on_reply = stream_on_reply,
+    .on_tick = stream_on_tick,
+    .on_close = stream_on_close,
+    .awaiting = stream_awaiting,
+};

@@ -1,0 +1,22 @@
+/* clock: monotonic seconds and poll() timeouts. See clock.h. */
+#include "clock.h"
+
+#include <limits.h>
+#include <math.h>
+#include <time.h>
+
+double clock_mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int clock_ms_until(double deadline)
+{
+    double left = deadline - clock_mono();
+    if (!(left > 0))
+        return 0;
+    double ms = ceil(left * 1000);
+    return ms >= INT_MAX ? INT_MAX : (int)ms;
+}

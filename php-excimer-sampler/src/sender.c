@@ -1,0 +1,347 @@
+/* sender: the Arc Lamp sender thread, its bounded queue and fork handling.
+ * See sender.h. */
+#include "sender.h"
+#include "clock.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A waiter also waits this long past the deadline for the thread's answer,
+ * which the thread gives right at the deadline at the latest. */
+#define WAIT_SLACK 0.002
+
+typedef struct sender_job {
+    struct sender_job *next;
+    transport_target target;
+    char *text;                  /* the lines; freed by the thread when delivered */
+    size_t len, nlines;
+    double queued_at;            /* clock_mono() time it was handed over */
+    double deadline;             /* clock_mono() time by which it is done */
+    int waited;                  /* a caller waits for it (and frees it) */
+    int done;                    /* delivered or failed: `delivered` is final */
+    int abandoned;               /* the waiter gave up: the thread frees it */
+    long delivered;              /* lines delivered */
+} sender_job;
+
+/* Process-wide: the sender thread, its queue and counters belong to the
+ * process (a php-fpm worker serves many requests with one connection), and
+ * the fork handlers can reach nothing else. All of it is guarded by `lock`,
+ * except `conn`, which only the thread touches (and a forked child, where
+ * the thread is gone), and `has_news`, read without the lock. */
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t work;         /* the thread waits here for jobs */
+    pthread_cond_t done;         /* waiters wait here for their job */
+    sender_job *head, *tail;     /* the queue, oldest first */
+    size_t queued_bytes;
+    long queued_lines;
+    int started;                 /* the thread runs in this process */
+    int stopping;                /* MSHUTDOWN: finish the queue, then end */
+    pthread_t thread;
+    transport_stats stats;
+    transport_conn conn;         /* the thread's kept connection */
+    int failing;                 /* the last job failed (some line) */
+    long failed_while_failing;   /* lines failed since it started failing */
+    char news[400];              /* a change to log, "" when none */
+    int news_is_failure;
+    atomic_int has_news;
+} g = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .work = PTHREAD_COND_INITIALIZER,
+    .done = PTHREAD_COND_INITIALIZER,
+};
+
+static void merge_stats(const transport_stats *local)
+{
+    g.stats.lines_sent += local->lines_sent;
+    g.stats.lines_failed += local->lines_failed;
+    g.stats.lines_unheard += local->lines_unheard;
+    for (int e = 0; e < TRANSPORT_NERRORS; e++)
+        g.stats.errors[e] += local->errors[e];
+    if (local->last_error[0])
+        memcpy(g.stats.last_error, local->last_error, sizeof g.stats.last_error);
+}
+
+/* Keeps a line for the error log when the state changes; under the lock. */
+static void note_outcome(const transport_stats *local)
+{
+    if (local->lines_failed && !g.failing) {
+        g.failing = 1;
+        g.failed_while_failing = 0;
+        snprintf(g.news, sizeof g.news,
+                 "excimer: Arc Lamp: %.250s (further failures are counted in "
+                 "excimer_arclamp_stats())", local->last_error);
+        g.news_is_failure = 1;
+        atomic_store(&g.has_news, 1);
+    } else if (!local->lines_failed && local->lines_sent && g.failing) {
+        g.failing = 0;
+        snprintf(g.news, sizeof g.news,
+                 "excimer: Arc Lamp: delivering again (%ld lines failed meanwhile)",
+                 g.failed_while_failing);
+        g.news_is_failure = 0;
+        atomic_store(&g.has_news, 1);
+    }
+    if (g.failing)
+        g.failed_while_failing += local->lines_failed;
+}
+
+/* Delivers one job (without the lock) and books the outcome (with it). */
+static void run_job(sender_job *job)
+{
+    transport_stats local;
+    memset(&local, 0, sizeof local);
+    long delivered = 0;
+    double now = clock_mono();
+    if (now >= job->deadline)
+        transport_fail(&local, TRANSPORT_ERR_TIMEOUT, (long)job->nlines,
+                       "timed out after %.3fs in the queue behind other sends",
+                       now - job->queued_at);
+    else
+        delivered = transport_deliver(&g.conn, &job->target, job->text, job->len, job->nlines,
+                                      job->deadline, &local);
+    free(job->text);
+    job->text = NULL;
+    pthread_mutex_lock(&g.lock);
+    merge_stats(&local);
+    note_outcome(&local);
+    g.queued_bytes -= job->len;
+    g.queued_lines -= (long)job->nlines;
+    int free_it = !job->waited || job->abandoned;
+    job->delivered = delivered;
+    job->done = 1;
+    if (job->waited)
+        pthread_cond_broadcast(&g.done);
+    pthread_mutex_unlock(&g.lock);
+    if (free_it)
+        free(job);
+}
+
+static void *sender_main(void *arg)
+{
+    (void)arg;
+#ifdef __GLIBC__
+    pthread_setname_np(pthread_self(), "excimer-sender");
+#endif
+    pthread_mutex_lock(&g.lock);
+    for (;;) {
+        while (!g.head && !g.stopping)
+            pthread_cond_wait(&g.work, &g.lock);
+        sender_job *job = g.head;
+        if (!job)
+            break; /* stopping, and nothing left */
+        g.head = job->next;
+        if (!g.head)
+            g.tail = NULL;
+        pthread_mutex_unlock(&g.lock);
+        run_job(job);
+        pthread_mutex_lock(&g.lock);
+    }
+    pthread_mutex_unlock(&g.lock);
+    transport_conn_close(&g.conn);
+    return NULL;
+}
+
+/* Starts the thread unless it runs; under the lock. 0 or an errno value. */
+static int ensure_started(void)
+{
+    if (g.started)
+        return 0;
+    /* Every signal blocked: no handler meant for the PHP thread (pcntl's,
+     * timerlib's) may ever run on this one. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&g.thread, NULL, sender_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc == 0) {
+        g.started = 1;
+        g.stopping = 0;
+    }
+    return rc;
+}
+
+static sender_job *make_job(const transport_target *t, char *text, size_t len, size_t nlines,
+                            double timeout, int waited)
+{
+    sender_job *job = calloc(1, sizeof *job);
+    if (!job)
+        return NULL;
+    job->target = *t;
+    job->text = text;
+    job->len = len;
+    job->nlines = nlines;
+    job->queued_at = clock_mono();
+    job->deadline = job->queued_at + timeout;
+    job->waited = waited;
+    return job;
+}
+
+/* Queues the job, or fails it at once (queue full, no thread); under the
+ * lock. 0 when queued. */
+static int enqueue(sender_job *job)
+{
+    if (g.queued_bytes + job->len > SENDER_QUEUE_MAX) {
+        transport_fail(&g.stats, TRANSPORT_ERR_BACKLOG, (long)job->nlines,
+                       "%zu bytes of lines already wait to be sent; %zu lines dropped",
+                       g.queued_bytes, job->nlines);
+        return -1;
+    }
+    int rc = ensure_started();
+    if (rc != 0) {
+        transport_fail(&g.stats, TRANSPORT_ERR_SEND, (long)job->nlines,
+                       "cannot start the sender thread: %s", strerror(rc));
+        return -1;
+    }
+    if (g.tail)
+        g.tail->next = job;
+    else
+        g.head = job;
+    g.tail = job;
+    g.queued_bytes += job->len;
+    g.queued_lines += (long)job->nlines;
+    pthread_cond_signal(&g.work);
+    return 0;
+}
+
+void sender_submit(const transport_target *t, char *text, size_t len, size_t nlines,
+                   double timeout)
+{
+    sender_job *job = make_job(t, text, len, nlines, timeout, 0);
+    pthread_mutex_lock(&g.lock);
+    int queued = job && enqueue(job) == 0;
+    if (!job)
+        transport_fail(&g.stats, TRANSPORT_ERR_SEND, (long)nlines, "out of memory");
+    pthread_mutex_unlock(&g.lock);
+    if (!queued) {
+        free(text);
+        free(job);
+    }
+}
+
+long sender_send_and_wait(const transport_target *t, char *text, size_t len, size_t nlines,
+                          double timeout)
+{
+    sender_job *job = make_job(t, text, len, nlines, timeout, 1);
+    long delivered = 0;
+    pthread_mutex_lock(&g.lock);
+    if (!job || enqueue(job) < 0) {
+        if (!job)
+            transport_fail(&g.stats, TRANSPORT_ERR_SEND, (long)nlines, "out of memory");
+        pthread_mutex_unlock(&g.lock);
+        free(text);
+        free(job);
+        return 0;
+    }
+    double until = job->deadline + WAIT_SLACK;
+    struct timespec ts = {(time_t)until, (long)((until - (double)(time_t)until) * 1e9)};
+    while (!job->done) {
+        /* g.done waits on CLOCK_MONOTONIC (init_conds), as clock_mono. */
+        if (pthread_cond_timedwait(&g.done, &g.lock, &ts) == ETIMEDOUT)
+            break;
+    }
+    if (job->done) {
+        delivered = job->delivered;
+        free(job);
+    } else {
+        job->abandoned = 1; /* the thread frees it when it is done */
+    }
+    pthread_mutex_unlock(&g.lock);
+    return delivered;
+}
+
+void sender_stats(transport_stats *out, long *queued)
+{
+    pthread_mutex_lock(&g.lock);
+    *out = g.stats;
+    *queued = g.queued_lines;
+    pthread_mutex_unlock(&g.lock);
+}
+
+int sender_take_news(char *buf, size_t len, int *is_failure)
+{
+    if (!atomic_load_explicit(&g.has_news, memory_order_relaxed))
+        return 0;
+    pthread_mutex_lock(&g.lock);
+    int any = g.news[0] != '\0';
+    if (any) {
+        snprintf(buf, len, "%s", g.news);
+        *is_failure = g.news_is_failure;
+        g.news[0] = '\0';
+    }
+    atomic_store(&g.has_news, 0);
+    pthread_mutex_unlock(&g.lock);
+    return any;
+}
+
+/* --- fork and shutdown ---------------------------------------------------------- */
+
+/* A waiter's deadline is a clock_mono() time: its condition waits on the
+ * same clock, so a wall-clock jump cannot stretch a request's wait. */
+static void init_conds(void)
+{
+    pthread_condattr_t attr;
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&g.done, &attr);
+    pthread_condattr_destroy(&attr);
+    pthread_cond_init(&g.work, NULL);
+}
+
+static void atfork_prepare(void)
+{
+    pthread_mutex_lock(&g.lock);
+}
+
+static void atfork_parent(void)
+{
+    pthread_mutex_unlock(&g.lock);
+}
+
+/* Only the forking thread exists in the child. The queue is the parent's to
+ * deliver; the connection is closed (the child's copy of the descriptor)
+ * and forgotten without touching its buffers, which the parent's thread may
+ * have been changing at the moment of the fork (a small leak per fork). */
+static void atfork_child(void)
+{
+    for (sender_job *job = g.head, *next; job; job = next) {
+        next = job->next;
+        free(job->text);
+        free(job);
+    }
+    g.head = g.tail = NULL;
+    g.queued_bytes = 0;
+    g.queued_lines = 0;
+    g.started = g.stopping = 0;
+    if (g.conn.target_set && g.conn.redis.fd >= 0)
+        close(g.conn.redis.fd);
+    memset(&g.conn, 0, sizeof g.conn);
+    pthread_mutex_init(&g.lock, NULL);
+    init_conds();
+}
+
+void sender_module_init(void)
+{
+    init_conds();
+    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
+
+void sender_module_shutdown(void)
+{
+    pthread_mutex_lock(&g.lock);
+    int started = g.started;
+    g.stopping = 1;
+    pthread_cond_signal(&g.work);
+    pthread_mutex_unlock(&g.lock);
+    if (started)
+        pthread_join(g.thread, NULL);
+    pthread_mutex_lock(&g.lock);
+    g.started = 0;
+    pthread_mutex_unlock(&g.lock);
+}
