@@ -272,7 +272,6 @@ static int open_session(redisconn *c)
 {
     c->state = REDISCONN_OPEN;
     c->reached = 1;
-    c->pid = getpid();
     make_reader(c);
     if (!c->chunk)
         c->chunk = xmalloc(c->opt.read_chunk);
@@ -315,6 +314,7 @@ static int try_addresses(redisconn *c)
         }
         set_socket_options(c, fd, 1);
         c->fd = fd;
+        c->pid = getpid();
         if (connect(fd, c->addr->ai_addr, c->addr->ai_addrlen) == 0)
             return open_session(c);
         if (errno == EINPROGRESS) {
@@ -339,6 +339,7 @@ static int connect_unix(redisconn *c)
     c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (c->fd < 0)
         return redisconn_fail(c, REDISCONN_ERR_CONNECT, "%s: %s", c->peer, strerror(errno));
+    c->pid = getpid();
     set_socket_options(c, c->fd, 0);
     if (connect(c->fd, (struct sockaddr *)&sun, sizeof sun) == 0)
         return open_session(c) > 0 ? 0 : -1;

@@ -9,5 +9,8 @@ Suite *strbuf_suite(void);
 Suite *log_suite(void);
 Suite *yamldoc_suite(void);
 Suite *conftable_suite(void);
+Suite *netaddr_suite(void);
+Suite *clock_suite(void);
+Suite *redisconn_suite(void);
 
 #endif
