@@ -30,7 +30,9 @@ ZEND_BEGIN_MODULE_GLOBALS(excimer)
     double arclamp_period;        /* INI excimer.arclamp_period: seconds between samples */
     zend_long arclamp_event_type; /* INI excimer.arclamp_event_type: cpu / real */
     zend_long arclamp_max_depth;  /* INI excimer.arclamp_max_depth */
-    double arclamp_timeout;       /* INI excimer.arclamp_timeout: seconds per flush */
+    double arclamp_timeout;       /* INI excimer.arclamp_timeout: seconds per send */
+    double arclamp_send_delay;    /* INI excimer.arclamp_send_delay: seconds a request's
+                                     samples may wait to go with others' */
     zend_object *auto_profiler;   /* zero-code mode: this request's profiler, or NULL */
     zend_string *auto_entry;      /* zero-code mode: the request's entry point */
 ZEND_END_MODULE_GLOBALS(excimer)

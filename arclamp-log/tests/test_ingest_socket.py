@@ -1,7 +1,9 @@
 """Local ingest sockets: systemd socket activation and the `listen` setting."""
 
 import os
+import signal
 import socket
+import time
 
 from conftest import (SOCKET_ACTIVATE, base_config, count_lines, free_port, lines_of, make_batch,
                       sample_line, send_udp, send_unix, tags_in)
@@ -175,3 +177,47 @@ def test_php_entry_point_tag_is_file_name_without_directory_or_extension(daemon_
             assert lines_of(base, "hourly", tag) == [line]
     all_lines = lines_of(base, "hourly")
     assert sorted(all_lines) == sorted(lines)  # each exactly once, `all.php` included
+
+
+def test_sighup_keeps_the_kernel_drop_count_of_activated_sockets(daemon_factory, workdir):
+    """SO_RXQ_OVFL reports the socket's drops since it was made, and systemd's
+    sockets outlive a reload: a reload must not count the history again."""
+    udp_port = free_port(socket.SOCK_DGRAM)
+    cfg = base_config(workdir)
+    d = start_activated(daemon_factory, workdir, cfg, ["127.0.0.1:%d" % udp_port])
+    send_udp(udp_port, [sample_line(0, "first")])
+    d.wait_ready()
+    metrics = workdir / "metrics.prom"
+    wait_until(lambda: metric(read_metrics(metrics), "arclamp_log_lines_received_total") >= 1,
+               what="the first line")
+
+    # Stopped, the daemon reads nothing: the kernel drops what its buffer
+    # cannot hold (8 MiB asked for; 40 MB are sent).
+    line = sample_line(1, "flood") + b"\n"
+    datagram = line * (60000 // len(line))
+    d.signal(signal.SIGSTOP)
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            for _ in range(700):
+                s.sendto(datagram, ("127.0.0.1", udp_port))
+        # A datagram queued after the drops carries the kernel's count.
+        send_udp(udp_port, [sample_line(2, "after")])
+    finally:
+        d.signal(signal.SIGCONT)
+    wait_until(lambda: metric(read_metrics(metrics), "arclamp_log_datagrams_dropped_total") > 0,
+               what="the drops to be counted", describe=lambda: d.stderr_text()[-500:])
+    time.sleep(0.5)
+    dropped = metric(read_metrics(metrics), "arclamp_log_datagrams_dropped_total")
+    reports = d.stderr_text().count("datagrams_dropped")
+    assert reports >= 1
+
+    start = len(d.notify)
+    d.signal(signal.SIGHUP)
+    d.notify.wait_for("READY=1", start=start)
+    for i in range(3):
+        send_udp(udp_port, [sample_line(3 + i, "reloaded")])
+    wait_until(lambda: count_lines(workdir / "logs", "hourly", "all") >= 1, what="lines")
+    time.sleep(1.0)  # two metrics intervals
+    assert metric(read_metrics(metrics), "arclamp_log_datagrams_dropped_total") == dropped
+    assert d.stderr_text().count("datagrams_dropped") == reports, d.stderr_text()[-2000:]
+    assert d.stop() == 0

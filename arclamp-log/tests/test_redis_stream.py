@@ -1,7 +1,12 @@
 """Redis Streams input: nothing sent while the daemon is down, or killed, is lost."""
 
 import collections
+import os
+import threading
+import time
 import warnings
+
+import pytest
 
 from conftest import SAMPLE_RE, base_config, count_lines, lines_of, make_batch
 from testkit import metric, read_metrics, wait_until
@@ -165,3 +170,80 @@ def test_stream_delete_acked_false_keeps_acknowledged_entries(
     assert d.stop() == 0
     assert xlen(redis_server) == 12
     assert sorted(lines_of(base, "hourly")) == sorted(lines)
+
+
+def test_stream_lines_that_cannot_be_written_stay_pending_and_arrive_later(
+        redis_server, daemon_factory, workdir):
+    """Under load the log directories become unwritable (the daemon runs as
+    nobody, as the packaged one runs as arclamp), then writable again:
+    nothing is acknowledged before it is written, and every line arrives,
+    at least once."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to run the daemon as nobody")
+    import pwd
+    nobody = pwd.getpwnam("nobody")
+    workdir.chmod(0o755)
+    base = workdir / "logs"
+    state = workdir / "state"
+    for d in (base, base / "hourly", base / "daily", state):
+        d.mkdir(parents=True, exist_ok=True)
+        os.chown(str(d), nobody.pw_uid, nobody.pw_gid)
+    cfg = stream_config(workdir, redis_server, stream_batch=20)
+    cfg["metrics_file"] = str(state / "metrics.prom")
+    d = daemon_factory(cfg, argv_prefix=["setpriv", "--reuid=nobody", "--regid=nogroup",
+                                         "--clear-groups"])
+    os.chmod(d.notify.path, 0o777)
+    d.start()
+    assert os.stat("/proc/%d" % d.pid).st_uid == nobody.pw_uid
+
+    sent = []
+    stop = threading.Event()
+
+    def publisher():
+        # New entry points all the time: each needs a file of its own.
+        for i in range(3000):
+            if stop.is_set():
+                return
+            entry = "/srv/w/ep%d.php" % (i // 10)
+            line = ("%s;main;work_%d 1" % (entry, i)).encode()
+            xadd(redis_server, [line])
+            sent.append(line)
+            time.sleep(0.002)
+
+    t = threading.Thread(target=publisher)
+    t.start()
+    try:
+        wait_until(lambda: count_lines(base, "hourly") >= 50, what="lines while writable")
+        for sub in ("hourly", "daily"):
+            (base / sub).chmod(0o555)
+        wait_until(lambda: metric(read_metrics(state / "metrics.prom"),
+                                  "arclamp_log_lines_deferred_total") > 0,
+                   what="lines deferred while the directories are read-only")
+        time.sleep(1.5)
+        assert pending(redis_server) > 0, "entries acknowledged that were not written"
+        for sub in ("hourly", "daily"):
+            (base / sub).chmod(0o755)
+    finally:
+        stop.set()
+        t.join(timeout=30)
+        for sub in ("hourly", "daily"):
+            (base / sub).chmod(0o755)
+    for period in ("hourly", "daily"):
+        wait_until(lambda: set(lines_of(base, period)) >= set(sent),
+                   what="every line in %s" % period, timeout=60,
+                   describe=lambda: "%d of %d" % (len(set(lines_of(base, period)) & set(sent)),
+                                                  len(sent)))
+    wait_until(lambda: pending(redis_server) == 0, what="XPENDING 0", timeout=30)
+    m = read_metrics(state / "metrics.prom")
+    assert metric(m, "arclamp_log_lines_dropped_total", reason="write_error") == 0
+    assert d.stop() == 0
+    # Each tag file has its lines too, at least once.
+    by_tag = collections.defaultdict(set)
+    for line in sent:
+        by_tag[line.split(b";")[0].rsplit(b"/", 1)[1][:-4].decode()].add(line)
+    for tag, lines in by_tag.items():
+        assert set(lines_of(base, "hourly", tag)) >= lines, tag
+    text = d.stderr_text()
+    assert text.count("redis_stream_deferred") == 1, text[-3000:]
+    assert "redis_stream_resumed" in text
+    assert xlen(redis_server) == 0

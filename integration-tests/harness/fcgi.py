@@ -213,16 +213,19 @@ def run_stats(spec):
     for that directory (per request: php-fpm restores it afterwards), so
     these requests take no samples and send nothing themselves.
 
-    (PHP_ADMIN_VALUE does not do: php-fpm writes it into the worker's master
-    settings, so it sticks for the worker's later requests, and setting it
-    back proved unreliable.)"""
+    (PHP_ADMIN_VALUE does not do for a pool configured by php.ini alone:
+    php-fpm writes it into the worker's master settings, where it sticks for
+    the worker's later requests and, being an admin value, wins over
+    .user.ini from then on. A pool whose requests do carry PHP_ADMIN_VALUE
+    (WebHost.variant) passes its own in spec["params"].)"""
     n = int(spec["workers"])
     hold = float(spec.get("hold", 0.5))
     out = [None] * n
 
     def one(i):
         try:
-            r = request(spec["socket"], cgi_params(spec["docroot"], "/admin/stats.php?hold=%g" % hold),
+            r = request(spec["socket"], cgi_params(spec["docroot"], "/admin/stats.php?hold=%g" % hold,
+                                                   spec.get("params")),
                         timeout=float(spec.get("timeout", 10)))
             out[i] = json.loads(r.body.decode()) if r.status == 200 else {"error": r.status}
         except (OSError, FcgiError, ValueError) as exc:
@@ -256,26 +259,46 @@ def cpu_ns(pids):
 
 
 def run_interleave(spec):
-    """spec: targets [{name, socket, docroot, pids}], urls, rounds, timeout.
+    """spec: targets [{name, socket, docroot, pids, params}], urls, rounds,
+    timeout; params: more FastCGI parameters for the target's requests
+    (PHP_ADMIN_VALUE: several variants of one pool, see WebHost.variant).
     One request at a time: for each round, for each url, one request to every
-    target (the targets' order rotated by one each round), so the pools
+    target (in a random order each time, seeded by spec["seed"]), so the pools
     being compared share the machine's moment-to-moment conditions. With
     `pids` (the target's php-fpm workers), also the CPU time they used
-    during the request ("cpu", s: every thread, the sampler's included).
-    Stops at the first failed request."""
+    during the request ("cpu", s: every thread, the sampler's included) and
+    from its start to the start of the next request to the same workers
+    ("cpu_all", s: also what they did after the response, such as a thread
+    that sends the request's samples; other pools' requests run meanwhile,
+    these workers are idle). Stops at the first failed request."""
     targets = spec["targets"]
     out = []
+    # socket -> (the record of the last request its workers served, their CPU
+    # reading at its start): variants of one pool share the workers.
+    previous = {}
+
+    def close_previous(t, now_ns):
+        if t["socket"] in previous:
+            rec, c0 = previous.pop(t["socket"])
+            rec["cpu_all"] = (now_ns - c0) / 1e9
+
+    shuffle = random.Random(int(spec.get("seed", 0)))
     for rnd in range(int(spec["rounds"])):
-        k = rnd % len(targets)
-        order = targets[k:] + targets[:k]
         for url in spec["urls"]:
+            # A fresh random order for every round and url: a rotation keeps
+            # each target right behind the same one, and the request after
+            # another pool's finds the caches colder (measured: 0.3-0.4 ms).
+            order = list(targets)
+            shuffle.shuffle(order)
             for t in order:
                 pids = t.get("pids") or []
                 c0 = cpu_ns(pids) if pids else 0
+                if pids:
+                    close_previous(t, c0)
                 t0 = time.monotonic()
                 rec = {"target": t["name"], "url": url, "round": rnd}
                 try:
-                    r = request(t["socket"], cgi_params(t["docroot"], url),
+                    r = request(t["socket"], cgi_params(t["docroot"], url, t.get("params")),
                                 timeout=float(spec.get("timeout", 10)))
                     rec["status"] = r.status
                     if r.status != 200:
@@ -286,9 +309,14 @@ def run_interleave(spec):
                 rec["latency"] = time.monotonic() - t0
                 if pids:
                     rec["cpu"] = (cpu_ns(pids) - c0) / 1e9
+                    previous[t["socket"]] = (rec, c0)
                 out.append(rec)
                 if "error" in rec:
                     return {"requests": out}
+    time.sleep(0.3)  # the last requests' after-work
+    for t in targets:
+        if t.get("pids"):
+            close_previous(t, cpu_ns(t["pids"]))
     return {"requests": out}
 
 

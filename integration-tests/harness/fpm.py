@@ -161,27 +161,39 @@ request_terminate_timeout = 60
         self.loads.append(res)
         return res
 
-    def interleave(self, targets, urls, rounds, timeout=10.0):
-        """Sequential requests to several pools (WebHosts of this namespace),
-        interleaved request by request: for every round and url, one request
-        to each target, in an order rotated every round. Returns
-        [{"target", "url", "round", "latency", "cpu", ...}]: "cpu" is the CPU
-        time of the target's workers during the request (see harness.fcgi)."""
+    def variant(self, name, ini):
+        """This pool with other INI settings for some requests: they carry
+        them as PHP_ADMIN_VALUE, which php-fpm applies before the request
+        starts (and keeps for the worker's later requests, so every variant
+        of a comparison must set the same keys). Requests of several variants
+        then run in the same worker processes: a comparison between them is
+        free of what differs from one process to another."""
+        return PoolVariant(self, name, ini)
+
+    def interleave(self, targets, urls, rounds, timeout=10.0, seed=0):
+        """Sequential requests to several pools (WebHosts of this namespace,
+        or variants of them), interleaved request by request: for every round
+        and url, one request to each target, in a random order (seeded).
+        Returns [{"target", "url", "round", "latency", "cpu", "cpu_all", ...}]:
+        the CPU time of the target's workers during the request, and until
+        its next request (see harness.fcgi)."""
         spec = {"targets": [{"name": t.host, "socket": t.socket, "docroot": t.docroot,
-                             "pids": sorted(t.worker_stats())} for t in targets],
-                "urls": list(urls), "rounds": rounds, "timeout": timeout}
+                             "pids": sorted(t.worker_stats()),
+                             "params": getattr(t, "params", None)} for t in targets],
+                "urls": list(urls), "rounds": rounds, "timeout": timeout, "seed": seed}
         res = self._run_client("interleave", spec,
                                timeout=rounds * len(urls) * len(targets) * timeout + 30)
         return res["requests"]
 
-    def worker_stats(self, hold=0.4, attempts=3):
+    def worker_stats(self, hold=0.4, attempts=3, params=None):
         """excimer_arclamp_stats() of every worker: {pid: stats}. Exact totals
         because every worker answers and the stats requests take no samples
         (see harness.fcgi.run_stats); the workers go on sampling afterwards."""
         last = None
         for _ in range(attempts):
             res = self._run_client("stats", {"socket": self.socket, "docroot": self.docroot,
-                                             "workers": self.children, "hold": hold}, timeout=30)
+                                             "workers": self.children, "hold": hold,
+                                             "params": params}, timeout=30)
             answers = res["workers"]
             bad = [a for a in answers if "error" in a]
             pids = {a["pid"]: a for a in answers if "pid" in a}
@@ -206,3 +218,20 @@ request_terminate_timeout = 60
                 self.host, cp.returncode, cp.stdout.decode("utf-8", "replace")[-2000:],
                 cp.stderr.decode("utf-8", "replace")[-2000:]))
         return json.loads(cp.stdout.decode().strip().splitlines()[-1])
+
+
+class PoolVariant:
+    """One WebHost's workers, with INI settings passed per request (see
+    WebHost.variant)."""
+
+    def __init__(self, web, name, ini):
+        self.web = web
+        self.host = name
+        self.socket = web.socket
+        self.docroot = web.docroot
+        self.params = {"PHP_ADMIN_VALUE": "\n".join('%s="%s"' % kv for kv in ini.items())}
+
+    def worker_stats(self):
+        # After a request with PHP_ADMIN_VALUE, .user.ini no longer turns
+        # collection off for the stats requests: they say it themselves.
+        return self.web.worker_stats(params={"PHP_ADMIN_VALUE": 'excimer.arclamp_target=""'})

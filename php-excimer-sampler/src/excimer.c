@@ -31,6 +31,18 @@ static ZEND_INI_MH(OnUpdateEventType)
     return SUCCESS;
 }
 
+/* 0 to 60 seconds for excimer.arclamp_send_delay. */
+static ZEND_INI_MH(OnUpdateSendDelay)
+{
+    double *p = (double *)ZEND_INI_GET_ADDR();
+    char *end;
+    double v = zend_strtod(ZSTR_VAL(new_value), (const char **)&end);
+    if (end == ZSTR_VAL(new_value) || *end || !(v >= 0 && v <= 60))
+        return FAILURE;
+    *p = v;
+    return SUCCESS;
+}
+
 PHP_INI_BEGIN()
     STD_PHP_INI_ENTRY("excimer.default_max_depth", "1000", PHP_INI_ALL, OnUpdateLong,
                       default_max_depth, zend_excimer_globals, excimer_globals)
@@ -46,6 +58,8 @@ PHP_INI_BEGIN()
                       OnUpdateLong, arclamp_max_depth, zend_excimer_globals, excimer_globals)
     STD_PHP_INI_ENTRY("excimer.arclamp_timeout", "0.1", PHP_INI_ALL, OnUpdateReal,
                       arclamp_timeout, zend_excimer_globals, excimer_globals)
+    STD_PHP_INI_ENTRY("excimer.arclamp_send_delay", "1", PHP_INI_SYSTEM, OnUpdateSendDelay,
+                      arclamp_send_delay, zend_excimer_globals, excimer_globals)
 PHP_INI_END()
 
 static void excimer_init_globals(zend_excimer_globals *g)
@@ -57,6 +71,7 @@ static void excimer_init_globals(zend_excimer_globals *g)
     g->arclamp_event_type = EXCIMER_CPU;
     g->arclamp_max_depth = 250;
     g->arclamp_timeout = 0.1;
+    g->arclamp_send_delay = 1;
     g->auto_profiler = NULL;
     g->auto_entry = NULL;
 }

@@ -98,7 +98,8 @@ static void log_sender_news(void)
 }
 
 /* Hands lines to the sender: waits for them (and returns the lines
- * delivered) when `wait`, else returns at once (0). */
+ * delivered) when `wait`, else returns at once (0) and lets them wait up to
+ * excimer.arclamp_send_delay for other requests' lines. */
 static long send_collapsed(const char *target_uri, const char *collapsed, size_t len,
                            const char *entry, size_t elen, double timeout, int wait)
 {
@@ -116,7 +117,7 @@ static long send_collapsed(const char *target_uri, const char *collapsed, size_t
     if (wait)
         delivered = sender_send_and_wait(&target, text, text_len, nlines, timeout);
     else
-        sender_submit(&target, text, text_len, nlines, timeout);
+        sender_submit(&target, text, text_len, nlines, timeout, EXCIMER_G(arclamp_send_delay));
     log_sender_news();
     return delivered;
 }

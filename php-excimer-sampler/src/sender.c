@@ -23,7 +23,9 @@ typedef struct sender_job {
     char *text;                  /* the lines; freed by the thread when delivered */
     size_t len, nlines;
     double queued_at;            /* clock_mono() time it was handed over */
-    double deadline;             /* clock_mono() time by which it is done */
+    double send_at;              /* not sent before this, unless a batch goes earlier */
+    double timeout;              /* seconds its delivery may take */
+    double deadline;             /* send_at + timeout: later, it fails unsent */
     int waited;                  /* a caller waits for it (and frees it) */
     int done;                    /* delivered or failed: `delivered` is final */
     int abandoned;               /* the waiter gave up: the thread frees it */
@@ -42,6 +44,7 @@ static struct {
     sender_job *head, *tail;     /* the queue, oldest first */
     size_t queued_bytes;
     long queued_lines;
+    int waiters;                 /* jobs in the queue someone waits for */
     int started;                 /* the thread runs in this process */
     int stopping;                /* MSHUTDOWN: finish the queue, then end */
     pthread_t thread;
@@ -92,35 +95,86 @@ static void note_outcome(const transport_stats *local)
         g.failed_while_failing += local->lines_failed;
 }
 
-/* Delivers one job (without the lock) and books the outcome (with it). */
-static void run_job(sender_job *job)
+/* Books the outcome of jobs delivered together (under the lock). */
+static void book(sender_job *first, sender_job *end, const transport_stats *local,
+                 long delivered)
+{
+    merge_stats(local);
+    note_outcome(local);
+    for (sender_job *job = first, *next; job != end; job = next) {
+        next = job->next;
+        g.queued_bytes -= job->len;
+        g.queued_lines -= (long)job->nlines;
+        job->delivered = delivered;
+        job->done = 1;
+        if (job->waited && !job->abandoned) {
+            g.waiters--;
+            pthread_cond_broadcast(&g.done);
+        } else {
+            if (job->waited)
+                g.waiters--;
+            free(job);
+        }
+    }
+}
+
+/* Delivers the jobs from `first` up to `end` (not included), all for the
+ * same target, as one send: their lines go in as few messages and one
+ * round trip. Called without the lock. */
+static void deliver(sender_job *first, sender_job *end)
 {
     transport_stats local;
     memset(&local, 0, sizeof local);
+    double now = clock_mono(), timeout = first->timeout;
+    size_t len = 0, nlines = 0, n = 0;
+    for (sender_job *job = first; job != end; job = job->next) {
+        len += job->len + (n++ ? 1 : 0);
+        nlines += job->nlines;
+        timeout = job->timeout < timeout ? job->timeout : timeout;
+    }
+    char *text = n == 1 ? first->text : malloc(len);
     long delivered = 0;
-    double now = clock_mono();
-    if (now >= job->deadline)
-        transport_fail(&local, TRANSPORT_ERR_TIMEOUT, (long)job->nlines,
+    if (!text) {
+        transport_fail(&local, TRANSPORT_ERR_SEND, (long)nlines, "out of memory");
+    } else if (n == 1 && now >= first->deadline) {
+        transport_fail(&local, TRANSPORT_ERR_TIMEOUT, (long)nlines,
                        "timed out after %.3fs in the queue behind other sends",
-                       now - job->queued_at);
-    else
-        delivered = transport_deliver(&g.conn, &job->target, job->text, job->len, job->nlines,
-                                      job->deadline, &local);
-    free(job->text);
-    job->text = NULL;
+                       now - first->queued_at);
+    } else {
+        size_t off = 0;
+        for (sender_job *job = first; n > 1 && job != end; job = job->next) {
+            if (off)
+                text[off++] = '\n';
+            memcpy(text + off, job->text, job->len);
+            off += job->len;
+        }
+        delivered = transport_deliver(&g.conn, &first->target, text, len, nlines,
+                                      now + timeout, &local);
+    }
+    if (text != first->text)
+        free(text);
+    for (sender_job *job = first; job != end; job = job->next) {
+        free(job->text);
+        job->text = NULL;
+    }
     pthread_mutex_lock(&g.lock);
-    merge_stats(&local);
-    note_outcome(&local);
-    g.queued_bytes -= job->len;
-    g.queued_lines -= (long)job->nlines;
-    int free_it = !job->waited || job->abandoned;
-    job->delivered = delivered;
-    job->done = 1;
-    if (job->waited)
-        pthread_cond_broadcast(&g.done);
+    book(first, end, &local, delivered);
     pthread_mutex_unlock(&g.lock);
-    if (free_it)
-        free(job);
+}
+
+/* Waits (under the lock) until the oldest job is due: its send_at, or
+ * sooner when someone waits for a job, the queue holds SENDER_BATCH_BYTES,
+ * or the module stops. Then the whole queue goes. */
+static void wait_until_due(void)
+{
+    while (g.head && !g.stopping && !g.waiters && g.queued_bytes < SENDER_BATCH_BYTES) {
+        double left = g.head->send_at - clock_mono();
+        if (left <= 0)
+            return;
+        double until = clock_mono() + left;
+        struct timespec ts = {(time_t)until, (long)((until - (double)(time_t)until) * 1e9)};
+        pthread_cond_timedwait(&g.work, &g.lock, &ts);
+    }
 }
 
 static void *sender_main(void *arg)
@@ -133,14 +187,23 @@ static void *sender_main(void *arg)
     for (;;) {
         while (!g.head && !g.stopping)
             pthread_cond_wait(&g.work, &g.lock);
-        sender_job *job = g.head;
-        if (!job)
+        wait_until_due();
+        sender_job *batch = g.head;
+        if (!batch)
             break; /* stopping, and nothing left */
-        g.head = job->next;
-        if (!g.head)
-            g.tail = NULL;
+        g.head = g.tail = NULL;
         pthread_mutex_unlock(&g.lock);
-        run_job(job);
+        /* Runs of jobs for one target go together; a job someone waits for
+         * goes alone, so its count of delivered lines is its own. */
+        while (batch) {
+            sender_job *end = batch->next;
+            while (end && !batch->waited && !end->waited &&
+                   memcmp(&end->target, &batch->target, sizeof end->target) == 0)
+                end = end->next;
+            sender_job *next = end;
+            deliver(batch, end);
+            batch = next;
+        }
         pthread_mutex_lock(&g.lock);
     }
     pthread_mutex_unlock(&g.lock);
@@ -168,7 +231,7 @@ static int ensure_started(void)
 }
 
 static sender_job *make_job(const transport_target *t, char *text, size_t len, size_t nlines,
-                            double timeout, int waited)
+                            double timeout, double delay, int waited)
 {
     sender_job *job = calloc(1, sizeof *job);
     if (!job)
@@ -178,7 +241,9 @@ static sender_job *make_job(const transport_target *t, char *text, size_t len, s
     job->len = len;
     job->nlines = nlines;
     job->queued_at = clock_mono();
-    job->deadline = job->queued_at + timeout;
+    job->send_at = job->queued_at + (delay > 0 ? delay : 0);
+    job->timeout = timeout;
+    job->deadline = job->send_at + timeout;
     job->waited = waited;
     return job;
 }
@@ -199,6 +264,10 @@ static int enqueue(sender_job *job)
                        "cannot start the sender thread: %s", strerror(rc));
         return -1;
     }
+    /* The thread is woken only when it has something to do now: for the
+     * first job (it then sleeps until that one is due), for a job someone
+     * waits for, and for a full batch. Other jobs join the batch quietly. */
+    int wake = !g.head || job->waited || g.queued_bytes + job->len >= SENDER_BATCH_BYTES;
     if (g.tail)
         g.tail->next = job;
     else
@@ -206,14 +275,16 @@ static int enqueue(sender_job *job)
     g.tail = job;
     g.queued_bytes += job->len;
     g.queued_lines += (long)job->nlines;
-    pthread_cond_signal(&g.work);
+    g.waiters += job->waited;
+    if (wake)
+        pthread_cond_signal(&g.work);
     return 0;
 }
 
 void sender_submit(const transport_target *t, char *text, size_t len, size_t nlines,
-                   double timeout)
+                   double timeout, double delay)
 {
-    sender_job *job = make_job(t, text, len, nlines, timeout, 0);
+    sender_job *job = make_job(t, text, len, nlines, timeout, delay, 0);
     pthread_mutex_lock(&g.lock);
     int queued = job && enqueue(job) == 0;
     if (!job)
@@ -228,7 +299,7 @@ void sender_submit(const transport_target *t, char *text, size_t len, size_t nli
 long sender_send_and_wait(const transport_target *t, char *text, size_t len, size_t nlines,
                           double timeout)
 {
-    sender_job *job = make_job(t, text, len, nlines, timeout, 1);
+    sender_job *job = make_job(t, text, len, nlines, timeout, 0, 1);
     long delivered = 0;
     pthread_mutex_lock(&g.lock);
     if (!job || enqueue(job) < 0) {
@@ -290,8 +361,8 @@ static void init_conds(void)
     pthread_condattr_init(&attr);
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
     pthread_cond_init(&g.done, &attr);
+    pthread_cond_init(&g.work, &attr);
     pthread_condattr_destroy(&attr);
-    pthread_cond_init(&g.work, NULL);
 }
 
 static void atfork_prepare(void)
@@ -318,6 +389,7 @@ static void atfork_child(void)
     g.head = g.tail = NULL;
     g.queued_bytes = 0;
     g.queued_lines = 0;
+    g.waiters = 0;
     g.started = g.stopping = 0;
     if (g.conn.target_set && g.conn.redis.fd >= 0)
         close(g.conn.redis.fd);

@@ -2,13 +2,19 @@
  *
  * A timer is created on CLOCK_MONOTONIC (EXCIMER_REAL) or on the creating
  * thread's CPU clock (EXCIMER_CPU). Its expiry is delivered as a real-time
- * signal to ONE helper thread per process (SIGEV_THREAD_ID), never to the
- * PHP thread. The helper adds 1 + overruns to the timer's event counter and
- * sets the owning thread's EG(vm_interrupt). At its next safe point (loop
- * back-edge, call or return) the engine calls zend_interrupt_function, where
- * timerlib_dispatch() hands each timer's counted events to its callback on
- * the PHP thread. Creating, starting and stopping a timer costs a few system
- * calls and no thread.
+ * signal whose only effect is to add 1 + overruns to the timer's event
+ * counter and set the owning thread's EG(vm_interrupt):
+ *   - EXCIMER_REAL: to ONE helper thread per process (SIGEV_THREAD_ID),
+ *     never to the PHP thread, which may be blocked in a system call that
+ *     a signal would cut short;
+ *   - EXCIMER_CPU: to the owning thread itself, through a handler: CPU time
+ *     passes only while the thread runs, and the kernel delivers the expiry
+ *     on its way back to user space, so no system call is interrupted, and
+ *     no other thread has to wake up (timerlib.c explains the cost saved).
+ * At its next safe point (loop back-edge, call or return) the engine calls
+ * zend_interrupt_function, where timerlib_dispatch() hands each timer's
+ * counted events to its callback on the PHP thread. Creating, starting and
+ * stopping a timer costs a few system calls and no thread.
  *
  * Ownership: a timer struct is owned by the object that embeds it
  * (ExcimerTimer, ExcimerProfiler). It must be timerlib_destroy()ed before
@@ -44,7 +50,7 @@ typedef struct timerlib_timer {
 } timerlib_timer;
 
 /* Module start/stop: install the zend_interrupt_function hook (chaining the
- * previous one) and the fork handler. */
+ * previous one), the fork handler and the CPU timers' signal handler. */
 void timerlib_module_init(void);
 void timerlib_module_shutdown(void);
 /* Request end: stops and forgets every timer still registered. */
