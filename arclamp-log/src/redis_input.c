@@ -109,6 +109,10 @@ static int watch_connection(struct redis_input *ri)
     if (!d->io) {
         if (sd_event_add_io(ri->loop, &d->io, fd, events, on_io, ri) < 0)
             return -1;
+        /* Pub/sub pushes whenever anyone publishes: read in batches. A
+         * stream is read by request and reply, at our pace already. */
+        if (ri->mode == &redis_pubsub_mode)
+            sd_event_source_set_ratelimit(d->io, INGEST_COALESCE_USEC, 1);
         d->io_fd = fd;
         return 0;
     }

@@ -149,7 +149,8 @@ static struct socket_input *wrap(sd_event *loop, const struct config *cfg, struc
     if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size) < 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
     setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof one);
-    if (sd_event_add_io(loop, &si->src, fd, EPOLLIN, on_readable, si) < 0) {
+    if (sd_event_add_io(loop, &si->src, fd, EPOLLIN, on_readable, si) < 0 ||
+        sd_event_source_set_ratelimit(si->src, INGEST_COALESCE_USEC, 1) < 0) {
         snprintf(err, errlen, "%s: cannot watch the socket", name);
         free(si->buf);
         free(si->name);
