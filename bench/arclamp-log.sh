@@ -11,7 +11,9 @@
 # Environment: BUILD (default ./build), BENCH_RATES (space-separated msg/s),
 # BENCH_STEP_SECONDS (default 3), BENCH_KEEP=1 keeps the temporary directory,
 # BENCH_STRICT=1 exits 2 when a target is missed, BENCH_STREAM=0 skips the
-# stream-mode step, TMPDIR for the trace logs.
+# stream-mode step, BENCH_TRICKLE_RATES (default "1000 4000 8000"; empty
+# skips) and BENCH_TRICKLE_SECONDS (10) the low-rate step, TMPDIR for the
+# trace logs.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -21,6 +23,7 @@ LOADGEN=$BUILD/bench/redis-loadgen
 SUBSCRIBER=$BUILD/bench/redis-count-subscriber
 read -r -a RATES <<<"${BENCH_RATES:-10000 25000 50000 75000 100000 125000 150000 200000 250000 300000}"
 STEP_SECONDS=${BENCH_STEP_SECONDS:-3}
+TRICKLE_SECONDS=${BENCH_TRICKLE_SECONDS:-10}
 CEILING_SECONDS=3
 CHANNEL=excimer
 SEED=42
@@ -303,6 +306,35 @@ run_steps() {
     done
 }
 
+# ---- low rates, one message at a time ----
+
+ctx_switches() { awk '/^voluntary_ctxt_switches:/ { print $2 }' "/proc/$1/status"; }
+
+# At low rates a message rarely finds another one waiting: what does each
+# cost? redis-loadgen --batch 1 publishes them one by one, evenly spaced.
+trickle_steps() {
+    local rate out sent cpu0 cpu1 c0 c1 written
+    read -r -a trickle <<<"${BENCH_TRICKLE_RATES:-1000 4000 8000}"
+    [ "${#trickle[@]}" -gt 0 ] || return 0
+    say ""
+    say "== low rates: one message at a time (redis-loadgen --batch 1), ${TRICKLE_SECONDS}s per rate"
+    printf '%9s %9s %10s %9s %12s
+' rate written cpu_us/msg wakeups msgs/wakeup
+    for rate in "${trickle[@]}"; do
+        truncate_logs
+        cpu0=$(cpu_ticks "$DPID"); c0=$(ctx_switches "$DPID")
+        out=$("$LOADGEN" --port "$PORT" --channel "$CHANNEL" --rate "$rate" --batch 1 \
+            --seconds "$TRICKLE_SECONDS" --seed "$SEED" 2>/dev/null) || true
+        sent=$(field "$out" sent)
+        wait_flushed $(($(field "$out" bytes) + sent))
+        cpu1=$(cpu_ticks "$DPID"); c1=$(ctx_switches "$DPID")
+        written=$(hourly_lines)
+        printf '%9s %9s %10s %9s %12s\n' "$rate" "$written" \
+            "$(calc "$written > 0 ? ($(sum_ticks "$cpu1") - $(sum_ticks "$cpu0")) * 1000000 / $CLK_TCK / $written : 0")" \
+            $((c1 - c0)) "$(calc "$written / ($c1 - $c0 + 1)")"
+    done
+}
+
 stop_daemon() {
     local rc=0 i
     kill -TERM "$DPID" 2>/dev/null || return 0
@@ -410,6 +442,7 @@ main() {
     measure_ceiling
     start_daemon
     run_steps
+    [ "$DAEMON_DIED" = 0 ] && trickle_steps
     stop_daemon
     [ "${BENCH_STREAM:-1}" = 1 ] && [ "$DAEMON_DIED" = 0 ] && { stream_step; stop_daemon; }
     summary
