@@ -71,9 +71,11 @@ def _lat(res):
 @pytest.mark.parametrize("transport", ["pubsub"])
 def test_cut_off_from_tier1(fleet_factory, transport):
     """web1 loses its path to tier1 (its switch port becomes a black hole:
-    frames vanish, no error comes back). Its requests are never delayed by
-    more than excimer.arclamp_timeout; web2 is not affected; once the port is
-    back web1 delivers again. p50/p99 with and without the cut."""
+    frames vanish, no error comes back). Its requests are not delayed: the
+    extension's sender thread waits for Redis, at most
+    excimer.arclamp_timeout per send, and counts the failures; web2 is not
+    affected; once the port is back web1 delivers again. p50/p99 with and
+    without the cut."""
     t0 = time.monotonic()
     # a 1 ms period: every request takes samples, so every request sends
     fleet = fleet_factory(hosts=2, transport=transport, children=1, timeout=0.1, period=0.001)
@@ -112,14 +114,13 @@ def test_cut_off_from_tier1(fleet_factory, transport):
                         acct["invalid"], latencies=_lat(after["web1"]), seconds=time.monotonic() - t0,
                         note="latency: web1 after the cut")
 
-    # the bound: a request waits at most `timeout` for the transport; allow
-    # the machine's own noise on top of the slowest uncut request
+    # A request never waits for the transport: the sender thread does, at
+    # most `timeout` per send (before issue 6 the typical request waited the
+    # whole timeout here). Allow the machine's own noise on top of the
+    # slowest uncut request, and much less than the timeout on the median.
     slack = 0.15
-    assert max(cut) <= max(base) + timeout + slack, (max(cut), max(base))
-    assert percentile(cut, 50) <= percentile(base, 50) + timeout + 0.05, \
-        (percentile(cut, 50), percentile(base, 50))
-    # and the cut was real: the typical request did wait for the transport
-    assert percentile(cut, 50) >= percentile(base, 50) + timeout / 2, \
+    assert max(cut) <= max(base) + slack, (max(cut), max(base))
+    assert percentile(cut, 50) <= percentile(base, 50) + timeout / 4, \
         (percentile(cut, 50), percentile(base, 50))
     # web2 delivered everything; web1 everything it reports as sent (a line
     # that timed out waiting for Redis's reply may still have gone through
@@ -245,6 +246,13 @@ def test_hostile_app(fleet_factory):
 # ---------------------------------------------------------------------------
 # Scenario 2
 
+# A load that runs for a time rather than a number of requests, so that a
+# fault lands in its middle however fast the requests are, and requests go
+# on after it (the extension sends a worker's samples once a second, so the
+# first lines need a second or two to arrive).
+LOAD_UNBOUNDED = 1000000
+FAULT_LOAD_SECONDS = 12
+
 
 def test_redis_restart_pubsub(fleet_factory):
     """Redis (no persistence, like Arc Lamp's) restarted while 2 hosts serve
@@ -255,7 +263,7 @@ def test_redis_restart_pubsub(fleet_factory):
     server's own PUBLISH count, read atomically with its subscriber count."""
     t0 = time.monotonic()
     fleet = fleet_factory(hosts=2, transport="pubsub")
-    load = fleet.start_load(count=150, duration=60)
+    load = fleet.start_load(count=LOAD_UNBOUNDED, duration=FAULT_LOAD_SECONDS)
     wait_lines_flowing(fleet, load)
     t_down, t_up = fleet.redis.restart(downtime=0.5)
     in_flight = fleet.redis.publishes_until_subscribed(fleet.opts.channel)
@@ -268,22 +276,25 @@ def test_redis_restart_pubsub(fleet_factory):
     assert Fleet.requests_in(loads, t_down, t_up), "no request while Redis was down"
     assert Fleet.requests_in(loads, t_sub), "no request after arclamp-log subscribed again"
     errors = error_counts(acct)
-    assert failures(acct) > 0 and errors.get("connect", 0) > 0, errors
+    # (The extensions send a worker's samples once a second, in one PUBLISH:
+    # a send may or may not fall into the half second of downtime.)
+    assert failures(acct) == 0 or errors.get("connect", 0) > 0, errors
     m = acct["metrics"]
     assert metric_sum(m, "arclamp_log_redis_reconnects_total") >= 1
     assert fleet.arclamp.metric("arclamp_log_redis_connected") == 1
     assert acct["invalid"] == 0
     assert_every_line_parses(acct["logs"])
     lost = row["lost"]
-    # a line whose PUBLISH was cut off before its reply counts as failed but
-    # may have been delivered: lost can be negative, by at most the failures
-    assert -failures(acct) <= lost <= in_flight, (lost, in_flight)
     # The extensions' own account of it: the lines Redis accepted with no
     # subscriber ("unheard", PUBLISH answered 0) are the loss, less lines
-    # counted as failed that got through.
+    # counted as failed that got through (a line whose PUBLISH was cut off
+    # before its reply counts as failed but may have been delivered).
     unheard = unheard_lines(acct)
-    assert unheard <= in_flight, (unheard, in_flight)
     assert unheard - failures(acct) <= lost <= unheard, (lost, unheard)
+    # Against the server's own count: every PUBLISH that found nobody is one
+    # of those it executed before arclamp-log subscribed again, and carried
+    # at least one line (a message holds a batch of lines: lines >= PUBLISHes).
+    assert in_flight <= unheard and (unheard == 0 or in_flight > 0), (unheard, in_flight)
     # every host delivers again after the restart
     assert all(written_by_host(acct).get(h, 0) > 0 for h in fleet.web)
     row["note"] = ("down %.1f s; in flight (published before arclamp-log re-subscribed): %d; "
@@ -300,11 +311,12 @@ def test_redis_restart_stream(fleet_factory):
     acknowledged (no pending entries, an empty stream)."""
     t0 = time.monotonic()
     fleet = fleet_factory(hosts=2, transport="stream", redis_persist=True)
-    load = fleet.start_load(count=150, duration=60)
+    load = fleet.start_load(count=LOAD_UNBOUNDED, duration=FAULT_LOAD_SECONDS)
     wait_lines_flowing(fleet, load)
     fleet.arclamp.proc.signal(signal.SIGSTOP)
     try:
-        wait_until(lambda: fleet.redis.stream_state(fleet.opts.channel)["length"] >= 10
+        # (a worker's samples are one entry per second: a few seconds' worth)
+        wait_until(lambda: fleet.redis.stream_state(fleet.opts.channel)["length"] >= 4
                    or not load.running(), timeout=20, what="entries waiting in the stream")
         waiting = fleet.redis.stream_state(fleet.opts.channel)
         t_down, t_up = fleet.redis.restart(downtime=0.5, kill=True)
@@ -319,10 +331,10 @@ def test_redis_restart_stream(fleet_factory):
 
     assert not fleet.failed_requests(loads), fleet.failed_requests(loads)[:3]
     assert Fleet.requests_in(loads, t_down, t_up), "no request while Redis was down"
-    assert waiting["length"] >= 10, waiting
+    assert waiting["length"] >= 4, waiting
     # the restarted Redis still holds what was waiting (and what came since)
     assert kept["length"] >= waiting["length"], (waiting, kept)
-    assert failures(acct) > 0, "no send found Redis down"
+    # (a send may or may not fall into the half second of downtime)
     m = acct["metrics"]
     assert metric_sum(m, "arclamp_log_redis_reconnects_total") >= 1
     assert acct["invalid"] == 0
@@ -364,7 +376,7 @@ def test_arclamp_log_killed(fleet_factory, transport):
     fleet = fleet_factory(hosts=2, transport=transport, socket_activation=True)
     al = fleet.arclamp
     assert "listen" not in al.config and al.holder is not None
-    load = fleet.start_load(count=150, duration=60)
+    load = fleet.start_load(count=LOAD_UNBOUNDED, duration=FAULT_LOAD_SECONDS)
     wait_lines_flowing(fleet, load)
     al.kill()
     t_kill = time.monotonic()
@@ -494,6 +506,11 @@ def test_disk_full(fleet_factory):
             loads.setdefault(h, {"requests": [], "t0": r["t0"]})["requests"] += r["requests"]
         if al.wait_metrics_fresh() and al.metric_sum("arclamp_log_lines_dropped_total") > 0:
             break
+    # The last requests' samples leave their workers up to a second later
+    # (excimer.arclamp_send_delay): wait for them, and for the daemon to be
+    # done with them, before counting what it dropped.
+    fleet.sent_by_host()
+    al.wait_quiet(settle=0.6, timeout=20)
     dropped = al.metric_sum("arclamp_log_lines_dropped_total")
     assert dropped > 0, "nothing dropped after %d rounds of load on a full disk" % rounds
     assert al.proc.alive()
@@ -504,7 +521,7 @@ def test_disk_full(fleet_factory):
     acct = fleet.account(lossy=True)
     row = record_row("6 disk full: beyond the buffers", acct, loads, t1,
                      note="totals of (a) and (b); %d load rounds on a full disk; lines dropped "
-                     "(summed over all files): %d" % (rounds, dropped))
+                     "(each line once): %d" % (rounds, dropped))
     assert 0 < row["lost"] <= dropped, (row["lost"], dropped)
     assert acct["invalid"] == 0 and metric_sum(acct["metrics"], "arclamp_log_lines_received_total") \
         == acct["sent"]

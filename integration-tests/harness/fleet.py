@@ -280,7 +280,7 @@ class Fleet:
         out = {}
         for h, w in self.web.items():
             acc = {"sent": 0, "failed": 0, "unheard": 0, "errors": {}, "workers": 0, "cli_sent": 0}
-            for st in w.worker_stats().values():
+            for st in self._settled_worker_stats(w).values():
                 acc["workers"] += 1
                 acc["sent"] += st["sent"]
                 acc["failed"] += st["failed"]
@@ -296,6 +296,18 @@ class Fleet:
                     acc["errors"][k] = acc["errors"].get(k, 0) + v
             out[h] = acc
         return out
+
+    @staticmethod
+    def _settled_worker_stats(web, timeout=WAIT):
+        """The workers' stats once none has lines queued: the extension sends
+        a worker's samples in batches, up to excimer.arclamp_send_delay (1 s)
+        after the request, and counts them only then."""
+        deadline = time.monotonic() + timeout
+        while True:
+            stats = web.worker_stats()
+            if all(st.get("queued", 0) == 0 for st in stats.values()) or time.monotonic() > deadline:
+                return stats
+            time.sleep(0.3)
 
     def settle(self, expected_lines=None, timeout=WAIT):
         """Wait until arclamp-log has dealt with everything: it received
