@@ -24,8 +24,17 @@
  * after this long (with the number of repeats); the journal must not fill
  * with one line per reconnect attempt during a long outage. */
 #define REPEAT_REPORT_INTERVAL 300.0
-/* Room for the protocol around a message in a reply. */
-#define REPLY_OVERHEAD 256
+/* A session that stayed up this long ends a streak of failures: the backoff
+ * starts again from INITIAL_BACKOFF and the next failure is logged whatever
+ * its cause. One that fails sooner (a server that confirms the subscription
+ * or the group, then breaks every time) keeps the backoff growing and its
+ * repeats quiet, instead of reconnecting and logging several times a second. */
+#define STABLE_SESSION 10.0
+/* Room for the protocol around a message in a reply, and for the objects
+ * redisconn charges to it: a stream entry is five (entry, id, field list,
+ * field name, value) of some 70 bytes each, three more for its key when it
+ * is the only entry of its key, and some 80 bytes of framing. */
+#define REPLY_OVERHEAD 1024
 
 enum state { DISCONNECTED, CONNECTING, HANDSHAKE, READY, STOPPED };
 
@@ -37,6 +46,7 @@ struct redis_driver {
     double backoff;                /* delay before the next reconnect */
     double retry_at;               /* monotonic time of that reconnect */
     double last_rx;                /* monotonic time data last arrived */
+    double ready_at;               /* monotonic time the session became READY */
     int ping_outstanding;          /* a health-check PING is unanswered */
     char last_cause[256];          /* the cause of the last failure logged */
     unsigned long repeats;         /* failures with that cause not logged since */
@@ -153,6 +163,11 @@ static void handle_failure(struct redis_input *ri)
     char why[sizeof ri->conn.errstr];
     memcpy(why, ri->conn.errstr, sizeof why);
     int was_ready = d->state == READY;
+    if (was_ready && redis_input_now(ri) - d->ready_at >= STABLE_SESSION) {
+        d->backoff = INITIAL_BACKOFF;
+        d->failures = d->repeats = 0;
+        d->last_cause[0] = '\0';
+    }
     if (ri->conn.err == REDISCONN_ERR_TOO_LARGE)
         ingest_refuse_message(ri->ingest, STACKLINE_TOO_LONG, INPUT_REDIS, redis_input_now(ri));
     redisconn_close(&ri->conn);
@@ -202,9 +217,7 @@ void redis_input_ready(struct redis_input *ri)
         snprintf(after, sizeof after, " after %lu failed attempts in %.0fs", d->failures,
                  redis_input_now(ri) - d->failing_since);
     d->state = READY;
-    d->backoff = INITIAL_BACKOFF;
-    d->failures = d->repeats = 0;
-    d->last_cause[0] = '\0';
+    d->ready_at = redis_input_now(ri);
     ri->stats->redis_connected = 1;
     arm_timer(ri, health_tick(ri));
     log_event(LOG_INFO, "redis_connected",
@@ -225,11 +238,15 @@ void redis_input_flush(struct redis_input *ri)
         redis_input_fail(ri, "cannot watch the socket");
 }
 
-/* The connection is open: the mode queues its first commands. */
+/* The connection is open: the mode queues its first commands, which must
+ * be answered within connect_timeout. The deadline is armed here, not left
+ * to the connect's: a connect that completes at once (a unix socket) never
+ * armed one, and the timer may still hold an earlier, unrelated time. */
 static void start_session(struct redis_input *ri)
 {
     ri->driver->state = HANDSHAKE;
     ri->driver->last_rx = redis_input_now(ri);
+    arm_timer(ri, ri->rc->connect_timeout);
     ri->mode->start(ri, ri->mode_state);
     redis_input_flush(ri);
 }
@@ -242,6 +259,11 @@ static void after_connect_step(struct redis_input *ri, int rc)
         handle_failure(ri);
         return;
     }
+    /* 0: the connect may have moved to another address, on a new socket
+     * that can have the old one's number; the old watch died with the old
+     * socket (epoll forgets a closed descriptor), so it is made anew. */
+    if (rc == 0)
+        drop_io(ri);
     if (watch_connection(ri) < 0) {
         redis_input_fail(ri, "cannot watch the socket");
         return;
@@ -323,7 +345,10 @@ static void check_health(struct redis_input *ri)
     int awaiting = redisconn_replies_due(&ri->conn) > 0 || d->ping_outstanding ||
                    ri->mode->awaiting(ri, ri->mode_state);
     if (awaiting && silence > interval + ri->rc->socket_timeout) {
-        redis_input_fail(ri, "no answer to the health check within %.1fs", silence);
+        /* The limit, not the silence measured: the cause must read the same
+         * every time for a repeat to be recognised. */
+        redis_input_fail(ri, "no answer to the health check within %.1fs",
+                         interval + ri->rc->socket_timeout);
         return;
     }
     ri->mode->on_tick(ri, ri->mode_state);

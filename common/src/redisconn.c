@@ -62,7 +62,7 @@ static void drop_socket(redisconn *c)
     if (c->reader)
         redisReaderFree(c->reader);
     c->reader = NULL;
-    c->chunk_len = c->chunk_fed = c->partial = 0;
+    c->chunk_len = c->chunk_fed = c->partial = c->charged = 0;
     c->state = REDISCONN_CLOSED;
 }
 
@@ -222,9 +222,25 @@ static void queue_handshake(redisconn *c)
 
 /* --- connecting ----------------------------------------------------------- */
 
+/* What a reply object costs in memory besides its bytes: the redisReply and
+ * malloc's own bookkeeping. */
+#define OBJECT_COST (sizeof(redisReply) + 16)
+
+/* Charges `bytes` of memory to the reply being parsed: 0 while the bytes fed
+ * for it and its objects stay within max_reply_bytes, else -1 (the create
+ * function then returns NULL and the reader stops with "Out of memory"). */
+static int charge(redisconn *c, size_t bytes)
+{
+    c->charged += bytes;
+    if (c->partial + c->charged <= c->opt.max_reply_bytes)
+        return 0;
+    c->over_budget = 1;
+    return -1;
+}
+
 /* hiredis's createArray, refusing a header that announces more elements
  * than max_reply_bytes could carry (each takes at least 3 bytes, ":1\r\n"
- * four): hiredis would otherwise calloc() the whole element vector first. */
+ * four), and charging the element vector, which hiredis calloc()s whole. */
 static void *bounded_create_array(const redisReadTask *task, int elements)
 {
     redisconn *c = task->privdata;
@@ -232,7 +248,37 @@ static void *bounded_create_array(const redisReadTask *task, int elements)
         c->array_refused = elements;
         return NULL; /* the reader reports "Out of memory": we know better */
     }
-    return c->default_create_array(task, elements);
+    size_t vector = elements > 0 ? (size_t)elements * sizeof(redisReply *) : 0;
+    if (charge(c, OBJECT_COST + vector) < 0)
+        return NULL;
+    return c->defaults.createArray(task, elements);
+}
+
+static void *bounded_create_string(const redisReadTask *task, char *str, size_t len)
+{
+    redisconn *c = task->privdata;
+    /* Its bytes are counted on the wire already (the reader's copy of
+     * them goes as it parses on), so a message of the largest size the
+     * caller budgeted for still fits. */
+    if (charge(c, OBJECT_COST) < 0)
+        return NULL;
+    return c->defaults.createString(task, str, len);
+}
+
+static void *bounded_create_integer(const redisReadTask *task, long long value)
+{
+    redisconn *c = task->privdata;
+    if (charge(c, OBJECT_COST) < 0)
+        return NULL;
+    return c->defaults.createInteger(task, value);
+}
+
+static void *bounded_create_nil(const redisReadTask *task)
+{
+    redisconn *c = task->privdata;
+    if (charge(c, OBJECT_COST) < 0)
+        return NULL;
+    return c->defaults.createNil(task);
 }
 
 static void make_reader(redisconn *c)
@@ -243,12 +289,17 @@ static void make_reader(redisconn *c)
         abort();
     }
     /* hiredis keeps a pointer to the function table: ours lives in c. */
-    c->fns = *c->reader->fn;
-    c->default_create_array = c->fns.createArray;
+    c->defaults = *c->reader->fn;
+    c->fns = c->defaults;
     c->fns.createArray = bounded_create_array;
+    c->fns.createString = bounded_create_string;
+    c->fns.createInteger = bounded_create_integer;
+    c->fns.createNil = bounded_create_nil;
     c->reader->fn = &c->fns;
     c->reader->privdata = c;
     c->array_refused = 0;
+    c->charged = 0;
+    c->over_budget = 0;
 }
 
 static void set_socket_options(const redisconn *c, int fd, int tcp)
@@ -468,6 +519,10 @@ static int feed_slice(redisconn *c)
         return redisconn_fail(c, REDISCONN_ERR_TOO_LARGE,
                               "%s: a reply is longer than %zu bytes; refused", c->peer,
                               c->opt.max_reply_bytes);
+    if (c->partial + c->charged > c->opt.max_reply_bytes)
+        return redisconn_fail(c, REDISCONN_ERR_TOO_LARGE,
+                              "%s: a reply would take more than %zu bytes of memory; refused",
+                              c->peer, c->opt.max_reply_bytes);
     return 0;
 }
 
@@ -481,6 +536,10 @@ int redisconn_reply(redisconn *c, redisReply **reply, int *tag)
                                       "%s: a reply announced %d elements, more than %zu bytes "
                                       "can hold; refused", c->peer, c->array_refused,
                                       c->opt.max_reply_bytes);
+            if (c->over_budget)
+                return redisconn_fail(c, REDISCONN_ERR_TOO_LARGE,
+                                      "%s: a reply would take more than %zu bytes of memory; "
+                                      "refused", c->peer, c->opt.max_reply_bytes);
             return redisconn_fail(c, REDISCONN_ERR_PROTOCOL, "%s: %s", c->peer, c->reader->errstr);
         }
         if (!r) {
@@ -491,6 +550,7 @@ int redisconn_reply(redisconn *c, redisReply **reply, int *tag)
             continue;
         }
         c->partial = c->reader->len - c->reader->pos;
+        c->charged = 0;
         int t;
         if (c->exp_len)
             t = expect_pop(c);

@@ -13,7 +13,10 @@
  *
  * What it refuses, closing the connection with the cause: a reply longer
  * than `max_reply_bytes` (counted from its first byte, so neither an endless
- * bulk string nor an endless array can grow our memory), an array header
+ * bulk string nor an endless array can grow our memory), or whose parsed
+ * objects would take more memory than that (":1\r\n" is 4 bytes on the wire
+ * and some 70 in memory: bytes alone would let an array of small elements
+ * grow memory about 20 times past the limit), an array header
  * announcing more elements than that many bytes could hold, a reply nobody
  * asked for (unless `allow_push`: pub/sub messages), a byte hiredis cannot
  * parse, and a descriptor opened by another process: after fork() the child
@@ -91,9 +94,11 @@ typedef struct redisconn {
     struct addrinfo *addr;         /* the address being tried or connected */
     char peer[128];                /* "host:port (address)" or "unix:path", for messages */
     redisReader *reader;           /* RESP parser, while OPEN */
-    redisReplyObjectFunctions fns; /* hiredis's defaults with a bounded createArray */
-    void *(*default_create_array)(const redisReadTask *, int);
+    redisReplyObjectFunctions fns; /* hiredis's defaults, each charging its object */
+    redisReplyObjectFunctions defaults; /* hiredis's own */
     int array_refused;             /* createArray refused a header (too large) */
+    size_t charged;                /* memory of the objects of the reply being parsed */
+    int over_budget;               /* an object was refused: charged + partial too large */
     char *chunk;                   /* read buffer of opt.read_chunk bytes */
     size_t chunk_len, chunk_fed;   /* bytes read into it; bytes of them fed to reader */
     size_t partial;                /* bytes fed since the last complete reply */
