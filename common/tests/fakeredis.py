@@ -12,6 +12,8 @@ chosen for every new connection (`behaviour`), or per connection number
                   CLIENT SETNAME, PING, SUBSCRIBE (+ publish() from the test),
                   XGROUP CREATE, XREADGROUP (COUNT, BLOCK, ">" or pending ids
                   per consumer), XACK (remembered in `acked`), XDEL, XADD
+                  (MAXLEN accepted, not applied), PUBLISH (answers the
+                  number of subscribers reached)
   malformed       the trigger command gets bytes hiredis cannot parse
   error           every command from the trigger on gets -ERR injected
   split           normal, but every reply is written one byte at a time
@@ -476,13 +478,21 @@ class FakeRedis:
                     out.append([b"subscribe", ch, len(conn.subscribed)])
             return out
         if name == b"XADD":
-            if len(args) < 4 or args[1] != b"*" or len(args) % 2:
-                return [Error("ERR only XADD key * field value ... is supported here")]
+            # [MAXLEN [~|=] N] is accepted and ignored (the extension caps its streams)
+            rest = list(args[1:])
+            if len(rest) >= 2 and rest[0].upper() == b"MAXLEN":
+                rest = rest[3:] if rest[1] in (b"~", b"=") else rest[2:]
+            if len(rest) < 3 or rest[0] != b"*" or len(rest) % 2 == 0:
+                return [Error("ERR only XADD key [MAXLEN [~] N] * field value ... is supported here")]
             with self.changed:
                 entry_id = self._next_id()
-                self.streams.setdefault((conn.db, args[0]), []).append([entry_id, list(args[2:])])
+                self.streams.setdefault((conn.db, args[0]), []).append([entry_id, list(rest[1:])])
                 self.changed.notify_all()
             return [entry_id]
+        if name == b"PUBLISH":
+            if len(args) != 2:
+                return [Error("ERR wrong number of arguments for 'publish' command")]
+            return [self.publish(args[0], args[1])]
         if name == b"XGROUP":
             return [self._xgroup(conn, args)]
         if name == b"XREADGROUP":
