@@ -119,8 +119,13 @@ class RedisError(Exception):
 
 
 class RedisClient:
-    def __init__(self, port, host="127.0.0.1", timeout=5.0):
-        self.sock = socket.create_connection((host, port), timeout=timeout)
+    def __init__(self, port=None, host="127.0.0.1", timeout=5.0, unix_path=None):
+        if unix_path:
+            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.sock.settimeout(timeout)
+            self.sock.connect(str(unix_path))
+        else:
+            self.sock = socket.create_connection((host, port), timeout=timeout)
         self.buf = b""
 
     def close(self):
@@ -206,10 +211,15 @@ class RedisClient:
 
 
 class RedisServer:
-    def __init__(self, directory, port=None, appendonly=False, extra_args=(), password=None):
+    """A redis-server on 127.0.0.1 and a free port, or with unix=True on a
+    unix socket only (`path`, no TCP port)."""
+
+    def __init__(self, directory, port=None, appendonly=False, extra_args=(), password=None,
+                 unix=False):
         self.dir = Path(directory)
         self.dir.mkdir(parents=True, exist_ok=True)
-        self.port = port or free_port()
+        self.path = self.dir / "redis.sock" if unix else None
+        self.port = None if unix else port or free_port()
         self.appendonly = appendonly
         self.extra_args = list(extra_args)
         self.password = password
@@ -219,8 +229,9 @@ class RedisServer:
 
     def start(self):
         assert self.proc is None or self.proc.poll() is not None
-        args = [REDIS_SERVER,
-                "--port", str(self.port), "--bind", "127.0.0.1",
+        where = (["--port", "0", "--unixsocket", str(self.path), "--unixsocketperm", "700"]
+                 if self.path else ["--port", str(self.port), "--bind", "127.0.0.1"])
+        args = [REDIS_SERVER] + where + [
                 "--save", "", "--daemonize", "no",
                 "--dir", str(self.dir), "--logfile", str(self.log),
                 "--protected-mode", "yes"]
@@ -233,7 +244,8 @@ class RedisServer:
         args += self.extra_args
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_until(self._pong, timeout=10, what="redis-server on port %d to answer PING" % self.port)
+        wait_until(self._pong, timeout=10, what="redis-server on %s to answer PING"
+                   % (self.path or "port %d" % self.port))
         return self
 
     def _pong(self):
@@ -260,10 +272,12 @@ class RedisServer:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
 
-    def client(self, timeout=5.0):
-        c = RedisClient(self.port, timeout=timeout)
+    def client(self, timeout=5.0, db=None):
+        c = RedisClient(self.port, timeout=timeout, unix_path=self.path)
         if self.password:
             c.command("AUTH", self.password)
+        if db:
+            c.command("SELECT", db)
         return c
 
     def numsub(self, channel="excimer"):

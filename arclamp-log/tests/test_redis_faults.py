@@ -22,17 +22,14 @@ Only 127.0.0.1, ::1 and unix sockets in the test's directory are used.
 import collections
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
-from conftest import (REDIS_SERVER, RedisClient, RedisError, base_config, count_lines, lines_of,
-                      make_batch, register_log)
+from conftest import (RedisError, RedisServer, base_config, count_lines, lines_of, make_batch)
 from fakeredis import FakeRedis
 from testkit import metric, read_metrics, wait_until
 
@@ -505,66 +502,14 @@ def test_stream_redis_restarted_under_load_loses_nothing(
 # Unix sockets and redis-py's keys, against a real redis-server
 
 
-def unix_client(path, password=None, db=None, timeout=5.0):
-    c = RedisClient.__new__(RedisClient)
-    c.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    c.sock.settimeout(timeout)
-    c.sock.connect(str(path))
-    c.buf = b""
-    if password:
-        c.command("AUTH", password)
-    if db:
-        c.command("SELECT", db)
-    return c
-
-
-class UnixRedis:
-    """A redis-server on a unix socket only (--port 0), in a test's directory."""
-
-    def __init__(self, directory, password=None):
-        self.dir = Path(directory)
-        self.dir.mkdir(parents=True, exist_ok=True)
-        self.path = self.dir / "redis.sock"
-        self.password = password
-        self.log = self.dir / "redis.log"
-        register_log("redis-server (unix)", self.log)
-        args = [REDIS_SERVER, "--port", "0", "--unixsocket", str(self.path),
-                "--unixsocketperm", "700", "--save", "", "--appendonly", "no",
-                "--daemonize", "no", "--dir", str(self.dir), "--logfile", str(self.log)]
-        if password:
-            args += ["--requirepass", password]
-        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
-        wait_until(self._pong, timeout=10, what="redis-server on %s" % self.path)
-
-    def _pong(self):
-        if self.proc.poll() is not None:
-            raise AssertionError("redis-server exited with %s" % self.proc.returncode)
-        try:
-            with self.client(timeout=1) as c:
-                return c.command("PING") == b"PONG"
-        except (OSError, RedisError):
-            return False
-
-    def client(self, db=None, timeout=5.0):
-        return unix_client(self.path, self.password, db, timeout)
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=10)
-
-
 @pytest.fixture
 def unix_redis_factory(workdir):
+    """unix_redis_factory(password=None) -> a started redis-server on a unix
+    socket only (conftest's RedisServer), stopped at the end."""
     made = []
 
     def make(**kw):
-        r = UnixRedis(workdir / ("redis%d" % len(made)), **kw)
+        r = RedisServer(workdir / ("redis%d" % len(made)), unix=True, **kw).start()
         made.append(r)
         return r
 

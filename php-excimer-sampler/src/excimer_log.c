@@ -15,6 +15,7 @@
 #include "zend_interfaces.h"
 
 #include "php_excimer.h"
+#include "clock.h"
 #include "timerlib.h"
 #include "excimer_log.h"
 #include "excimer_log_arginfo.h"
@@ -64,7 +65,7 @@ static zend_object *excimer_log_create_object(zend_class_entry *ce)
     /* A valid empty log even when made without ExcimerProfiler (e.g. by
      * ReflectionClass::newInstanceWithoutConstructor). */
     stack_store_init(&log->data, EXCIMER_G(default_max_depth), current_max_entries(), 0.0,
-                     timerlib_now());
+                     clock_mono());
     log->iter_pos = 0;
     zend_object_std_init(&log->std, ce);
     object_properties_init(&log->std, ce);

@@ -14,6 +14,7 @@
 #include "zend_exceptions.h"
 
 #include "php_excimer.h"
+#include "clock.h"
 #include "timerlib.h"
 #include "excimer_log.h"
 #include "excimer_profiler_arginfo.h"
@@ -24,7 +25,7 @@ typedef struct excimer_profiler {
     double initial;          /* seconds before the first sample: random in [0, period) */
     int event_type;          /* EXCIMER_REAL or EXCIMER_CPU, used at the next start() */
     zend_long max_depth;     /* frames per sample, 0 = all; also set on the live log */
-    double epoch;            /* timerlib_now() at creation: log timestamps count from it */
+    double epoch;            /* clock_mono() at creation: log timestamps count from it */
     zend_object *log;        /* the live ExcimerLog (a counted reference), never NULL */
     zval flush_callback;     /* the flush callable, IS_UNDEF when none */
     zend_long max_samples;   /* entries at which the tick flushes (with a callback) */
@@ -82,7 +83,7 @@ static void profiler_tick(zend_long event_count, void *user_data)
     excimer_profiler *p = user_data;
     excimer_log_data *data = excimer_log_data_from_object(p->log);
     stack_store_add_sample(data, EG(current_execute_data), event_count,
-                           timerlib_now() - p->epoch);
+                           clock_mono() - p->epoch);
     if (Z_TYPE(p->flush_callback) != IS_UNDEF && (zend_long)data->nentries >= p->max_samples) {
         GC_ADDREF(&p->std);
         OBJ_RELEASE(profiler_flush(p));
@@ -100,7 +101,7 @@ static zend_object *excimer_profiler_create_object(zend_class_entry *ce)
     p->initial = p->period * timerlib_random();
     p->event_type = EXCIMER_REAL;
     p->max_depth = EXCIMER_G(default_max_depth) < 0 ? 0 : EXCIMER_G(default_max_depth);
-    p->epoch = timerlib_now();
+    p->epoch = clock_mono();
     p->log = excimer_log_create(p->max_depth, max_log_entries(), p->period, p->epoch);
     ZVAL_UNDEF(&p->flush_callback);
     p->max_samples = 0;

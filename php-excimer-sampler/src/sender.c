@@ -2,6 +2,7 @@
  * See sender.h. */
 #include "sender.h"
 #include "clock.h"
+#include "timerlib.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -216,13 +217,7 @@ static int ensure_started(void)
 {
     if (g.started)
         return 0;
-    /* Every signal blocked: no handler meant for the PHP thread (pcntl's,
-     * timerlib's) may ever run on this one. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&g.thread, NULL, sender_main, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int rc = timerlib_thread_create(&g.thread, sender_main, NULL);
     if (rc == 0) {
         g.started = 1;
         g.stopping = 0;

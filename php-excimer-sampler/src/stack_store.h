@@ -61,7 +61,7 @@ typedef struct excimer_log_data {
     zend_long max_entries;       /* entries kept at most, 0 = no limit */
     zend_long dropped_events;    /* events of samples dropped at max_entries */
     double period;               /* seconds per event (speedscope weights) */
-    double epoch;                /* timerlib_now() when the profiler was created */
+    double epoch;                /* clock_mono() when the profiler was created */
     uint32_t *scratch;           /* frame indexes of the sample being recorded */
     uint32_t scratch_cap;
 } excimer_log_data;

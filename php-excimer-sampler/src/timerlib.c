@@ -248,13 +248,7 @@ static int helper_ensure_started(void)
     if (g.helper_started) {
         return 0;
     }
-    /* The helper inherits a mask with every signal blocked: it must never
-     * run a handler meant for the PHP thread. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int err = pthread_create(&g.helper, NULL, helper_main, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int err = timerlib_thread_create(&g.helper, helper_main, NULL);
     if (err) {
         return err;
     }
@@ -263,6 +257,18 @@ static int helper_ensure_started(void)
         pthread_cond_wait(&g.helper_ready, &g.lock);
     }
     return 0;
+}
+
+int timerlib_thread_create(pthread_t *thread, void *(*main)(void *), void *arg)
+{
+    /* The thread inherits a mask with every signal blocked: it must never
+     * run a handler meant for the PHP thread (pcntl's, the CPU timers'). */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int err = pthread_create(thread, NULL, main, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return err;
 }
 
 /* Asks the helper to exit and waits for it. */
@@ -633,13 +639,6 @@ double timerlib_get_time(timerlib_timer *t)
 int timerlib_is_running(const timerlib_timer *t)
 {
     return t->is_running;
-}
-
-double timerlib_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* ---- random numbers ---------------------------------------------------- */

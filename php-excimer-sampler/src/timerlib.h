@@ -26,6 +26,7 @@
 #ifndef EXCIMER_TIMERLIB_H
 #define EXCIMER_TIMERLIB_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
@@ -70,8 +71,10 @@ void timerlib_destroy(timerlib_timer *t);
 double timerlib_get_time(timerlib_timer *t);
 int timerlib_is_running(const timerlib_timer *t);
 
-/* A monotonic clock reading in seconds (for log timestamps). */
-double timerlib_now(void);
+/* pthread_create() for the extension's own threads (the helper, the Arc
+ * Lamp sender): started with every signal blocked. 0 or an errno value. */
+int timerlib_thread_create(pthread_t *thread, void *(*main)(void *), void *arg);
+
 /* Uniform random double in [0, 1) from the extension's own generator (never
  * mt_rand(): the user's seeded sequence must not move). */
 double timerlib_random(void);
