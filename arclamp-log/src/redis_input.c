@@ -448,7 +448,9 @@ struct redis_input *redis_input_start(sd_event *loop, const struct config *cfg,
     ri->driver->io_fd = -1;
     ri->driver->backoff = INITIAL_BACKOFF;
     ri->driver->state = DISCONNECTED;
-    if (sd_event_add_time(loop, &ri->driver->timer, CLOCK_MONOTONIC, 0, 0, on_timer, ri) < 0) {
+    /* 1 ms accuracy: sd-event's default (250 ms) would stretch a 0.5 s
+     * connect or handshake deadline by half. */
+    if (sd_event_add_time(loop, &ri->driver->timer, CLOCK_MONOTONIC, 0, 1000, on_timer, ri) < 0) {
         fprintf(stderr, "arclamp-log: out of memory adding a timer\n");
         abort(); /* sd-event fails here only when malloc does */
     }
