@@ -445,7 +445,7 @@ void timerlib_module_shutdown(void)
         g.handler_installed = 0;
     }
     pthread_mutex_lock(&g.lock);
-    for (int c = 0; c < MAX_CHUNKS; c++) {
+    for (int c = 0; c < g.nslots / CHUNK_SLOTS; c++) {
         free(atomic_exchange(&g.chunks[c], NULL));
     }
     g.nslots = 0;
