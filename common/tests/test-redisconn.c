@@ -99,13 +99,6 @@ static void srv_stop(struct srv *s)
     tmpdir_remove(s->dir);
 }
 
-static void opts_for(struct redisconn_options *o, const struct srv *s)
-{
-    memset(o, 0, sizeof *o);
-    o->host = "127.0.0.1";
-    o->port = s->port;
-}
-
 /* Connects c to s (the server accepts); the connect() may still be under
  * way (redisconn_run finishes it). */
 static void connect_to(redisconn *c, struct srv *s)
@@ -124,6 +117,49 @@ static void open_to(redisconn *c, struct srv *s)
         ck_assert_int_eq(redisconn_connect_done(c), 1);
     }
     ck_assert_int_eq(c->state, REDISCONN_OPEN);
+}
+
+/* A server and a client for it: the test's pair. */
+struct pair {
+    struct srv s;
+    redisconn c;
+};
+
+/* Starts the server (on a unix socket when `unix_socket`) and makes the
+ * client with `extra`'s settings (NULL: the defaults) pointed at it. */
+static void pair_start(struct pair *p, const struct redisconn_options *extra, int unix_socket)
+{
+    struct redisconn_options o;
+    if (unix_socket)
+        srv_start_unix(&p->s);
+    else
+        srv_start(&p->s);
+    if (extra)
+        o = *extra;
+    else
+        memset(&o, 0, sizeof o);
+    if (unix_socket) {
+        o.unix_path = p->s.path;
+    } else {
+        o.host = "127.0.0.1";
+        o.port = p->s.port;
+    }
+    redisconn_init(&p->c, &o);
+}
+
+static void pair_stop(struct pair *p)
+{
+    redisconn_free(&p->c);
+    srv_stop(&p->s);
+}
+
+/* redisconn_run fails with `err`, and errstr holds `words`. */
+static void expect_failure(redisconn *c, double seconds, int err, const char *words)
+{
+    ck_assert_int_eq(redisconn_run(c, clock_mono() + seconds, NULL, NULL), -1);
+    ck_assert_int_eq(c->err, err);
+    ck_assert_int_eq(c->state, REDISCONN_CLOSED);
+    ck_assert_msg(strstr(c->errstr, words), "errstr \"%s\" lacks \"%s\"", c->errstr, words);
 }
 
 struct got {
@@ -151,80 +187,60 @@ static void command1(redisconn *c, int tag, const char *a0)
 
 START_TEST(handshake_goes_first_and_replies_pair_with_their_tags)
 {
-    struct srv s;
-    srv_start(&s);
-    struct redisconn_options o;
-    opts_for(&o, &s);
-    o.username = "arclamp";
-    o.password = "s3cret";
-    o.db = 3;
-    o.client_name = "tier2";
-    redisconn c;
-    redisconn_init(&c, &o);
-    command1(&c, 7, "PING"); /* queued before the connection exists */
-    command1(&c, 8, "TIME");
-    connect_to(&c, &s);
-    srv_send(&s, "+OK\r\n+OK\r\n+OK\r\n+PONG\r\n+NOW\r\n", 28);
+    struct pair p;
+    struct redisconn_options o = {.username = "arclamp", .password = "s3cret", .db = 3,
+                                  .client_name = "tier2"};
+    pair_start(&p, &o, 0);
+    command1(&p.c, 7, "PING"); /* queued before the connection exists */
+    command1(&p.c, 8, "TIME");
+    connect_to(&p.c, &p.s);
+    srv_send(&p.s, "+OK\r\n+OK\r\n+OK\r\n+PONG\r\n+NOW\r\n", 28);
     struct got g = {.n = 0};
-    ck_assert_int_eq(redisconn_run(&c, clock_mono() + 5, collect, &g), 0);
+    ck_assert_int_eq(redisconn_run(&p.c, clock_mono() + 5, collect, &g), 0);
     ck_assert_int_eq(g.n, 2);
     ck_assert_int_eq(g.tags[0], 7);
     ck_assert_str_eq(g.text[0], "PONG");
     ck_assert_int_eq(g.tags[1], 8);
     ck_assert_str_eq(g.text[1], "NOW");
-    char *sent = srv_received(&s, 1000);
+    char *sent = srv_received(&p.s, 1000);
     ck_assert_str_eq(sent, "*3\r\n$4\r\nAUTH\r\n$7\r\narclamp\r\n$6\r\ns3cret\r\n"
                            "*2\r\n$6\r\nSELECT\r\n$1\r\n3\r\n"
                            "*3\r\n$6\r\nCLIENT\r\n$7\r\nSETNAME\r\n$5\r\ntier2\r\n"
                            "*1\r\n$4\r\nPING\r\n*1\r\n$4\r\nTIME\r\n");
     free(sent);
-    redisconn_free(&c);
-    srv_stop(&s);
+    pair_stop(&p);
 }
 END_TEST
 
 START_TEST(a_refused_auth_closes_the_connection_with_its_cause)
 {
-    struct srv s;
-    srv_start(&s);
-    struct redisconn_options o;
-    opts_for(&o, &s);
-    o.password = "wrong";
-    redisconn c;
-    redisconn_init(&c, &o);
-    command1(&c, 1, "PING");
-    connect_to(&c, &s);
+    struct pair p;
+    struct redisconn_options o = {.password = "wrong"};
+    pair_start(&p, &o, 0);
+    command1(&p.c, 1, "PING");
+    connect_to(&p.c, &p.s);
     const char *no = "-WRONGPASS invalid username-password pair\r\n-NOAUTH Authentication required.\r\n";
-    srv_send(&s, no, strlen(no));
-    ck_assert_int_eq(redisconn_run(&c, clock_mono() + 5, NULL, NULL), -1);
-    ck_assert_int_eq(c.err, REDISCONN_ERR_HANDSHAKE);
-    ck_assert_int_eq(c.state, REDISCONN_CLOSED);
+    srv_send(&p.s, no, strlen(no));
     char want[128];
     snprintf(want, sizeof want, "127.0.0.1:%s: AUTH refused: WRONGPASS invalid username-password "
-             "pair", s.port);
-    ck_assert_str_eq(c.errstr, want);
-    redisconn_free(&c);
-    srv_stop(&s);
+             "pair", p.s.port);
+    expect_failure(&p.c, 5, REDISCONN_ERR_HANDSHAKE, want);
+    ck_assert_str_eq(p.c.errstr, want);
+    pair_stop(&p);
 }
 END_TEST
 
 START_TEST(a_refused_select_names_the_database)
 {
-    struct srv s;
-    srv_start(&s);
-    struct redisconn_options o;
-    opts_for(&o, &s);
-    o.db = 99;
-    redisconn c;
-    redisconn_init(&c, &o);
-    command1(&c, 1, "PING");
-    connect_to(&c, &s);
-    srv_send(&s, "-ERR DB index is out of range\r\n", 31);
-    ck_assert_int_eq(redisconn_run(&c, clock_mono() + 5, NULL, NULL), -1);
-    ck_assert_int_eq(c.err, REDISCONN_ERR_HANDSHAKE);
-    ck_assert_ptr_nonnull(strstr(c.errstr, "SELECT 99 refused: ERR DB index is out of range"));
-    redisconn_free(&c);
-    srv_stop(&s);
+    struct pair p;
+    struct redisconn_options o = {.db = 99};
+    pair_start(&p, &o, 0);
+    command1(&p.c, 1, "PING");
+    connect_to(&p.c, &p.s);
+    srv_send(&p.s, "-ERR DB index is out of range\r\n", 31);
+    expect_failure(&p.c, 5, REDISCONN_ERR_HANDSHAKE,
+                   "SELECT 99 refused: ERR DB index is out of range");
+    pair_stop(&p);
 }
 END_TEST
 
@@ -232,85 +248,60 @@ END_TEST
  * read after the free once: ASan's heap-use-after-free). */
 START_TEST(an_unparseable_reply_is_a_protocol_error_with_the_parsers_words)
 {
-    struct srv s;
-    srv_start(&s);
-    struct redisconn_options o;
-    opts_for(&o, &s);
-    redisconn c;
-    redisconn_init(&c, &o);
-    command1(&c, 1, "PING");
-    connect_to(&c, &s);
-    srv_send(&s, "!bogus\r\n", 8);
-    ck_assert_int_eq(redisconn_run(&c, clock_mono() + 5, NULL, NULL), -1);
-    ck_assert_int_eq(c.err, REDISCONN_ERR_PROTOCOL);
-    ck_assert_ptr_null(c.reader);
-    ck_assert_ptr_nonnull(strstr(c.errstr, "Protocol error, got \"!\" as reply type byte"));
-    redisconn_free(&c);
-    srv_stop(&s);
+    struct pair p;
+    pair_start(&p, NULL, 0);
+    command1(&p.c, 1, "PING");
+    connect_to(&p.c, &p.s);
+    srv_send(&p.s, "!bogus\r\n", 8);
+    expect_failure(&p.c, 5, REDISCONN_ERR_PROTOCOL, "Protocol error, got \"!\" as reply type byte");
+    ck_assert_ptr_null(p.c.reader);
+    pair_stop(&p);
 }
 END_TEST
 
 START_TEST(a_reply_longer_than_the_limit_is_refused)
 {
-    struct srv s;
-    srv_start(&s);
-    struct redisconn_options o;
-    opts_for(&o, &s);
-    o.max_reply_bytes = 65536;
-    redisconn c;
-    redisconn_init(&c, &o);
-    command1(&c, 1, "GET");
-    connect_to(&c, &s);
+    struct pair p;
+    struct redisconn_options o = {.max_reply_bytes = 65536};
+    pair_start(&p, &o, 0);
+    command1(&p.c, 1, "GET");
+    connect_to(&p.c, &p.s);
     static char big[200000];
     memset(big, 'x', sizeof big);
-    srv_send(&s, "$1000000\r\n", 10);
-    srv_send(&s, big, sizeof big);
-    ck_assert_int_eq(redisconn_run(&c, clock_mono() + 5, NULL, NULL), -1);
-    ck_assert_int_eq(c.err, REDISCONN_ERR_TOO_LARGE);
-    ck_assert_ptr_nonnull(strstr(c.errstr, "a reply is longer than 65536 bytes; refused"));
-    redisconn_free(&c);
-    srv_stop(&s);
+    srv_send(&p.s, "$1000000\r\n", 10);
+    srv_send(&p.s, big, sizeof big);
+    expect_failure(&p.c, 5, REDISCONN_ERR_TOO_LARGE, "a reply is longer than 65536 bytes; refused");
+    pair_stop(&p);
 }
 END_TEST
 
 START_TEST(a_huge_array_header_is_refused_before_anything_is_allocated)
 {
-    struct srv s;
-    srv_start(&s);
-    struct redisconn_options o;
-    opts_for(&o, &s);
-    o.max_reply_bytes = 1 << 20;
-    redisconn c;
-    redisconn_init(&c, &o);
-    command1(&c, 1, "LRANGE");
-    connect_to(&c, &s);
-    srv_send(&s, "*2147483647\r\n:1\r\n", 17);
-    ck_assert_int_eq(redisconn_run(&c, clock_mono() + 5, NULL, NULL), -1);
-    ck_assert_int_eq(c.err, REDISCONN_ERR_TOO_LARGE);
-    ck_assert_ptr_nonnull(strstr(c.errstr, "announced 2147483647 elements"));
-    redisconn_free(&c);
-    srv_stop(&s);
+    struct pair p;
+    struct redisconn_options o = {.max_reply_bytes = 1 << 20};
+    pair_start(&p, &o, 0);
+    command1(&p.c, 1, "LRANGE");
+    connect_to(&p.c, &p.s);
+    srv_send(&p.s, "*2147483647\r\n:1\r\n", 17);
+    expect_failure(&p.c, 5, REDISCONN_ERR_TOO_LARGE, "announced 2147483647 elements");
+    pair_stop(&p);
 }
 END_TEST
 
 START_TEST(a_reply_nobody_asked_for_is_refused_unless_pushes_are_allowed)
 {
     for (int allow = 0; allow < 2; allow++) {
-        struct srv s;
-        srv_start(&s);
-        struct redisconn_options o;
-        opts_for(&o, &s);
-        o.allow_push = allow;
-        redisconn c;
-        redisconn_init(&c, &o);
-        open_to(&c, &s);
-        srv_send(&s, "*3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$3\r\nabc\r\n", 34);
-        struct pollfd p = {redisconn_fd(&c), POLLIN, 0};
-        ck_assert_int_eq(poll(&p, 1, 5000), 1);
-        ck_assert_int_gt(redisconn_read(&c), 0);
+        struct pair p;
+        struct redisconn_options o = {.allow_push = allow};
+        pair_start(&p, &o, 0);
+        open_to(&p.c, &p.s);
+        srv_send(&p.s, "*3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$3\r\nabc\r\n", 34);
+        struct pollfd pfd = {redisconn_fd(&p.c), POLLIN, 0};
+        ck_assert_int_eq(poll(&pfd, 1, 5000), 1);
+        ck_assert_int_gt(redisconn_read(&p.c), 0);
         redisReply *r = NULL;
         int tag = 0;
-        int rc = redisconn_reply(&c, &r, &tag);
+        int rc = redisconn_reply(&p.c, &r, &tag);
         if (allow) {
             ck_assert_int_eq(rc, 1);
             ck_assert_int_eq(tag, REDISCONN_PUSH);
@@ -318,32 +309,27 @@ START_TEST(a_reply_nobody_asked_for_is_refused_unless_pushes_are_allowed)
             freeReplyObject(r);
         } else {
             ck_assert_int_eq(rc, -1);
-            ck_assert_int_eq(c.err, REDISCONN_ERR_PROTOCOL);
-            ck_assert_ptr_nonnull(strstr(c.errstr, "no command asked for"));
+            ck_assert_int_eq(p.c.err, REDISCONN_ERR_PROTOCOL);
+            ck_assert_ptr_nonnull(strstr(p.c.errstr, "no command asked for"));
         }
-        redisconn_free(&c);
-        srv_stop(&s);
+        pair_stop(&p);
     }
 }
 END_TEST
 
 START_TEST(a_thousand_pipelined_replies_keep_their_order)
 {
-    struct srv s;
-    srv_start(&s);
-    struct redisconn_options o;
-    opts_for(&o, &s);
-    redisconn c;
-    redisconn_init(&c, &o);
-    connect_to(&c, &s);
+    struct pair p;
+    pair_start(&p, NULL, 0);
+    connect_to(&p.c, &p.s);
     strbuf replies = STRBUF_INIT;
     for (int i = 0; i < 1000; i++) {
-        command1(&c, i, "PING");
+        command1(&p.c, i, "PING");
         strbuf_appendf(&replies, "+r%d\r\n", i);
     }
-    srv_send(&s, replies.data, replies.len);
+    srv_send(&p.s, replies.data, replies.len);
     struct got *g = calloc(1, sizeof *g);
-    ck_assert_int_eq(redisconn_run(&c, clock_mono() + 5, collect, g), 0);
+    ck_assert_int_eq(redisconn_run(&p.c, clock_mono() + 5, collect, g), 0);
     ck_assert_int_eq(g->n, 1000);
     for (int i = 0; i < 1000; i++) {
         char want[16];
@@ -353,122 +339,91 @@ START_TEST(a_thousand_pipelined_replies_keep_their_order)
     }
     free(g);
     strbuf_free(&replies);
-    redisconn_free(&c);
-    srv_stop(&s);
+    pair_stop(&p);
 }
 END_TEST
 
 START_TEST(a_reply_arriving_one_byte_at_a_time_is_parsed)
 {
-    struct srv s;
-    srv_start(&s);
-    struct redisconn_options o;
-    opts_for(&o, &s);
-    redisconn c;
-    redisconn_init(&c, &o);
-    open_to(&c, &s);
-    command1(&c, 4, "PING");
-    ck_assert_int_eq(redisconn_write(&c), 0);
+    struct pair p;
+    pair_start(&p, NULL, 0);
+    open_to(&p.c, &p.s);
+    command1(&p.c, 4, "PING");
+    ck_assert_int_eq(redisconn_write(&p.c), 0);
     const char *reply = "$5\r\nhello\r\n";
     redisReply *r = NULL;
-    int tag = -9, rc = 0;
+    int tag = -9;
     for (size_t i = 0; reply[i]; i++) {
-        srv_send(&s, reply + i, 1);
-        struct pollfd p = {redisconn_fd(&c), POLLIN, 0};
-        ck_assert_int_eq(poll(&p, 1, 5000), 1);
-        ck_assert_int_eq(redisconn_read(&c), 1);
-        rc = redisconn_reply(&c, &r, &tag);
-        ck_assert_int_eq(rc, reply[i + 1] ? 0 : 1);
+        srv_send(&p.s, reply + i, 1);
+        struct pollfd pfd = {redisconn_fd(&p.c), POLLIN, 0};
+        ck_assert_int_eq(poll(&pfd, 1, 5000), 1);
+        ck_assert_int_eq(redisconn_read(&p.c), 1);
+        ck_assert_int_eq(redisconn_reply(&p.c, &r, &tag), reply[i + 1] ? 0 : 1);
     }
     ck_assert_int_eq(tag, 4);
     ck_assert_str_eq(r->str, "hello");
     freeReplyObject(r);
-    redisconn_free(&c);
-    srv_stop(&s);
+    pair_stop(&p);
 }
 END_TEST
 
 START_TEST(a_server_closing_before_answering_is_an_io_error)
 {
-    struct srv s;
-    srv_start(&s);
-    struct redisconn_options o;
-    opts_for(&o, &s);
-    redisconn c;
-    redisconn_init(&c, &o);
-    command1(&c, 1, "PING");
-    connect_to(&c, &s);
-    srv_send(&s, "*3\r\n$9\r\nsubscribe", 17); /* half a reply, then gone */
-    close(s.fd);
-    s.fd = -1;
-    ck_assert_int_eq(redisconn_run(&c, clock_mono() + 5, NULL, NULL), -1);
-    ck_assert_int_eq(c.err, REDISCONN_ERR_IO);
-    ck_assert_ptr_nonnull(strstr(c.errstr, "the server closed the connection before answering"));
-    redisconn_free(&c);
-    srv_stop(&s);
+    struct pair p;
+    pair_start(&p, NULL, 0);
+    command1(&p.c, 1, "PING");
+    connect_to(&p.c, &p.s);
+    srv_send(&p.s, "*3\r\n$9\r\nsubscribe", 17); /* half a reply, then gone */
+    close(p.s.fd);
+    p.s.fd = -1;
+    expect_failure(&p.c, 5, REDISCONN_ERR_IO, "the server closed the connection before answering");
+    pair_stop(&p);
 }
 END_TEST
 
 START_TEST(a_silent_server_runs_into_the_deadline)
 {
-    struct srv s;
-    srv_start(&s);
-    struct redisconn_options o;
-    opts_for(&o, &s);
-    redisconn c;
-    redisconn_init(&c, &o);
-    command1(&c, 1, "PING");
-    connect_to(&c, &s);
+    struct pair p;
+    pair_start(&p, NULL, 0);
+    command1(&p.c, 1, "PING");
+    connect_to(&p.c, &p.s);
     double t0 = clock_mono();
-    ck_assert_int_eq(redisconn_run(&c, t0 + 0.2, NULL, NULL), -1);
+    expect_failure(&p.c, 0.2, REDISCONN_ERR_TIMEOUT, "timed out waiting for replies");
     double took = clock_mono() - t0;
-    ck_assert_int_eq(c.err, REDISCONN_ERR_TIMEOUT);
-    ck_assert_ptr_nonnull(strstr(c.errstr, "timed out waiting for replies"));
     ck_assert_msg(took >= 0.19 && took < 2, "took %.3fs", took);
-    redisconn_free(&c);
-    srv_stop(&s);
+    pair_stop(&p);
 }
 END_TEST
 
 START_TEST(a_refused_connection_names_the_address)
 {
-    struct srv s;
-    srv_start(&s);
-    close(s.listen_fd); /* the port is free again: nothing listens */
-    s.listen_fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct redisconn_options o;
-    opts_for(&o, &s);
-    redisconn c;
-    redisconn_init(&c, &o);
-    command1(&c, 1, "PING");
-    ck_assert_int_eq(redisconn_run(&c, clock_mono() + 5, NULL, NULL), -1);
-    ck_assert_int_eq(c.err, REDISCONN_ERR_CONNECT);
-    ck_assert_int_eq(c.reached, 0);
+    struct pair p;
+    pair_start(&p, NULL, 0);
+    close(p.s.listen_fd); /* the port is free again: nothing listens */
+    p.s.listen_fd = socket(AF_INET, SOCK_STREAM, 0);
+    command1(&p.c, 1, "PING");
     char want[96];
-    snprintf(want, sizeof want, "127.0.0.1:%s: Connection refused", s.port);
-    ck_assert_str_eq(c.errstr, want);
-    redisconn_free(&c);
-    srv_stop(&s);
+    snprintf(want, sizeof want, "127.0.0.1:%s: Connection refused", p.s.port);
+    expect_failure(&p.c, 5, REDISCONN_ERR_CONNECT, want);
+    ck_assert_str_eq(p.c.errstr, want);
+    ck_assert_int_eq(p.c.reached, 0);
+    pair_stop(&p);
 }
 END_TEST
 
 START_TEST(unix_sockets_work_like_tcp)
 {
-    struct srv s;
-    srv_start_unix(&s);
-    struct redisconn_options o = {.unix_path = s.path};
-    redisconn c;
-    redisconn_init(&c, &o);
-    command1(&c, 2, "PING");
-    connect_to(&c, &s);
-    srv_send(&s, "+PONG\r\n", 7);
+    struct pair p;
+    pair_start(&p, NULL, 1);
+    command1(&p.c, 2, "PING");
+    connect_to(&p.c, &p.s);
+    srv_send(&p.s, "+PONG\r\n", 7);
     struct got g = {.n = 0};
-    ck_assert_int_eq(redisconn_run(&c, clock_mono() + 5, collect, &g), 0);
+    ck_assert_int_eq(redisconn_run(&p.c, clock_mono() + 5, collect, &g), 0);
     ck_assert_int_eq(g.n, 1);
     ck_assert_str_eq(g.text[0], "PONG");
-    ck_assert_ptr_nonnull(strstr(c.peer, "unix:"));
-    redisconn_free(&c);
-    srv_stop(&s);
+    ck_assert_ptr_nonnull(strstr(p.c.peer, "unix:"));
+    pair_stop(&p);
 }
 END_TEST
 
@@ -476,58 +431,48 @@ END_TEST
  * connection: both would then read each other's replies. */
 START_TEST(a_forked_child_drops_the_parents_connection_without_a_byte)
 {
-    struct srv s;
-    srv_start(&s);
-    struct redisconn_options o;
-    opts_for(&o, &s);
-    redisconn c;
-    redisconn_init(&c, &o);
-    connect_to(&c, &s);
+    struct pair p;
+    pair_start(&p, NULL, 0);
+    connect_to(&p.c, &p.s);
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
-        int inherited = redisconn_inherited(&c);
-        command1(&c, 1, "PING"); /* queued on a fresh, closed connection */
-        redisconn_write(&c);
-        _exit(inherited && c.state == REDISCONN_CLOSED && c.fd == -1 ? 0 : 1);
+        int inherited = redisconn_inherited(&p.c);
+        command1(&p.c, 1, "PING"); /* queued on a fresh, closed connection */
+        redisconn_write(&p.c);
+        _exit(inherited && p.c.state == REDISCONN_CLOSED && p.c.fd == -1 ? 0 : 1);
     }
     int status;
     ck_assert_int_eq(waitpid(pid, &status, 0), pid);
     ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     char byte;
-    ck_assert_int_eq(recv(s.fd, &byte, 1, MSG_DONTWAIT), -1); /* nothing from the child */
+    ck_assert_int_eq(recv(p.s.fd, &byte, 1, MSG_DONTWAIT), -1); /* nothing from the child */
     ck_assert_int_eq(errno, EAGAIN);
     /* The parent's connection is intact. */
-    ck_assert_int_eq(redisconn_inherited(&c), 0);
-    command1(&c, 3, "PING");
-    srv_send(&s, "+PONG\r\n", 7);
+    ck_assert_int_eq(redisconn_inherited(&p.c), 0);
+    command1(&p.c, 3, "PING");
+    srv_send(&p.s, "+PONG\r\n", 7);
     struct got g = {.n = 0};
-    ck_assert_int_eq(redisconn_run(&c, clock_mono() + 5, collect, &g), 0);
+    ck_assert_int_eq(redisconn_run(&p.c, clock_mono() + 5, collect, &g), 0);
     ck_assert_int_eq(g.n, 1);
-    redisconn_free(&c);
-    srv_stop(&s);
+    pair_stop(&p);
 }
 END_TEST
 
 START_TEST(an_idle_connection_the_server_closed_is_dropped_quietly)
 {
-    struct srv s;
-    srv_start(&s);
-    struct redisconn_options o;
-    opts_for(&o, &s);
-    redisconn c;
-    redisconn_init(&c, &o);
-    open_to(&c, &s);
-    ck_assert_int_eq(redisconn_check_idle(&c), 0);
-    ck_assert_int_eq(c.state, REDISCONN_OPEN); /* nothing happened: kept */
-    close(s.fd);
-    s.fd = -1;
+    struct pair p;
+    pair_start(&p, NULL, 0);
+    open_to(&p.c, &p.s);
+    ck_assert_int_eq(redisconn_check_idle(&p.c), 0);
+    ck_assert_int_eq(p.c.state, REDISCONN_OPEN); /* nothing happened: kept */
+    close(p.s.fd);
+    p.s.fd = -1;
     usleep(20000);
-    ck_assert_int_eq(redisconn_check_idle(&c), 0);
-    ck_assert_int_eq(c.state, REDISCONN_CLOSED);
-    ck_assert_int_eq(c.err, REDISCONN_OK);
-    redisconn_free(&c);
-    srv_stop(&s);
+    ck_assert_int_eq(redisconn_check_idle(&p.c), 0);
+    ck_assert_int_eq(p.c.state, REDISCONN_CLOSED);
+    ck_assert_int_eq(p.c.err, REDISCONN_OK);
+    pair_stop(&p);
 }
 END_TEST
 
