@@ -280,7 +280,7 @@ class Fleet:
         out = {}
         for h, w in self.web.items():
             acc = {"sent": 0, "failed": 0, "unheard": 0, "errors": {}, "workers": 0, "cli_sent": 0}
-            for st in self._settled_worker_stats(w).values():
+            for st in self.settled_worker_stats(w).values():
                 acc["workers"] += 1
                 acc["sent"] += st["sent"]
                 acc["failed"] += st["failed"]
@@ -298,7 +298,7 @@ class Fleet:
         return out
 
     @staticmethod
-    def _settled_worker_stats(web, timeout=WAIT):
+    def settled_worker_stats(web, timeout=WAIT):
         """The workers' stats once none has lines queued: the extension sends
         a worker's samples in batches, up to excimer.arclamp_send_delay (1 s)
         after the request, and counts them only then."""
@@ -308,6 +308,13 @@ class Fleet:
             if all(st.get("queued", 0) == 0 for st in stats.values()) or time.monotonic() > deadline:
                 return stats
             time.sleep(0.3)
+
+    def delivered(self):
+        """Waits until no worker of any web host has lines queued (they were
+        sent, or failed), then until arclamp-log is quiet."""
+        for w in self.web.values():
+            self.settled_worker_stats(w)
+        return self.settle()
 
     def settle(self, expected_lines=None, timeout=WAIT):
         """Wait until arclamp-log has dealt with everything: it received
