@@ -294,9 +294,12 @@ def test_redis_restart_pubsub(fleet_factory):
     unheard = unheard_lines(acct)
     assert unheard - failures(acct) <= lost <= unheard, (lost, unheard)
     # Against the server's own count: every PUBLISH that found nobody is one
-    # of those it executed before arclamp-log subscribed again, and carried
-    # at least one line (a message holds a batch of lines: lines >= PUBLISHes).
-    assert in_flight <= unheard and (unheard == 0 or in_flight > 0), (unheard, in_flight)
+    # of those it executed before the poll saw arclamp-log subscribed again.
+    # That count is only an upper bound: PUBLISHes between the SUBSCRIBE and
+    # the poll that saw it were heard (the workers send once a second, so one
+    # often lands there), and a PUBLISH carries a batch of lines, so lines and
+    # PUBLISHes compare in one direction only.
+    assert unheard == 0 or in_flight > 0, (unheard, in_flight)
     # every host delivers again after the restart
     assert all(written_by_host(acct).get(h, 0) > 0 for h in fleet.web)
     row["note"] = ("down %.1f s; in flight (published before arclamp-log re-subscribed): %d; "
