@@ -108,7 +108,7 @@ static int route_line(struct ingest *in, const char *line, size_t len,
                       double mono)
 {
     char tag[STACKLINE_TAG_MAX + 1];
-    size_t tag_len = stackline_tag(sl->stack, sl->stack_len, tag);
+    size_t tag_len = stackline_tag(sl->stack, sl->stack_len, tag, NULL);
     int refused = 0;
     for (size_t g = 0; g < in->cfg->ngroups; g++) {
         if (!(groups & (1ULL << g)))

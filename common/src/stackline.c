@@ -183,10 +183,36 @@ enum stackline_error stackline_parse(const char *line, size_t len, size_t max_le
 static int is_tag_char(unsigned char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '.' || c == '-';
+           c == '_' || c == '-';
 }
 
-size_t stackline_tag(const char *stack, size_t stack_len, char *tag)
+static int is_reserved_component(const char *c, size_t len)
+{
+    return (len == 3 && memcmp(c, "all", 3) == 0) ||
+           (len == 8 && memcmp(c, "reversed", 8) == 0) ||
+           (len >= 3 && memcmp(c, "fn-", 3) == 0);
+}
+
+int stackline_tag_name_ok(const char *name, size_t len)
+{
+    if (len == 0 || len > STACKLINE_TAG_MAX)
+        return 0;
+    size_t start = 0;
+    for (size_t i = 0; i <= len; i++) {
+        if (i < len && name[i] != '.') {
+            if (!is_tag_char((unsigned char)name[i]))
+                return 0;
+            continue;
+        }
+        if (i == start || is_reserved_component(name + start, i - start))
+            return 0;
+        start = i + 1;
+    }
+    return 1;
+}
+
+size_t stackline_tag(const char *stack, size_t stack_len, char *tag,
+                     enum stackline_tag_result *why)
 {
     const char *end = memchr(stack, ';', stack_len);
     size_t first_len = end ? (size_t)(end - stack) : stack_len;
@@ -194,18 +220,19 @@ size_t stackline_tag(const char *stack, size_t stack_len, char *tag)
     const char *name = slash ? slash + 1 : stack;
     size_t name_len = first_len - (size_t)(name - stack);
 
+    if (why)
+        *why = STACKLINE_TAG_NONE;
     if (name_len <= 4 || memcmp(name + name_len - 4, ".php", 4) != 0)
         return 0;
     name_len -= 4;
-    if (name_len > STACKLINE_TAG_MAX)
+    if (!stackline_tag_name_ok(name, name_len)) {
+        if (why)
+            *why = STACKLINE_TAG_REFUSED;
         return 0;
-    for (size_t i = 0; i < name_len; i++) {
-        if (!is_tag_char((unsigned char)name[i]))
-            return 0;
     }
-    if (name_len == 3 && memcmp(name, "all", 3) == 0)
-        return 0;
     memcpy(tag, name, name_len);
     tag[name_len] = '\0';
+    if (why)
+        *why = STACKLINE_TAG_OK;
     return name_len;
 }

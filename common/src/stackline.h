@@ -45,10 +45,28 @@ enum stackline_error stackline_parse(const char *line, size_t len, size_t max_le
  * UTF-8. Returns STACKLINE_OK, STACKLINE_CONTROL_CHAR or STACKLINE_INVALID_UTF8. */
 enum stackline_error stackline_check_bytes(const char *p, size_t len);
 
+/* Whether `name` (len bytes) may be a tag: 1..STACKLINE_TAG_MAX bytes of
+ * dot-separated, non-empty components of [A-Za-z0-9_-], none of them "all" or
+ * "reversed" and none starting with "fn-". Those three are the words the
+ * file names around a tag are made of (<bucket>.all.log,
+ * <bucket>.<tag>.reversed.svgz, <bucket>.all.fn-<Label>.svgz): a tag made of
+ * them could name another log's file or graph. The writer (arclamp-log) and
+ * the readers (arclamp-svg) apply this one rule, so names stay injective. */
+int stackline_tag_name_ok(const char *name, size_t len);
+
+/* Why a first frame ending in ".php" got no tag, for the caller's counters. */
+enum stackline_tag_result {
+    STACKLINE_TAG_NONE = 0,     /* no ".php" file name: the line is "all" only */
+    STACKLINE_TAG_OK,           /* `tag` holds the tag */
+    STACKLINE_TAG_REFUSED,      /* a ".php" name that is not a valid tag */
+};
+
 /* The entry point tag of a stack: the first frame's file name without ".php"
- * when the first frame ends in ".php" and the name is 1..STACKLINE_TAG_MAX
- * bytes of [A-Za-z0-9_.-]. Writes it NUL-terminated to `tag` (size at least
- * STACKLINE_TAG_MAX + 1) and returns its length, or returns 0 for no tag. */
-size_t stackline_tag(const char *stack, size_t stack_len, char *tag);
+ * when the first frame ends in ".php" and stackline_tag_name_ok() accepts the
+ * name. Writes it NUL-terminated to `tag` (size at least STACKLINE_TAG_MAX + 1)
+ * and returns its length, or returns 0 for no tag; `why`, when not NULL, says
+ * which. */
+size_t stackline_tag(const char *stack, size_t stack_len, char *tag,
+                     enum stackline_tag_result *why);
 
 #endif

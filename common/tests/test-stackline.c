@@ -22,7 +22,7 @@
 
 static size_t tag_of(const char *stack, char *tag)
 {
-    return stackline_tag(stack, strlen(stack), tag);
+    return stackline_tag(stack, strlen(stack), tag, NULL);
 }
 
 /* --- valid lines -------------------------------------------------------- */
@@ -550,7 +550,7 @@ START_TEST(never_reads_past_the_given_length)
             char tag[STACKLINE_TAG_MAX + 1];
             stackline_check_bytes(p, cut);
             stackline_parse(p, cut, 0, &sl);
-            stackline_tag(p, cut, tag);
+            stackline_tag(p, cut, tag, NULL);
             munmap(map, maplen);
         }
     }
@@ -661,8 +661,8 @@ START_TEST(tag_uses_only_the_stack_length_given)
 {
     char tag[STACKLINE_TAG_MAX + 1];
     /* the bytes after stack_len are not part of the first frame */
-    ck_assert_uint_eq(stackline_tag("index.php", 5, tag), 0);
-    ck_assert_uint_eq(stackline_tag("/x/index.php;a", 12, tag), 5);
+    ck_assert_uint_eq(stackline_tag("index.php", 5, tag, NULL), 0);
+    ck_assert_uint_eq(stackline_tag("/x/index.php;a", 12, tag, NULL), 5);
     ck_assert_str_eq(tag, "index");
 }
 END_TEST
@@ -684,6 +684,46 @@ START_TEST(tag_of_dotdot_path_is_only_the_last_component)
     ck_assert_uint_eq(tag_of("../../../../tmp/evil.php;a", tag), 4);
     ck_assert_str_eq(tag, "evil");
     ck_assert_ptr_null(strchr(tag, '/'));
+}
+END_TEST
+
+/* Issue 14, item 5: a tag made of the words around it in file names could
+ * name another log's graph: index.reversed.php would be index's reversed
+ * graph, all.fn-EditAction.php a per-function graph, evil.all.php an "all"
+ * log to `top`. */
+START_TEST(no_tag_that_could_name_another_file)
+{
+    char tag[STACKLINE_TAG_MAX + 1];
+    enum stackline_tag_result why;
+    const char *refused[] = {"/w/index.reversed.php", "/w/all.fn-EditAction.php",
+                             "/w/evil.all.php", "/w/reversed.php", "/w/fn-x.php",
+                             "/w/a..b.php", "/w/.hidden.php", "/w/trail..php",
+                             "/w/x.fn-.php", "/w/all.php"};
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        ck_assert_msg(stackline_tag(refused[i], strlen(refused[i]), tag, &why) == 0,
+                      "%s got a tag", refused[i]);
+        ck_assert_int_eq(why, STACKLINE_TAG_REFUSED);
+    }
+    ck_assert_uint_eq(stackline_tag("main;x", 6, tag, &why), 0);
+    ck_assert_int_eq(why, STACKLINE_TAG_NONE);
+}
+END_TEST
+
+START_TEST(tag_components_that_only_look_like_reserved_words_are_kept)
+{
+    char tag[STACKLINE_TAG_MAX + 1];
+    enum stackline_tag_result why;
+    const char *kept[] = {"/w/reversed2.php", "/w/all_pages.php", "/w/fn.php",
+                          "/w/fnx-y.php", "/w/x.allx.php", "/w/un-reversed.php",
+                          "/w/a.fn.php"};
+    for (size_t i = 0; i < sizeof kept / sizeof *kept; i++) {
+        ck_assert_msg(stackline_tag(kept[i], strlen(kept[i]), tag, &why) > 0,
+                      "%s got no tag", kept[i]);
+        ck_assert_int_eq(why, STACKLINE_TAG_OK);
+    }
+    ck_assert(stackline_tag_name_ok("load", 4));
+    ck_assert(!stackline_tag_name_ok("load.reversed", 13));
+    ck_assert(!stackline_tag_name_ok("", 0));
 }
 END_TEST
 
@@ -774,6 +814,8 @@ Suite *stackline_suite(void)
     tcase_add_test(tc, tag_uses_only_the_stack_length_given);
     tcase_add_test(tc, no_tag_for_path_traversal_entry_points);
     tcase_add_test(tc, tag_of_dotdot_path_is_only_the_last_component);
+    tcase_add_test(tc, no_tag_that_could_name_another_file);
+    tcase_add_test(tc, tag_components_that_only_look_like_reserved_words_are_kept);
     suite_add_tcase(s, tc);
     return s;
 }
