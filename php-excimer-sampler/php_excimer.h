@@ -67,5 +67,6 @@ void excimer_arclamp_request_start(void);
 void excimer_arclamp_request_end(void);
 PHP_FUNCTION(excimer_arclamp_send);
 PHP_FUNCTION(excimer_arclamp_stats);
+PHP_FUNCTION(excimer_arclamp_skip_request);
 
 #endif

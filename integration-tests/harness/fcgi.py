@@ -209,15 +209,10 @@ def run_stats(spec):
 
     Sends `workers` requests at once to admin/stats.php?hold=S; each holds
     its worker for S seconds, so while all are in flight they occupy
-    distinct workers. admin/.user.ini sets excimer.arclamp_target to empty
-    for that directory (per request: php-fpm restores it afterwards), so
-    these requests take no samples and send nothing themselves.
-
-    (PHP_ADMIN_VALUE does not do for a pool configured by php.ini alone:
-    php-fpm writes it into the worker's master settings, where it sticks for
-    the worker's later requests and, being an admin value, wins over
-    .user.ini from then on. A pool whose requests do carry PHP_ADMIN_VALUE
-    (WebHost.variant) passes its own in spec["params"].)"""
+    distinct workers. stats.php calls excimer_arclamp_skip_request() first,
+    so these requests send nothing themselves. (PHP_ADMIN_VALUE cannot turn
+    collection off for them: php-fpm writes it into the worker's settings,
+    where it sticks for the worker's later requests.)"""
     n = int(spec["workers"])
     hold = float(spec.get("hold", 0.5))
     out = [None] * n

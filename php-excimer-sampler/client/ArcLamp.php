@@ -89,7 +89,8 @@ final class ArcLamp {
             $options['redis-host'], $options['redis-port'], $options['redis-channel'] );
         $before = self::nativeCounters();
         $timeout = ini_get( 'excimer.arclamp_timeout' );
-        ini_set( 'excimer.arclamp_timeout', (string)$options['redis-timeout'] );
+        // The extension takes at most 1 second (excimer.arclamp_timeout's cap).
+        ini_set( 'excimer.arclamp_timeout', (string)min( 1.0, (float)$options['redis-timeout'] ) );
         excimer_arclamp_send( $target, $collapsed, $entry );
         ini_set( 'excimer.arclamp_timeout', (string)$timeout );
         foreach ( self::nativeCounters() as $reason => $count ) {

@@ -31,32 +31,52 @@ static ZEND_INI_MH(OnUpdateEventType)
     return SUCCESS;
 }
 
-/* 0 to 60 seconds for excimer.arclamp_send_delay. */
-static ZEND_INI_MH(OnUpdateSendDelay)
+/* A number of seconds in [min, max] (min excluded when `open_min`), parsed
+ * whole: anything else is refused and the old value stays. */
+static int update_seconds(zend_string *new_value, double *p, double min, int open_min, double max)
 {
-    double *p = (double *)ZEND_INI_GET_ADDR();
     char *end;
     double v = zend_strtod(ZSTR_VAL(new_value), (const char **)&end);
-    if (end == ZSTR_VAL(new_value) || *end || !(v >= 0 && v <= 60))
+    if (end == ZSTR_VAL(new_value) || *end || !(v >= min && v <= max) || (open_min && v == min))
         return FAILURE;
     *p = v;
     return SUCCESS;
 }
 
+/* 0 to 60 seconds for excimer.arclamp_send_delay. */
+static ZEND_INI_MH(OnUpdateSendDelay)
+{
+    return update_seconds(new_value, (double *)ZEND_INI_GET_ADDR(), 0, 0, 60);
+}
+
+/* excimer.arclamp_timeout: more than 0, at most EXCIMER_ARCLAMP_TIMEOUT_MAX
+ * seconds. It is how long excimer_arclamp_send() may make a request wait and
+ * how long the sender thread gives one delivery, so a script (ini_set) or a
+ * site (.user.ini) can tune it but never stall a worker longer than that. */
+#define EXCIMER_ARCLAMP_TIMEOUT_MAX 1.0
+static ZEND_INI_MH(OnUpdateArclampTimeout)
+{
+    return update_seconds(new_value, (double *)ZEND_INI_GET_ADDR(), 0, 1,
+                          EXCIMER_ARCLAMP_TIMEOUT_MAX);
+}
+
+/* Where samples go and how they are taken is the host's decision, made in
+ * php.ini or the pool's php_admin_value: PHP_INI_SYSTEM, so neither a site's
+ * .user.ini nor ini_set() can send its stacks (or every request's) elsewhere. */
 PHP_INI_BEGIN()
     STD_PHP_INI_ENTRY("excimer.default_max_depth", "1000", PHP_INI_ALL, OnUpdateLong,
                       default_max_depth, zend_excimer_globals, excimer_globals)
     STD_PHP_INI_ENTRY("excimer.max_log_entries", "1000000", PHP_INI_ALL, OnUpdateLong,
                       max_log_entries, zend_excimer_globals, excimer_globals)
-    STD_PHP_INI_ENTRY("excimer.arclamp_target", "", PHP_INI_SYSTEM | PHP_INI_PERDIR,
+    STD_PHP_INI_ENTRY("excimer.arclamp_target", "", PHP_INI_SYSTEM,
                       OnUpdateString, arclamp_target, zend_excimer_globals, excimer_globals)
-    STD_PHP_INI_ENTRY("excimer.arclamp_period", "60", PHP_INI_SYSTEM | PHP_INI_PERDIR,
+    STD_PHP_INI_ENTRY("excimer.arclamp_period", "60", PHP_INI_SYSTEM,
                       OnUpdateReal, arclamp_period, zend_excimer_globals, excimer_globals)
-    STD_PHP_INI_ENTRY("excimer.arclamp_event_type", "cpu", PHP_INI_SYSTEM | PHP_INI_PERDIR,
+    STD_PHP_INI_ENTRY("excimer.arclamp_event_type", "cpu", PHP_INI_SYSTEM,
                       OnUpdateEventType, arclamp_event_type, zend_excimer_globals, excimer_globals)
-    STD_PHP_INI_ENTRY("excimer.arclamp_max_depth", "250", PHP_INI_SYSTEM | PHP_INI_PERDIR,
+    STD_PHP_INI_ENTRY("excimer.arclamp_max_depth", "250", PHP_INI_SYSTEM,
                       OnUpdateLong, arclamp_max_depth, zend_excimer_globals, excimer_globals)
-    STD_PHP_INI_ENTRY("excimer.arclamp_timeout", "0.1", PHP_INI_ALL, OnUpdateReal,
+    STD_PHP_INI_ENTRY("excimer.arclamp_timeout", "0.1", PHP_INI_ALL, OnUpdateArclampTimeout,
                       arclamp_timeout, zend_excimer_globals, excimer_globals)
     STD_PHP_INI_ENTRY("excimer.arclamp_send_delay", "1", PHP_INI_SYSTEM, OnUpdateSendDelay,
                       arclamp_send_delay, zend_excimer_globals, excimer_globals)

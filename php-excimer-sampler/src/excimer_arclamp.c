@@ -18,6 +18,9 @@
  *     'unheard': of the lines sent, those PUBLISHed while no subscriber was
  *     listening (Redis dropped them); 'queued': lines handed to the sender
  *     thread and not yet delivered or failed.
+ *   excimer_arclamp_skip_request(): bool
+ *     leaves the current request out of zero-code collection (its samples
+ *     are dropped); true if it was being collected.
  *
  * Zero-code collection: with INI excimer.arclamp_target set, every request
  * gets a profiler at RINIT (period, event type and depth from the
@@ -154,6 +157,26 @@ PHP_FUNCTION(excimer_arclamp_stats)
         add_assoc_long(&errors, transport_error_name(e), st.errors[e]);
     add_assoc_zval(return_value, "errors", &errors);
     add_assoc_string(return_value, "last_error", st.last_error);
+}
+
+/* Stops and frees the request's zero-code profiler without sending. */
+static void drop_auto_profiler(void)
+{
+    zend_object *obj = EXCIMER_G(auto_profiler);
+    EXCIMER_G(auto_profiler) = NULL;
+    excimer_profiler_stop_and_log(obj);
+    zend_string_release(EXCIMER_G(auto_entry));
+    EXCIMER_G(auto_entry) = NULL;
+    OBJ_RELEASE(obj);
+}
+
+PHP_FUNCTION(excimer_arclamp_skip_request)
+{
+    ZEND_PARSE_PARAMETERS_NONE();
+    if (!EXCIMER_G(auto_profiler))
+        RETURN_FALSE;
+    drop_auto_profiler();
+    RETURN_TRUE;
 }
 
 static zend_string *request_entry_point(void)

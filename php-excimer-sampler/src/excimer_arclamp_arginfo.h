@@ -11,8 +11,12 @@ ZEND_END_ARG_INFO()
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_excimer_arclamp_stats, 0, 0, IS_ARRAY, 0)
 ZEND_END_ARG_INFO()
 
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_excimer_arclamp_skip_request, 0, 0, _IS_BOOL, 0)
+ZEND_END_ARG_INFO()
+
 static const zend_function_entry excimer_arclamp_functions[] = {
 	ZEND_FE(excimer_arclamp_send, arginfo_excimer_arclamp_send)
 	ZEND_FE(excimer_arclamp_stats, arginfo_excimer_arclamp_stats)
+	ZEND_FE(excimer_arclamp_skip_request, arginfo_excimer_arclamp_skip_request)
 	ZEND_FE_END
 };

@@ -22,3 +22,11 @@ function excimer_arclamp_send(string $target, string $collapsed, ?string $entryP
  * 'unheard': sent lines PUBLISHed while Redis had no subscriber (dropped).
  */
 function excimer_arclamp_stats(): array {}
+
+/**
+ * Zero-code collection leaves this request out: its samples so far are
+ * dropped and no more are taken (health checks, status pages). Returns
+ * whether the request was being collected. Only the calling request is
+ * affected; the next one is collected as configured.
+ */
+function excimer_arclamp_skip_request(): bool {}

@@ -2,9 +2,13 @@
 // The delivery counters of the worker that serves this request
 // (excimer_arclamp_stats() counts per process, since it started).
 // ?hold=S keeps the worker busy S seconds (at most 5) first, so that
-// concurrent stats requests land on distinct workers. The .user.ini beside
-// it turns collection off for this directory, so it never counts itself.
+// concurrent stats requests land on distinct workers. It leaves itself out
+// of zero-code collection, so it never counts itself.
 declare(strict_types=1);
+
+if (function_exists('excimer_arclamp_skip_request')) {
+    excimer_arclamp_skip_request();
+}
 
 $hold = min(5.0, max(0.0, (float)($_GET['hold'] ?? 0)));
 if ($hold > 0) {
