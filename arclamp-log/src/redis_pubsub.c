@@ -2,6 +2,7 @@
  * configured channel; each published payload is a message for ingest.
  * Pub/sub keeps nothing: what is published while we are not subscribed is
  * gone, which is what the stream mode is for. */
+#include "clock.h"
 #include "redis_mode.h"
 #include "strbuf.h"
 
@@ -60,7 +61,7 @@ static int pubsub_on_reply(struct redis_input *ri, void *state, int tag, redisRe
         const struct redis_key *k = redis_input_key(ri, r->element[1]->str, r->element[1]->len);
         if (k && redis_is_string(r->element[2]))
             ingest_message(ri->ingest, r->element[2]->str, r->element[2]->len, k->groups,
-                           INPUT_REDIS, time(NULL), redis_input_now(ri), 0);
+                           INPUT_REDIS, (time_t)clock_wall_seconds(), redis_input_now(ri), 0);
     } else if (is_kind(kind, "subscribe")) {
         if (++ps->confirmed == ri->nkeys)
             redis_input_ready(ri);

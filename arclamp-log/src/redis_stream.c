@@ -20,6 +20,7 @@
  * One XREADGROUP asks each key for stream_batch / keys entries (at least
  * one), so a reply holds about stream_batch entries however many keys are
  * configured (redis_input.c sizes the reply limit by it). */
+#include "clock.h"
 #include "log.h"
 #include "redis_mode.h"
 #include "strbuf.h"
@@ -261,7 +262,7 @@ static void take_entry(struct redis_input *ri, struct stream *st, size_t k,
         if (redis_is_string(name) && name->len == 6 && memcmp(name->str, "sample", 6) == 0 &&
             redis_is_string(value))
             deferred += ingest_message(ri->ingest, value->str, value->len, ri->keys[k].groups,
-                                       INPUT_REDIS, time(NULL), redis_input_now(ri), 1);
+                                       INPUT_REDIS, (time_t)clock_wall_seconds(), redis_input_now(ri), 1);
     }
     struct key_state *ks = &st->keys[k];
     if (st->pending_pass) {

@@ -126,7 +126,7 @@ static int on_readable(sd_event_source *s, int fd, uint32_t revents, void *userd
         if ((size_t)n > si->buflen || (msg.msg_flags & MSG_TRUNC))
             ingest_refuse_message(si->ingest, STACKLINE_TOO_LONG, INPUT_SOCKET, now_mono);
         else
-            ingest_message(si->ingest, si->buf, (size_t)n, si->groups, INPUT_SOCKET, time(NULL),
+            ingest_message(si->ingest, si->buf, (size_t)n, si->groups, INPUT_SOCKET, (time_t)clock_wall_seconds(),
                            now_mono, 0);
     }
     return 0;

@@ -1,4 +1,4 @@
-/* clock: monotonic seconds and poll() timeouts. See clock.h. */
+/* clock: monotonic seconds, poll() timeouts and the wall-clock second. See clock.h. */
 #include "clock.h"
 
 #include <limits.h>
@@ -19,4 +19,11 @@ int clock_ms_until(double deadline)
         return 0;
     double ms = ceil(left * 1000);
     return ms >= INT_MAX ? INT_MAX : (int)ms;
+}
+
+long long clock_wall_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (long long)ts.tv_sec;
 }

@@ -27,12 +27,32 @@ START_TEST(ms_until_rounds_up_and_stops_at_zero)
 }
 END_TEST
 
+/* A line received just after a second began must be filed in that second:
+ * the wall clock is never behind CLOCK_REALTIME (time(NULL) is, by up to a
+ * tick, right after each second begins). Runs across two second boundaries. */
+START_TEST(wall_seconds_never_lag_the_realtime_clock)
+{
+    struct timespec before, after;
+    clock_gettime(CLOCK_REALTIME, &before);
+    time_t start = before.tv_sec;
+    while (before.tv_sec < start + 2) {
+        clock_gettime(CLOCK_REALTIME, &before);
+        long long w = clock_wall_seconds();
+        clock_gettime(CLOCK_REALTIME, &after);
+        ck_assert_int_le(before.tv_sec, w);
+        ck_assert_int_le(w, after.tv_sec);
+    }
+}
+END_TEST
+
 Suite *clock_suite(void)
 {
     Suite *s = suite_create("clock");
     TCase *tc = tcase_create("clock");
     tcase_add_test(tc, mono_never_goes_back_and_follows_sleep);
     tcase_add_test(tc, ms_until_rounds_up_and_stops_at_zero);
+    tcase_add_test(tc, wall_seconds_never_lag_the_realtime_clock);
+    tcase_set_timeout(tc, 10);
     suite_add_tcase(s, tc);
     return s;
 }
