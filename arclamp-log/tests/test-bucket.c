@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/bucket.h"
+#include "bucket.h"
 #include "test-suites.h"
 
 /* 2026-01-05T03:04:05Z (a Monday; day 5 for %e's space padding) */

@@ -1,12 +1,14 @@
 /* compress: sort and gzip old trace logs in place. See compress.h. */
 #include "compress.h"
-#include "dirstream.h"
 #include "atomicfile.h"
 #include "cli.h"
+#include "datadir.h"
+#include "dirstream.h"
 #include "commands.h"
 #include "log.h"
 #include "logset.h"
 #include "runlock.h"
+#include "runstate.h"
 #include "strbuf.h"
 
 #include <dirent.h>
@@ -19,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -251,24 +254,24 @@ int compress_log(int dirfd, const char *dir, const char *file, int level,
 
 /* --- the run ------------------------------------------------------------ */
 
-static int open_period(const struct gen_config *cfg, const char *period, strbuf *dir)
+/* A period directory of logs_dir: no symlink, ours (datadir.h). */
+static int open_period(const struct gen_config *cfg, int logs_fd, const char *period,
+                       strbuf *dir, char *err, size_t errlen)
 {
     strbuf_reset(dir);
     strbuf_appendf(dir, "%s/%s", cfg->logs_dir, period);
-    return open(strbuf_cstr(dir), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    return datadir_openat(logs_fd, strbuf_cstr(dir), period, 0, 0, err, errlen);
 }
 
-static void compress_one(const struct gen_config *cfg, const struct logfile *lf,
+static void compress_one(const struct gen_config *cfg, int logs_fd, const struct logfile *lf,
                          struct compress_stats *st)
 {
     strbuf dir = STRBUF_INIT;
     char err[1024];
     unsigned long long after = 0;
-    int dirfd = open_period(cfg, lf->period, &dir);
+    int dirfd = open_period(cfg, logs_fd, lf->period, &dir, err, sizeof err);
     int rc = dirfd < 0 ? -1 : compress_log(dirfd, dir.data, lf->file, (int)cfg->gzip_level,
                                             &after, err, sizeof err);
-    if (dirfd < 0)
-        snprintf(err, sizeof err, "%s", strerror(errno));
     if (rc == 0) {
         st->compressed++;
         st->bytes_before += (unsigned long long)lf->size;
@@ -286,12 +289,15 @@ static void compress_one(const struct gen_config *cfg, const struct logfile *lf,
     strbuf_free(&dir);
 }
 
-static void clean_all(const struct gen_config *cfg, const struct logset *set,
+static void clean_all(const struct gen_config *cfg, int logs_fd, const struct logset *set,
                       struct compress_stats *st)
 {
     strbuf dir = STRBUF_INIT;
+    char err[1024];
     for (size_t i = 0; i < set->nperiods; i++) {
-        int fd = open_period(cfg, set->periods[i], &dir);
+        if (logset_period_failed(set, set->periods[i]))
+            continue;
+        int fd = open_period(cfg, logs_fd, set->periods[i], &dir, err, sizeof err);
         if (fd >= 0) {
             st->leftovers += clean_leftovers(fd);
             close(fd);
@@ -300,36 +306,91 @@ static void clean_all(const struct gen_config *cfg, const struct logset *set,
     strbuf_free(&dir);
 }
 
-int compress_run(const struct gen_config *cfg, time_t cutoff, struct compress_stats *st,
-                 char *err, size_t errlen)
+/* Takes the lock for a bounded time: 0, COMPRESS_BUSY (the skip logged and
+ * counted) or -1 (err set). */
+static int lock_for(const struct gen_config *cfg, int *lock, char *err, size_t errlen)
 {
-    memset(st, 0, sizeof *st);
-    struct logset set;
-    if (logset_scan(cfg->logs_dir, NULL, &set, err, errlen) < 0)
-        return -1;
-    int lock;
-    int rc = runlock_acquire(cfg->lock_file, 1, &lock, err, errlen) == RUNLOCK_OK ? 0 : -1;
-    if (rc == 0) {
-        clean_all(cfg, &set, st);
-        runlock_release(lock);
+    enum runlock_result lr = runlock_acquire(cfg->lock_file, cfg->lock_timeout, lock, err,
+                                             errlen);
+    if (lr == RUNLOCK_BUSY) {
+        runstate_note_skip(cfg, RUNSTATE_COMPRESS);
+        snprintf(err, errlen, "another run held the lock %s for lock_timeout (%g s)",
+                 cfg->lock_file, cfg->lock_timeout);
+        return COMPRESS_BUSY;
     }
-    for (size_t i = 0; rc == 0 && i < set.n; i++) {
-        const struct logfile *lf = &set.files[i];
+    return lr == RUNLOCK_OK ? 0 : -1;
+}
+
+/* Between two logs, so that a generate blocked on the lock is woken and
+ * takes it before this run takes it again. */
+static void let_waiters_in(void)
+{
+    struct timespec pause = {0, COMPRESS_YIELD_MSEC * 1000000L};
+    nanosleep(&pause, NULL);
+}
+
+static void report_failed_periods(const struct gen_config *cfg, const struct logset *set,
+                                  struct compress_stats *st)
+{
+    for (size_t i = 0; i < set->nfailed; i++)
+        cli_log(LOG_ERR, "scan_failed", LOG_FIELDS({"ARCLAMP_PERIOD", set->failed[i].period}),
+                "%s/%s: cannot list the logs: %s (nothing compressed there)", cfg->logs_dir,
+                set->failed[i].period, set->failed[i].why);
+    st->scan_failed = set->nfailed;
+}
+
+static int compress_locked(const struct gen_config *cfg, int logs_fd, const struct logset *set,
+                           time_t cutoff, struct compress_stats *st, char *err, size_t errlen)
+{
+    int lock, rc = lock_for(cfg, &lock, err, errlen);
+    if (rc != 0)
+        return rc;
+    clean_all(cfg, logs_fd, set, st);
+    runlock_release(lock);
+    for (size_t i = 0; rc == 0 && i < set->n; i++) {
+        const struct logfile *lf = &set->files[i];
         if (lf->gz)
             continue;
         if (lf->mtime.tv_sec >= cutoff) {
             st->recent++;
             continue;
         }
+        let_waiters_in();
         /* Held per log, so a generate waits for one file at most. */
-        if (runlock_acquire(cfg->lock_file, 1, &lock, err, errlen) != RUNLOCK_OK) {
-            rc = -1;
+        if ((rc = lock_for(cfg, &lock, err, errlen)) != 0)
             break;
-        }
-        compress_one(cfg, lf, st);
+        compress_one(cfg, logs_fd, lf, st);
         runlock_release(lock);
     }
-    logset_free(&set);
+    return rc;
+}
+
+int compress_run(const struct gen_config *cfg, time_t cutoff, struct compress_stats *st,
+                 char *err, size_t errlen)
+{
+    memset(st, 0, sizeof *st);
+    char why[1024];
+    if (datadir_drop_root(cfg->data_dir, err, errlen) < 0)
+        return -1;
+    int data_fd = datadir_open_base(cfg->data_dir, 0, why, sizeof why);
+    int logs_fd = data_fd < 0 ? -1 : datadir_open(data_fd, cfg->data_dir, cfg->logs_dir, 0,
+                                                  why, sizeof why);
+    if (data_fd >= 0)
+        close(data_fd);
+    if (logs_fd < 0) {
+        if (errno == ENOENT)
+            return 0; /* no logs, nothing to compress */
+        snprintf(err, errlen, "%s", why);
+        return -1;
+    }
+    struct logset set;
+    int rc = logset_scan_at(cfg, logs_fd, 1, &set, err, errlen);
+    if (rc == 0) {
+        report_failed_periods(cfg, &set, st);
+        rc = compress_locked(cfg, logs_fd, &set, cutoff, st, err, errlen);
+        logset_free(&set);
+    }
+    close(logs_fd);
     return rc;
 }
 
@@ -351,8 +412,12 @@ static void usage(FILE *out)
           "  -v, --verbose          log every file compressed\n"
           "  -h, --help             print this help\n"
           "\n"
-          "Exit status: 0 done; 1 some logs failed (left as they were); 2 bad command line;\n"
-          "78 bad configuration.\n",
+          "Run as root, it first becomes the owner of data_dir (unless root owns it).\n"
+          "\n"
+          "Exit status: 0 done; 1 some logs or log directories failed (left as they were)\n"
+          "or nothing could be done; 2 bad command line; 75 another run held the lock for\n"
+          "lock_timeout (skipped, counted in arclamp_svg_runs_skipped_total); 78 bad\n"
+          "configuration.\n",
           out);
 }
 
@@ -397,12 +462,14 @@ int cmd_compress(int argc, char **argv)
     time_t cutoff = time(NULL) - (time_t)(days * 86400);
     rc = compress_run(&cfg, cutoff, &st, err, sizeof err);
     gen_config_free(&cfg);
-    if (rc < 0) {
-        fprintf(stderr, "arclamp-svg compress: %s\n", err);
-        return CLI_EXIT_FAILED;
+    if (rc != 0) {
+        fprintf(stderr, "arclamp-svg compress: %s%s\n", err,
+                rc == COMPRESS_BUSY ? "; skipped" : "");
+        return rc == COMPRESS_BUSY ? CLI_EXIT_BUSY : CLI_EXIT_FAILED;
     }
     printf("arclamp-svg compress: %zu logs compressed (%llu -> %llu bytes), %zu failed, "
-           "%zu newer logs left alone\n",
-           st.compressed, st.bytes_before, st.bytes_after, st.failed, st.recent);
-    return st.failed ? CLI_EXIT_FAILED : CLI_EXIT_OK;
+           "%zu newer logs left alone%s\n",
+           st.compressed, st.bytes_before, st.bytes_after, st.failed, st.recent,
+           st.scan_failed ? "; log directories could not be read" : "");
+    return st.failed || st.scan_failed ? CLI_EXIT_FAILED : CLI_EXIT_OK;
 }

@@ -13,8 +13,9 @@
  * last line had no newline), and the log must not have changed meanwhile.
  * On any failure the temporary file goes and the log stays as it was.
  *
- * Each log is compressed while holding the lock_file (waiting for it), so a
- * running generate finishes first and no generate starts mid-file; leftovers
+ * Each log is compressed while holding the lock_file (waiting for it at
+ * most lock_timeout), so a running generate finishes first and no generate
+ * starts mid-file; leftovers
  * of an interrupted run (temporary files, sort directories) are removed. */
 #ifndef ARCLAMP_SVG_COMPRESS_H
 #define ARCLAMP_SVG_COMPRESS_H
@@ -27,6 +28,10 @@
 /* Memory and temporary directory of the sort child. */
 #define COMPRESS_SORT_MEMORY "64M"
 #define COMPRESS_SORT_DIR_PREFIX ".arclamp-sort-"
+/* Pause between two logs, so a generate waiting for the lock gets it. */
+#define COMPRESS_YIELD_MSEC 10
+/* compress_run's result when the lock stayed held for lock_timeout. */
+#define COMPRESS_BUSY 1
 
 struct compress_stats {
     size_t compressed;              /* logs now .log.gz */
@@ -35,6 +40,7 @@ struct compress_stats {
     unsigned long long bytes_before; /* sizes of the logs compressed */
     unsigned long long bytes_after;  /* sizes of their .log.gz */
     size_t leftovers;               /* temporary files and sort dirs removed */
+    size_t scan_failed;             /* period directories that could not be listed */
 };
 
 /* Sorts and gzips `file` in the directory `dir` (a path, also opened as
@@ -43,8 +49,11 @@ int compress_log(int dirfd, const char *dir, const char *file, int level,
                  unsigned long long *bytes_after, char *err, size_t errlen);
 
 /* Compresses every .log under logs_dir last modified before `cutoff`.
- * Returns 0, or -1 when the logs could not be listed or locked (err set);
- * failures of single logs are counted in st and logged. */
+ * Returns 0; COMPRESS_BUSY when the lock stayed held for lock_timeout (the
+ * skip logged and counted, err set); or -1 when logs_dir could not be
+ * listed or the lock not taken (err set). Failures of single logs and
+ * period directories are counted in st and logged. As root, it first
+ * becomes data_dir's owner (datadir.h). */
 int compress_run(const struct gen_config *cfg, time_t cutoff, struct compress_stats *st,
                  char *err, size_t errlen);
 

@@ -1,6 +1,7 @@
 /* gen_config: the generator's option table, defaults and the checks that go
  * beyond one key. See gen_config.h. */
 #include "gen_config.h"
+#include "bucket.h"
 #include "conftable.h"
 #include "fnfilter.h"
 #include "log.h"
@@ -17,6 +18,8 @@ static int bind_number(const struct opt *opt, const struct ynode *node, void *fi
                        const char *key, struct conf_ctx *ctx);
 static int bind_functions(const struct opt *opt, const struct ynode *node, void *field,
                           const char *key, struct conf_ctx *ctx);
+static int bind_formats(const struct opt *opt, const struct ynode *node, void *field,
+                        const char *key, struct conf_ctx *ctx);
 
 /* The functions list as the struct declares it: pointer, then count. */
 struct function_list {
@@ -33,7 +36,16 @@ static const struct opt gen_opts[] = {
     {"svgs_dir", OPT_STRING, offsetof(struct gen_config, svgs_dir), NULL,
      .doc = "flame graphs, <period>/<name>.svgz (default: <data_dir>/svgs)"},
     {"lock_file", OPT_STRING, offsetof(struct gen_config, lock_file), NULL,
-     .doc = "lock held while generate or compress runs (default: <data_dir>/.arclamp-svg.lock)"},
+     .doc = "lock held while generate or compress runs; created 0600, in a directory only "
+            "its owner may write (default: <data_dir>/" GEN_PRIVATE_DIR "/run.lock)"},
+    {"lock_timeout", OPT_SECONDS, offsetof(struct gen_config, lock_timeout), "900", 0, 86400,
+     .doc = "seconds generate and compress wait for the lock; then the run is skipped "
+            "(exit status 75, counted in arclamp_svg_runs_skipped_total)"},
+    {"log_formats", OPT_CUSTOM, offsetof(struct gen_config, log_formats), NULL,
+     .custom = bind_formats,
+     .doc = "arclamp-log's bucket formats (its logs[].format), to tell a log name's bucket "
+            "from its tag (default: %Y-%m-%d_%H.excimer, %Y-%m-%d.excimer, the -wall "
+            "variants, %Y-%m-%d_%H, %Y-%m-%d)"},
     {"title", OPT_STRING, offsetof(struct gen_config, title), "MediaWiki - {period} - {time}",
      .doc = "graph title; {period} {time} {name} {entrypoint} are replaced"},
     {"font_type", OPT_STRING, offsetof(struct gen_config, font_type), "monospace",
@@ -67,6 +79,19 @@ static const struct {
     {"MediaWiki\\MediaWikiEntryPoint::prepareForOutput", "PreSend"},
     {"MediaWiki\\MediaWikiEntryPoint::doPostOutputShutdown", "PostSend"},
     {"UploadBase::performUpload", "Upload"},
+};
+
+/* The formats of the packaged arclamp-log.yaml, of Wikimedia's wall-clock
+ * groups and of arclamp-log's examples; used when `log_formats` is absent. */
+static const char *const default_formats[] = {
+    "%Y-%m-%d_%H.excimer", "%Y-%m-%d.excimer", "%Y-%m-%d_%H.excimer-wall",
+    "%Y-%m-%d.excimer-wall", "%Y-%m-%d_%H", "%Y-%m-%d",
+};
+
+/* The log_formats list as the struct declares it: pointer, then count. */
+struct format_list {
+    char **items;
+    size_t n;
 };
 
 static const char *const title_placeholders[] = {"period", "time", "name", "entrypoint"};
@@ -159,6 +184,47 @@ static int bind_functions(const struct opt *opt, const struct ynode *node, void 
         }
     }
     return 0;
+}
+
+static void free_formats(char **items, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(items[i]);
+    free(items);
+}
+
+static int bind_formats(const struct opt *opt, const struct ynode *node, void *field,
+                        const char *key, struct conf_ctx *ctx)
+{
+    (void)opt;
+    struct format_list *list = field;
+    free_formats(list->items, list->n);
+    list->items = NULL;
+    list->n = 0;
+    if (node->type != YNODE_SEQ || node->nitems == 0 || node->nitems > GEN_FORMATS_MAX)
+        return conf_error(ctx, node, key, "expected a list of 1 to %d strftime formats",
+                          GEN_FORMATS_MAX);
+    list->items = xcalloc(node->nitems, sizeof *list->items);
+    for (size_t i = 0; i < node->nitems; i++) {
+        char ikey[64];
+        snprintf(ikey, sizeof ikey, "%s[%zu]", key, i);
+        list->n = i + 1; /* counted first, so an error frees it too */
+        if (conf_parse_string(node->items[i], &list->items[i], ikey, ctx) < 0)
+            return -1;
+        const char *why = list->items[i] ? bucket_format_check(list->items[i]) : "is empty";
+        if (why)
+            return conf_error(ctx, node->items[i], ikey, "%s", why);
+    }
+    return 0;
+}
+
+static void set_default_formats(struct gen_config *cfg)
+{
+    size_t n = sizeof default_formats / sizeof default_formats[0];
+    cfg->log_formats = xcalloc(n, sizeof *cfg->log_formats);
+    for (size_t i = 0; i < n; i++)
+        cfg->log_formats[i] = xstrdup(default_formats[i]);
+    cfg->nlog_formats = n;
 }
 
 static void set_default_functions(struct gen_config *cfg)
@@ -267,7 +333,7 @@ static int finish(struct gen_config *cfg, const struct ynode *root, const char *
     if (!cfg->svgs_dir)
         cfg->svgs_dir = join(cfg->data_dir, "svgs");
     if (!cfg->lock_file)
-        cfg->lock_file = join(cfg->data_dir, ".arclamp-svg.lock");
+        cfg->lock_file = join(cfg->data_dir, GEN_PRIVATE_DIR "/run.lock");
     if (nested(cfg->logs_dir, cfg->svgs_dir) || nested(cfg->svgs_dir, cfg->logs_dir))
         return conf_error(ctx, ynode_get(root, "svgs_dir"), "svgs_dir",
                           "%s and logs_dir %s must be separate directories (generate removes "
@@ -286,6 +352,8 @@ static int finish(struct gen_config *cfg, const struct ynode *root, const char *
                           "expected auto, journal or stderr");
     if (!ynode_get(root, "functions"))
         set_default_functions(cfg);
+    if (!ynode_get(root, "log_formats"))
+        set_default_formats(cfg);
     return 0;
 }
 
@@ -345,6 +413,7 @@ int gen_config_load(const char *path, const char *data_dir, struct gen_config *c
 void gen_config_free(struct gen_config *cfg)
 {
     free_functions(cfg->functions, cfg->nfunctions);
+    free_formats(cfg->log_formats, cfg->nlog_formats);
     conf_free(gen_opts, cfg);
     free(cfg->path);
     memset(cfg, 0, sizeof *cfg);

@@ -17,6 +17,10 @@
 #define GEN_CONFIG_DEFAULT_PATH "/etc/arclamp/arclamp-svg.yaml"
 /* Longest per-function graph label (it becomes part of file names). */
 #define GEN_LABEL_MAX 64
+/* The private directory below data_dir holding the default lock_file. */
+#define GEN_PRIVATE_DIR ".arclamp-svg"
+/* Most entries of log_formats. */
+#define GEN_FORMATS_MAX 32
 
 /* One per-function graph: lines whose stack holds FUNCTION as a frame. */
 struct gen_function {
@@ -29,7 +33,10 @@ struct gen_config {
     char *data_dir;       /* root of everything: logs/, svgs/, index.html, index.json */
     char *logs_dir;       /* trace logs, <period>/<name>.log[.gz] (arclamp-log's base_path) */
     char *svgs_dir;       /* graphs, <period>/<name>[.reversed].svgz */
-    char *lock_file;      /* flock'ed while generate or compress runs */
+    char *lock_file;      /* flock'ed while generate or compress runs (0600, ours) */
+    double lock_timeout;  /* seconds a run waits for the lock before it is skipped */
+    char **log_formats;   /* arclamp-log's bucket formats: tell a log's bucket from its tag */
+    size_t nlog_formats;
     char *title;          /* title template: {period} {time} {name} {entrypoint} */
     char *font_type;      /* SVG font family */
     double font_size;     /* px */

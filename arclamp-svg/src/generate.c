@@ -1,9 +1,10 @@
 /* generate: `arclamp-svg generate`, the timer job that keeps the graphs and
  * the index in step with the trace logs. See generate.h. */
 #include "generate.h"
-#include "dirstream.h"
 #include "atomicfile.h"
 #include "cli.h"
+#include "datadir.h"
+#include "dirstream.h"
 #include "commands.h"
 #include "flame.h"
 #include "fnfilter.h"
@@ -12,6 +13,7 @@
 #include "log.h"
 #include "logset.h"
 #include "runlock.h"
+#include "runstate.h"
 #include "svg.h"
 
 #include <dirent.h>
@@ -30,7 +32,10 @@ struct run {
     const struct gen_config *cfg;
     const struct generate_options *opt;
     struct generate_stats *st;
+    int data_fd;          /* data_dir (index.html, index.json) */
+    int logs_fd;          /* logs_dir */
     int svgs_fd;          /* svgs_dir */
+    int logs_pfd;         /* logs_dir/<the period being processed> */
     strbuf doc;           /* the SVG being written (reused: bounded by min_width) */
 };
 
@@ -44,27 +49,10 @@ struct reader {
 
 /* --- helpers ------------------------------------------------------------ */
 
+/* A true "all" log (<bucket>.all for a configured format, logset.h). */
 static int is_all_log(const struct logfile *lf)
 {
-    return strcmp(lf->entrypoint, "all") == 0;
-}
-
-/* mkdir -p; errno tells why on failure. */
-static int mkdir_p(const char *path)
-{
-    char *p = xstrdup(path);
-    int rc = 0;
-    for (char *s = strchr(p + 1, '/'); s && rc == 0; s = strchr(s + 1, '/')) {
-        *s = '\0';
-        rc = mkdir(p, 0755) < 0 && errno != EEXIST ? -1 : 0;
-        *s = '/';
-    }
-    if (rc == 0 && mkdir(p, 0755) < 0 && errno != EEXIST)
-        rc = -1;
-    int saved = errno;
-    free(p);
-    errno = saved;
-    return rc;
+    return lf->is_all;
 }
 
 static int cmp_strings(const void *a, const void *b)
@@ -144,7 +132,7 @@ static int read_log(const struct run *run, const struct logfile *lf, struct read
 {
     strbuf path = STRBUF_INIT;
     strbuf_appendf(&path, "%s/%s/%s", run->cfg->logs_dir, lf->period, lf->file);
-    int fd = open(strbuf_cstr(&path), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    int fd = openat(run->logs_pfd, lf->file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
     int rc = -1;
     if (fd < 0 || fstat(fd, &st) < 0)
@@ -356,12 +344,26 @@ static void free_strings(char **v, size_t n)
 
 /* --- periods ------------------------------------------------------------ */
 
-/* The graph directory of a period, created when `create`; -1 if missing. */
-static int open_period(int svgs_fd, const char *period, int create)
+/* The graph directory of a period, created when `create`; -1 (err set) if
+ * missing, a symlink or another user's. */
+static int open_period(const struct run *run, const char *period, int create, char *err,
+                       size_t errlen)
 {
-    if (create && mkdirat(svgs_fd, period, 0755) < 0 && errno != EEXIST)
-        return -1;
-    return openat(svgs_fd, period, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    strbuf shown = STRBUF_INIT;
+    strbuf_appendf(&shown, "%s/%s", run->cfg->svgs_dir, period);
+    int fd = datadir_openat(run->svgs_fd, strbuf_cstr(&shown), period, create, 0755, err, errlen);
+    strbuf_free(&shown);
+    return fd;
+}
+
+/* Every log of the period fails (its old graphs stay). */
+static void fail_period(struct run *run, const char *period, struct index_entry *entries,
+                        size_t n, const char *why)
+{
+    cli_log(LOG_ERR, "period_failed", LOG_FIELDS({"ARCLAMP_PERIOD", period}), "%s", why);
+    run->st->failed += n;
+    for (size_t i = 0; i < n; i++)
+        entries[i].failed = 1;
 }
 
 static void note_presence(const struct gen_config *cfg, int pfd, struct index_entry *e)
@@ -384,20 +386,30 @@ static void note_presence(const struct gen_config *cfg, int pfd, struct index_en
 static void process_period(struct run *run, const char *period, const struct logfile *files,
                            struct index_entry *entries, size_t n)
 {
-    int pfd = open_period(run->svgs_fd, period, n > 0);
+    char err[1024];
+    int pfd = open_period(run, period, n > 0, err, sizeof err);
     if (pfd < 0) {
-        if (n == 0)
-            return;
-        cli_log(LOG_ERR, "period_failed", LOG_FIELDS({"ARCLAMP_PERIOD", period}), "%s/%s: %s",
-                run->cfg->svgs_dir, period, strerror(errno));
-        run->st->failed += n;
-        for (size_t i = 0; i < n; i++)
-            entries[i].failed = 1;
+        if (n > 0 || errno != ENOENT)
+            fail_period(run, period, entries, n, err);
+        return;
+    }
+    strbuf shown = STRBUF_INIT;
+    strbuf_appendf(&shown, "%s/%s", run->cfg->logs_dir, period);
+    run->logs_pfd = n ? datadir_openat(run->logs_fd, strbuf_cstr(&shown), period, 0, 0, err,
+                                       sizeof err)
+                      : -1;
+    strbuf_free(&shown);
+    if (n && run->logs_pfd < 0) {
+        fail_period(run, period, entries, n, err);
+        close(pfd);
         return;
     }
     run->st->temps += (size_t)atomic_clean_temps(pfd);
     for (size_t i = 0; i < n; i++)
         process_log(run, pfd, &files[i], &entries[i]);
+    if (run->logs_pfd >= 0)
+        close(run->logs_pfd);
+    run->logs_pfd = -1;
     size_t nkeep;
     char **keep = expected_names(run->cfg, files, n, &nkeep);
     remove_graphs_except(run, pfd, period, keep, nkeep);
@@ -420,9 +432,13 @@ static void purge_orphan_periods(struct run *run, const struct logset *set)
         if (name[0] == '.' || bsearch(&name, set->periods, set->nperiods,
                                       sizeof *set->periods, cmp_strings))
             continue;
-        int pfd = open_period(run->svgs_fd, name, 0);
-        if (pfd < 0)
+        char err[1024];
+        int pfd = open_period(run, name, 0, err, sizeof err);
+        if (pfd < 0) {
+            if (errno == EPERM)
+                cli_log(LOG_WARNING, "period_refused", LOG_NO_FIELDS, "%s (left alone)", err);
             continue;
+        }
         run->st->temps += (size_t)atomic_clean_temps(pfd);
         remove_graphs_except(run, pfd, name, NULL, 0);
         close(pfd);
@@ -438,8 +454,12 @@ static void free_run(struct run *run)
     strbuf_free(&run->doc);
     if (run->svgs_fd >= 0)
         close(run->svgs_fd);
+    if (run->logs_fd >= 0)
+        close(run->logs_fd);
 }
 
+/* Periods whose scan failed are left exactly as they are: a directory we
+ * could not read is not a directory without logs. */
 static void process_all(struct run *run, const struct logset *set, struct index_entry *entries)
 {
     size_t i = 0;
@@ -447,7 +467,9 @@ static void process_all(struct run *run, const struct logset *set, struct index_
         size_t begin = i;
         while (i < set->n && strcmp(set->files[i].period, set->periods[p]) == 0)
             i++;
-        process_period(run, set->periods[p], set->files + begin, entries + begin, i - begin);
+        if (!logset_period_failed(set, set->periods[p]))
+            process_period(run, set->periods[p], set->files + begin, entries + begin,
+                           i - begin);
     }
     purge_orphan_periods(run, set);
 }
@@ -455,15 +477,28 @@ static void process_all(struct run *run, const struct logset *set, struct index_
 static int write_index(struct run *run, const struct logset *set,
                        const struct index_entry *entries, char *err, size_t errlen)
 {
-    int data_fd = open(run->cfg->data_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (data_fd < 0) {
-        snprintf(err, errlen, "%s: %s", run->cfg->data_dir, strerror(errno));
-        return -1;
+    run->st->temps += (size_t)atomic_clean_temps(run->data_fd);
+    return index_write(run->data_fd, run->cfg, entries, set->n, time(NULL), err, errlen);
+}
+
+/* Names refused by logset (colliding tags) and periods it could not read:
+ * logged one by one, counted. */
+static void report_scan(struct run *run, const struct logset *set)
+{
+    for (size_t i = 0; i < set->nrefused; i++) {
+        const struct logset_refusal *r = &set->refused[i];
+        cli_log(LOG_WARNING, "log_refused",
+                LOG_FIELDS({"ARCLAMP_PERIOD", r->period}, {"ARCLAMP_LOG_FILE", r->file}),
+                "%s/%s: refused, not drawn: %s", r->period, r->file, r->why);
     }
-    run->st->temps += (size_t)atomic_clean_temps(data_fd);
-    int rc = index_write(data_fd, run->cfg, entries, set->n, time(NULL), err, errlen);
-    close(data_fd);
-    return rc;
+    run->st->refused = set->nrefused;
+    for (size_t i = 0; i < set->nfailed; i++) {
+        const struct logset_failure *f = &set->failed[i];
+        cli_log(LOG_ERR, "scan_failed", LOG_FIELDS({"ARCLAMP_PERIOD", f->period}),
+                "%s/%s: cannot list the logs: %s (its graphs are kept, index.html not "
+                "rewritten)", run->cfg->logs_dir, f->period, f->why);
+    }
+    run->st->scan_failed = set->nfailed;
 }
 
 static struct index_entry *make_entries(const struct gen_config *cfg, const struct logset *set)
@@ -488,31 +523,36 @@ static void free_entries(struct index_entry *e, size_t n)
 static enum generate_status locked_run(struct run *run, char *err, size_t errlen)
 {
     const struct gen_config *cfg = run->cfg;
-    struct stat st;
-    if (stat(cfg->logs_dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "logs_dir %s: %s (nothing done)", cfg->logs_dir,
-                 errno ? strerror(errno) : "not a directory");
+    char why[1024];
+    run->logs_fd = datadir_open(run->data_fd, cfg->data_dir, cfg->logs_dir, 0, why, sizeof why);
+    if (run->logs_fd < 0) {
+        snprintf(err, errlen, "logs_dir: %s (nothing done)", why);
         return GENERATE_ERROR;
     }
-    if (mkdir_p(cfg->svgs_dir) < 0 ||
-        (run->svgs_fd = open(cfg->svgs_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-        snprintf(err, errlen, "svgs_dir %s: %s", cfg->svgs_dir, strerror(errno));
+    run->svgs_fd = datadir_open(run->data_fd, cfg->data_dir, cfg->svgs_dir, 1, why, sizeof why);
+    if (run->svgs_fd < 0) {
+        snprintf(err, errlen, "svgs_dir: %s (nothing done)", why);
         return GENERATE_ERROR;
     }
     struct logset set;
-    if (logset_scan(cfg->logs_dir, NULL, &set, err, errlen) < 0)
+    if (logset_scan_at(cfg, run->logs_fd, 1, &set, err, errlen) < 0)
         return GENERATE_ERROR;
     run->st->logs = set.n;
+    report_scan(run, &set);
     struct index_entry *entries = make_entries(cfg, &set);
     process_all(run, &set, entries);
     char ierr[1024];
-    if (write_index(run, &set, entries, ierr, sizeof ierr) < 0) {
+    if (set.nfailed) {
+        run->st->index_failed = 1; /* it would leave out the periods not read */
+    } else if (write_index(run, &set, entries, ierr, sizeof ierr) < 0) {
         run->st->index_failed = 1;
         cli_log(LOG_ERR, "index_failed", LOG_NO_FIELDS, "index: %s", ierr);
     }
     free_entries(entries, set.n);
     logset_free(&set);
-    return run->st->failed || run->st->index_failed ? GENERATE_SOME_FAILED : GENERATE_OK;
+    return run->st->failed || run->st->index_failed || run->st->scan_failed
+               ? GENERATE_SOME_FAILED
+               : GENERATE_OK;
 }
 
 enum generate_status generate_run(const struct gen_config *cfg,
@@ -520,22 +560,30 @@ enum generate_status generate_run(const struct gen_config *cfg,
                                   struct generate_stats *st, char *err, size_t errlen)
 {
     memset(st, 0, sizeof *st);
-    if (mkdir_p(cfg->data_dir) < 0) {
-        snprintf(err, errlen, "data_dir %s: %s", cfg->data_dir, strerror(errno));
+    if (datadir_drop_root(cfg->data_dir, err, errlen) < 0)
+        return GENERATE_ERROR;
+    char why[1024];
+    int data_fd = datadir_open_base(cfg->data_dir, 1, why, sizeof why);
+    if (data_fd < 0) {
+        snprintf(err, errlen, "data_dir: %s", why);
         return GENERATE_ERROR;
     }
     int lock_fd;
-    enum runlock_result lr = runlock_acquire(cfg->lock_file, 0, &lock_fd, err, errlen);
+    enum runlock_result lr = runlock_acquire(cfg->lock_file, cfg->lock_timeout, &lock_fd, err,
+                                             errlen);
     if (lr == RUNLOCK_BUSY) {
-        snprintf(err, errlen, "another run holds the lock %s", cfg->lock_file);
-        return GENERATE_BUSY;
+        runstate_note_skip(cfg, RUNSTATE_GENERATE);
+        snprintf(err, errlen, "another run held the lock %s for lock_timeout (%g s)",
+                 cfg->lock_file, cfg->lock_timeout);
     }
-    if (lr != RUNLOCK_OK)
-        return GENERATE_ERROR;
-    struct run run = {cfg, opt, st, -1, STRBUF_INIT};
-    enum generate_status rc = locked_run(&run, err, errlen);
-    free_run(&run);
-    runlock_release(lock_fd);
+    enum generate_status rc = lr == RUNLOCK_BUSY ? GENERATE_BUSY : GENERATE_ERROR;
+    if (lr == RUNLOCK_OK) {
+        struct run run = {cfg, opt, st, data_fd, -1, -1, -1, STRBUF_INIT};
+        rc = locked_run(&run, err, errlen);
+        free_run(&run);
+        runlock_release(lock_fd);
+    }
+    close(data_fd);
     return rc;
 }
 
@@ -557,9 +605,12 @@ static void usage(FILE *out)
           "  -v, --verbose        log every graph written and removed\n"
           "  -h, --help           print this help\n"
           "\n"
-          "Exit status: 0 done; 1 some logs or the index failed (the others were done);\n"
-          "2 bad command line; 75 another generate or compress is running (nothing done);\n"
-          "78 bad configuration.\n\n",
+          "Run as root, it first becomes the owner of data_dir (unless root owns it).\n"
+          "\n"
+          "Exit status: 0 done; 1 some logs, a log directory or the index failed (the\n"
+          "others were done), or nothing could be done; 2 bad command line; 75 another\n"
+          "generate or compress held the lock for lock_timeout (skipped, counted in\n"
+          "arclamp_svg_runs_skipped_total); 78 bad configuration.\n\n",
           out);
     gen_config_print_help(out);
 }
@@ -573,6 +624,10 @@ static void print_summary(const struct generate_stats *st)
         printf(", %zu temporary files removed", st->temps);
     if (st->ignored_lines)
         printf(", %zu invalid lines ignored", st->ignored_lines);
+    if (st->refused)
+        printf(", %zu logs refused (names that collide)", st->refused);
+    if (st->scan_failed)
+        printf("; %zu log directories could not be read (their graphs kept)", st->scan_failed);
     printf("%s\n", st->index_failed ? "; index NOT written" : "");
 }
 
@@ -610,7 +665,7 @@ int cmd_generate(int argc, char **argv)
     enum generate_status status = generate_run(&cfg, &opt, &st, err, sizeof err);
     gen_config_free(&cfg);
     if (status == GENERATE_BUSY) {
-        fprintf(stderr, "arclamp-svg generate: %s; nothing done\n", err);
+        fprintf(stderr, "arclamp-svg generate: %s; skipped, nothing done\n", err);
         return CLI_EXIT_BUSY;
     }
     if (status == GENERATE_ERROR) {

@@ -14,11 +14,15 @@
  * longer configured) is removed, as are temporary files of interrupted runs,
  * and <data_dir>/index.html and index.json are rewritten (indexpage.h).
  *
- * One run at a time: the lock_file is flock'ed without waiting. A log that
- * cannot be read or holds no valid line is reported (log_event), counted,
- * and the others go on. All writes are made through directory descriptors
- * opened without following symlinks below svgs_dir, so nothing is written
- * outside svgs_dir and data_dir. */
+ * One run at a time: the lock_file is flock'ed, waiting at most
+ * lock_timeout (runlock.h). A log that cannot be read or holds no valid
+ * line is reported (log_event), counted, and the others go on; a log whose
+ * name could collide with another's graphs is refused (logset.h); a period
+ * directory that cannot be listed is left as it is, index.html is not
+ * rewritten and the run fails. Run as root, it becomes data_dir's owner
+ * first; every directory is opened through datadir.h (no symlink below the
+ * configured paths followed, owner checked), so nothing is written outside
+ * svgs_dir and data_dir. */
 #ifndef ARCLAMP_SVG_GENERATE_H
 #define ARCLAMP_SVG_GENERATE_H
 
@@ -39,13 +43,16 @@ struct generate_stats {
     size_t failed;        /* logs that could not be drawn */
     size_t temps;         /* temporary files of interrupted runs removed */
     size_t ignored_lines; /* invalid lines skipped in the logs drawn */
-    int index_failed;     /* index.html / index.json could not be written */
+    size_t refused;       /* logs refused: their names could collide (logset.h) */
+    size_t scan_failed;   /* period directories that could not be listed (kept as they are) */
+    int index_failed;     /* index.html / index.json not written (error, or a scan failed) */
 };
 
 enum generate_status {
     GENERATE_OK = 0,           /* everything done */
     GENERATE_SOME_FAILED = 1,  /* done, but some logs (or the index) failed */
-    GENERATE_BUSY = 2,         /* another run holds the lock; nothing done */
+    GENERATE_BUSY = 2,         /* another run held the lock for lock_timeout; nothing done,
+                                  the skip logged and counted (runstate.h) */
     GENERATE_ERROR = 3,        /* nothing done: err says why */
 };
 

@@ -1,6 +1,9 @@
 /* logset: finding the trace logs and reading their names. See logset.h. */
 #include "logset.h"
+#include "bucket.h"
+#include "datadir.h"
 #include "dirstream.h"
+#include "stackline.h"
 #include "strbuf.h"
 
 #include <dirent.h>
@@ -88,6 +91,7 @@ void logset_parse_name(struct logfile *lf)
     const char *dot = strrchr(lf->name, '.');
     lf->entrypoint = dot ? dot + 1 : lf->name;
     lf->time_from_name = len > 0;
+    lf->is_all = 0;
     if (len) {
         memcpy(lf->time, lf->name, len);
         lf->time[len] = '\0';
@@ -104,13 +108,62 @@ void logset_parse_name(struct logfile *lf)
         snprintf(lf->date, sizeof lf->date, "unknown");
 }
 
+static int reserved_word(const char *component)
+{
+    return strcmp(component, "all") == 0 || strcmp(component, "reversed") == 0 ||
+           strncmp(component, "fn-", 3) == 0;
+}
+
+const char *logset_classify(struct logfile *lf, char *const *formats, size_t nformats)
+{
+    const char *tag = NULL;
+    ssize_t tag_bucket = -1;
+    int matched = 0;
+    for (size_t i = 0; i < nformats; i++) {
+        ssize_t b = bucket_match_prefix(formats[i], lf->name);
+        if (b <= 0 || lf->name[b] != '.')
+            continue;
+        matched = 1;
+        const char *rest = lf->name + b + 1;
+        int ok = strcmp(rest, "all") == 0 || stackline_tag_name_ok(rest, strlen(rest));
+        if (ok && b > tag_bucket) {
+            tag = rest;
+            tag_bucket = b;
+        }
+    }
+    lf->is_all = 0;
+    if (tag) {
+        lf->entrypoint = tag;
+        lf->is_all = strcmp(tag, "all") == 0;
+        return NULL;
+    }
+    if (matched)
+        return "its tag is not a valid entry point name (written by an older arclamp-log or "
+               "the original?): its graphs could take another log's place";
+    if (reserved_word(lf->entrypoint))
+        return "no log_formats entry matches its name, and it ends in all, reversed or fn-*";
+    return NULL;
+}
+
 struct growing {
     struct logfile *files;
     size_t n, cap;
+    struct logset_refusal *refused;
+    size_t nrefused, refused_cap;
 };
 
-static void add_file(struct growing *g, const char *period, const char *file, char *name, int gz,
-                     const struct stat *st)
+static void add_refusal(struct growing *g, const char *period, const char *file,
+                        const char *why)
+{
+    if (g->nrefused == g->refused_cap) {
+        g->refused_cap = g->refused_cap ? g->refused_cap * 2 : 8;
+        g->refused = xrealloc(g->refused, g->refused_cap * sizeof *g->refused);
+    }
+    g->refused[g->nrefused++] = (struct logset_refusal){xstrdup(period), xstrdup(file), why};
+}
+
+static void add_file(const struct gen_config *cfg, struct growing *g, const char *period,
+                     const char *file, char *name, int gz, const struct stat *st)
 {
     if (g->n == g->cap) {
         g->cap = g->cap ? g->cap * 2 : 64;
@@ -125,6 +178,14 @@ static void add_file(struct growing *g, const char *period, const char *file, ch
     lf->size = (long long)st->st_size;
     lf->mtime = st->st_mtim;
     logset_parse_name(lf);
+    const char *why = logset_classify(lf, cfg->log_formats, cfg->nlog_formats);
+    if (why) {
+        free(lf->period);
+        free(lf->file);
+        free(lf->name);
+        g->n--;
+        add_refusal(g, period, file, why);
+    }
 }
 
 static void free_file(struct logfile *lf)
@@ -134,31 +195,66 @@ static void free_file(struct logfile *lf)
     free(lf->name);
 }
 
-/* Adds the logs of one period directory. A directory that cannot be read is
- * skipped (it may have vanished meanwhile). */
-static void scan_period(int logs_fd, const char *period, struct growing *g)
+/* Drops the logs added since `mark` (a period that failed halfway). */
+static void forget_since(struct growing *g, size_t mark, size_t refused_mark)
 {
-    int fd = openat(logs_fd, period, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    while (g->n > mark)
+        free_file(&g->files[--g->n]);
+    while (g->nrefused > refused_mark) {
+        g->nrefused--;
+        free(g->refused[g->nrefused].period);
+        free(g->refused[g->nrefused].file);
+    }
+}
+
+/* Adds the logs of one period directory. Returns 0, or -1 with err set when
+ * the directory could not be opened or read completely (opendir, readdir
+ * or a stat failed): then nothing of it is added. */
+static int scan_period(const struct gen_config *cfg, int logs_fd, int check_owner,
+                       const char *period, struct growing *g, char *err, size_t errlen)
+{
+    size_t mark = g->n, refused_mark = g->nrefused;
+    int fd = check_owner ? datadir_openat(logs_fd, period, period, 0, 0, err, errlen)
+                         : openat(logs_fd, period, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+                                                       O_CLOEXEC);
+    if (fd < 0 && !check_owner)
+        snprintf(err, errlen, "%s", strerror(errno));
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     if (!d) {
-        if (fd >= 0)
+        if (fd >= 0) {
+            snprintf(err, errlen, "%s", strerror(errno));
             close(fd);
-        return;
+        }
+        return -1;
     }
+    int rc = 0;
     struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
+    for (errno = 0; rc == 0 && (de = readdir(d)) != NULL; errno = 0) {
         int gz;
         char *name = logset_log_name(de->d_name, &gz);
         struct stat st;
         if (!name)
             continue;
-        if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode)) {
+        if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+            if (errno != ENOENT) { /* gone meanwhile is fine; EACCES, EIO are not */
+                snprintf(err, errlen, "%s: %s", de->d_name, strerror(errno));
+                rc = -1;
+            }
             free(name);
-            continue;
+        } else if (!S_ISREG(st.st_mode)) {
+            free(name);
+        } else {
+            add_file(cfg, g, period, de->d_name, name, gz, &st);
         }
-        add_file(g, period, de->d_name, name, gz, &st);
+    }
+    if (rc == 0 && errno) {
+        snprintf(err, errlen, "readdir: %s", strerror(errno));
+        rc = -1;
     }
     closedir(d);
+    if (rc < 0)
+        forget_since(g, mark, refused_mark);
+    return rc;
 }
 
 /* Order for finding duplicates: period, name, X.log before X.log.gz. */
@@ -219,10 +315,16 @@ static int list_periods(int logs_fd, const char *only, struct logset *set)
         return -1;
     size_t cap = 0;
     struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
+    int rc = 0;
+    for (errno = 0; rc == 0 && (de = readdir(d)) != NULL; errno = 0) {
         struct stat st;
-        if (de->d_name[0] == '.' ||
-            fstatat(logs_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+        if (de->d_name[0] == '.')
+            continue;
+        if (fstatat(logs_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+            rc = errno == ENOENT ? 0 : -1; /* a period we cannot even stat: not "gone" */
+            continue;
+        }
+        if (!S_ISDIR(st.st_mode))
             continue;
         if (set->nperiods == cap) {
             cap = cap ? cap * 2 : 8;
@@ -230,32 +332,52 @@ static int list_periods(int logs_fd, const char *only, struct logset *set)
         }
         set->periods[set->nperiods++] = xstrdup(de->d_name);
     }
+    if (rc == 0 && errno)
+        rc = -1;
+    int saved = errno;
     closedir(d);
+    errno = saved;
+    if (rc < 0)
+        return -1;
     if (set->nperiods)
         qsort(set->periods, set->nperiods, sizeof *set->periods, cmp_strings);
     return 0;
 }
 
-int logset_scan(const char *logs_dir, const char *period, struct logset *set, char *err,
-                size_t errlen)
+static void add_failure(struct logset *set, const char *period, const char *why)
+{
+    set->failed = xrealloc(set->failed, (set->nfailed + 1) * sizeof *set->failed);
+    set->failed[set->nfailed++] = (struct logset_failure){xstrdup(period), xstrdup(why)};
+}
+
+int logset_period_failed(const struct logset *set, const char *period)
+{
+    for (size_t i = 0; i < set->nfailed; i++) {
+        if (strcmp(set->failed[i].period, period) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static int scan_fd(const struct gen_config *cfg, int logs_fd, const char *only, int check_owner,
+                   struct logset *set, char *err, size_t errlen)
 {
     memset(set, 0, sizeof *set);
-    int logs_fd = open(logs_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (logs_fd < 0) {
-        if (errno == ENOENT)
-            return 0;
-        snprintf(err, errlen, "%s: %s", logs_dir, strerror(errno));
+    if (list_periods(logs_fd, only, set) < 0) {
+        snprintf(err, errlen, "%s: %s", cfg->logs_dir, strerror(errno));
+        logset_free(set);
         return -1;
     }
-    if (list_periods(logs_fd, period, set) < 0) {
-        snprintf(err, errlen, "%s: %s", logs_dir, strerror(errno));
-        close(logs_fd);
-        return -1;
+    struct growing g;
+    memset(&g, 0, sizeof g);
+    for (size_t i = 0; i < set->nperiods; i++) {
+        char why[512];
+        if (scan_period(cfg, logs_fd, check_owner, set->periods[i], &g, why, sizeof why) < 0 &&
+            !(only && errno == ENOENT)) /* top --period that does not exist: no logs */
+            add_failure(set, set->periods[i], why);
     }
-    struct growing g = {NULL, 0, 0};
-    for (size_t i = 0; i < set->nperiods; i++)
-        scan_period(logs_fd, set->periods[i], &g);
-    close(logs_fd);
+    set->refused = g.refused;
+    set->nrefused = g.nrefused;
     if (g.n)
         qsort(g.files, g.n, sizeof *g.files, cmp_names);
     drop_duplicates(&g);
@@ -266,8 +388,46 @@ int logset_scan(const char *logs_dir, const char *period, struct logset *set, ch
     return 0;
 }
 
+int logset_scan_at(const struct gen_config *cfg, int logs_fd, int check_owner,
+                   struct logset *set, char *err, size_t errlen)
+{
+    return scan_fd(cfg, logs_fd, NULL, check_owner, set, err, errlen);
+}
+
+int logset_scan(const struct gen_config *cfg, const char *period, struct logset *set,
+                char *err, size_t errlen)
+{
+    memset(set, 0, sizeof *set);
+    int logs_fd = open(cfg->logs_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (logs_fd < 0) {
+        if (errno == ENOENT)
+            return 0;
+        snprintf(err, errlen, "%s: %s", cfg->logs_dir, strerror(errno));
+        return -1;
+    }
+    int rc = scan_fd(cfg, logs_fd, period, 0, set, err, errlen);
+    close(logs_fd);
+    if (rc == 0 && set->nfailed) {
+        snprintf(err, errlen, "%s/%s: %s", cfg->logs_dir, set->failed[0].period,
+                 set->failed[0].why);
+        logset_free(set);
+        rc = -1;
+    }
+    return rc;
+}
+
 void logset_free(struct logset *set)
 {
+    for (size_t i = 0; i < set->nrefused; i++) {
+        free(set->refused[i].period);
+        free(set->refused[i].file);
+    }
+    free(set->refused);
+    for (size_t i = 0; i < set->nfailed; i++) {
+        free(set->failed[i].period);
+        free(set->failed[i].why);
+    }
+    free(set->failed);
     for (size_t i = 0; i < set->n; i++)
         free_file(&set->files[i]);
     free(set->files);

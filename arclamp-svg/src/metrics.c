@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "logset.h"
+#include "runstate.h"
 #include "xmlesc.h"
 
 #include <dirent.h>
@@ -188,16 +189,32 @@ static void index_metric(strbuf *out, const struct gen_config *cfg)
     strbuf_free(&path);
 }
 
+/* Logs left out because their names could collide (logset.h), per period. */
+static void refused_metric(strbuf *out, const struct logset *set)
+{
+    header(out, "arclamp_trace_log_refused_files",
+           "Trace logs not drawn: their tag could collide with another graph.");
+    for (size_t p = 0; p < set->nperiods; p++) {
+        size_t n = 0;
+        for (size_t i = 0; i < set->nrefused; i++)
+            n += strcmp(set->refused[i].period, set->periods[p]) == 0;
+        labels(out, "arclamp_trace_log_refused_files", set->periods[p], NULL);
+        strbuf_appendf(out, "%zu\n", n);
+    }
+}
+
 int metrics_render(const struct gen_config *cfg, strbuf *out, char *err, size_t errlen)
 {
     struct logset set;
-    if (logset_scan(cfg->logs_dir, NULL, &set, err, errlen) < 0)
+    if (logset_scan(cfg, NULL, &set, err, errlen) < 0)
         return -1;
     size_t n;
     struct group *g = make_groups(&set, &n);
     log_metrics(out, g, n);
+    refused_metric(out, &set);
     graph_metrics(out, cfg, &set);
     index_metric(out, cfg);
+    runstate_metrics(cfg, out);
     free(g);
     logset_free(&set);
     return 0;

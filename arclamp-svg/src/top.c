@@ -155,12 +155,13 @@ void top_sort(struct top_row *rows, size_t n, int by_inclusive)
 
 /* --- choosing logs ------------------------------------------------------ */
 
+/* The log's entry point (its tag, logset.h) is `entrypoint`; "all" takes
+ * only true all logs (<bucket>.all), never a tag like "evil.all". */
 static int entry_matches(const struct logfile *lf, const char *entrypoint)
 {
-    size_t n = strlen(lf->name), e = strlen(entrypoint);
-    if (n == e)
-        return strcmp(lf->name, entrypoint) == 0;
-    return n > e && lf->name[n - e - 1] == '.' && strcmp(lf->name + n - e, entrypoint) == 0;
+    if (strcmp(entrypoint, "all") == 0)
+        return lf->is_all;
+    return strcmp(lf->entrypoint, entrypoint) == 0;
 }
 
 /* "last-N": N (>= 1); 0 if the slice is a prefix; -1 if it is malformed. */
@@ -386,7 +387,7 @@ static int run_top(const struct gen_config *cfg, const struct top_options *opt, 
 {
     struct logset set;
     char err[1024];
-    if (logset_scan(cfg->logs_dir, opt->period, &set, err, sizeof err) < 0) {
+    if (logset_scan(cfg, opt->period, &set, err, sizeof err) < 0) {
         fprintf(stderr, "arclamp-svg top: %s\n", err);
         return CLI_EXIT_FAILED;
     }

@@ -39,7 +39,7 @@ START_TEST(defaults_without_any_file)
     ck_assert_str_eq(cfg.data_dir, "/srv/arclamp");
     ck_assert_str_eq(cfg.logs_dir, "/srv/arclamp/logs");
     ck_assert_str_eq(cfg.svgs_dir, "/srv/arclamp/svgs");
-    ck_assert_str_eq(cfg.lock_file, "/srv/arclamp/.arclamp-svg.lock");
+    ck_assert_str_eq(cfg.lock_file, "/srv/arclamp/.arclamp-svg/run.lock");
     ck_assert_str_eq(cfg.title, "MediaWiki - {period} - {time}");
     ck_assert_str_eq(cfg.font_type, "monospace");
     ck_assert_double_eq(cfg.font_size, 11);
@@ -74,7 +74,7 @@ START_TEST(data_dir_moves_the_derived_paths)
     ck_assert_str_eq(cfg.data_dir, "/data/al");
     ck_assert_str_eq(cfg.logs_dir, "/data/al/logs");
     ck_assert_str_eq(cfg.svgs_dir, "/data/al/svgs");
-    ck_assert_str_eq(cfg.lock_file, "/data/al/.arclamp-svg.lock");
+    ck_assert_str_eq(cfg.lock_file, "/data/al/.arclamp-svg/run.lock");
     gen_config_free(&cfg);
 }
 END_TEST
@@ -283,7 +283,12 @@ START_TEST(scan_orders_newest_first_and_prefers_plain_over_gz)
     char *link = path_join(hourly, "2026-11-22_06.all.log");
     ck_assert_int_eq(symlink("2026-11-22_05.all.log", link), 0);
     struct logset set;
-    ck_assert_int_eq(logset_scan(root, NULL, &set, err, sizeof err), 0);
+    struct gen_config lcfg;
+    ck_assert_int_eq(gen_config_load_string("t", NULL, "/x", &lcfg, err, sizeof err), 0);
+    free(lcfg.logs_dir);
+    lcfg.logs_dir = xstrdup(root);
+    ck_assert_int_eq(logset_scan(&lcfg, NULL, &set, err, sizeof err), 0);
+    gen_config_free(&lcfg);
     ck_assert_uint_eq(set.nperiods, 1);
     ck_assert_uint_eq(set.n, 3);
     ck_assert_str_eq(set.files[0].file, "2026-11-22_05.all.log");
@@ -300,10 +305,88 @@ END_TEST
 START_TEST(scan_of_missing_dir_is_empty)
 {
     struct logset set;
-    ck_assert_int_eq(logset_scan("/nonexistent/arclamp/logs", NULL, &set, err, sizeof err), 0);
+    struct gen_config lcfg;
+    ck_assert_int_eq(gen_config_load_string("t", NULL, "/nonexistent/arclamp", &lcfg, err,
+                                            sizeof err), 0);
+    ck_assert_int_eq(logset_scan(&lcfg, NULL, &set, err, sizeof err), 0);
+    gen_config_free(&lcfg);
     ck_assert_uint_eq(set.n, 0);
     ck_assert_uint_eq(set.nperiods, 0);
     logset_free(&set);
+}
+END_TEST
+
+/* --- logset: names that could collide (issue 14) ------------------------- */
+
+static const char *classify(const char *name, struct logfile *out)
+{
+    static char *const formats[] = {(char *)"%Y-%m-%d_%H.excimer", (char *)"%Y-%m-%d.excimer",
+                                    (char *)"%Y-%m-%d"};
+    memset(out, 0, sizeof *out);
+    out->name = (char *)name;
+    logset_parse_name(out);
+    return logset_classify(out, formats, 3);
+}
+
+START_TEST(tags_that_could_collide_are_refused)
+{
+    struct logfile lf;
+    const char *refused[] = {
+        "2026-11-22.excimer.index.reversed",   /* index's reversed graph */
+        "2026-11-22.excimer.all.fn-EditAction", /* the all log's EditAction graph */
+        "2026-11-22.excimer.evil.all",         /* an "all" log to top */
+        "2026-11-22.excimer.fn-x",
+        "2026-11-22.excimer.a..b",
+        "2026-11-22.excimer.in dex",
+        "2026-11-22.excimer.reversed",
+        "not-a-bucket.all",                    /* no format: cannot be an all log */
+        "whatever.index.reversed",
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
+        ck_assert_msg(classify(refused[i], &lf) != NULL, "%s accepted", refused[i]);
+}
+END_TEST
+
+START_TEST(true_all_logs_and_tags_are_read_with_the_formats)
+{
+    struct logfile lf;
+    ck_assert_ptr_null(classify("2026-11-22_05.excimer.all", &lf));
+    ck_assert(lf.is_all);
+    ck_assert_str_eq(lf.entrypoint, "all");
+    ck_assert_ptr_null(classify("2026-11-22.excimer.all", &lf)); /* not %Y-%m-%d's excimer.all */
+    ck_assert(lf.is_all);
+    ck_assert_ptr_null(classify("2026-11-22.all", &lf));
+    ck_assert(lf.is_all);
+    ck_assert_ptr_null(classify("2026-11-22.excimer.foo.bar", &lf));
+    ck_assert(!lf.is_all);
+    ck_assert_str_eq(lf.entrypoint, "foo.bar");
+    ck_assert_ptr_null(classify("2026-11-22_05.excimer.index", &lf));
+    ck_assert_str_eq(lf.entrypoint, "index");
+    ck_assert_ptr_null(classify("custom-name.api", &lf)); /* no format: old reading */
+    ck_assert(!lf.is_all);
+    ck_assert_str_eq(lf.entrypoint, "api");
+}
+END_TEST
+
+START_TEST(log_formats_and_lock_timeout_are_checked)
+{
+    struct gen_config lcfg;
+    ck_assert_int_eq(gen_config_load_string("t", NULL, "/d", &lcfg, err, sizeof err), 0);
+    ck_assert(lcfg.lock_timeout == 900);
+    ck_assert_str_eq(lcfg.lock_file, "/d/.arclamp-svg/run.lock");
+    ck_assert_uint_eq(lcfg.nlog_formats, 6);
+    ck_assert_str_eq(lcfg.log_formats[0], "%Y-%m-%d_%H.excimer");
+    gen_config_free(&lcfg);
+    ck_assert_int_eq(gen_config_load_string("t", "log_formats: ['%Y-%m-%d_%H-%M']\n"
+                                            "lock_timeout: 2.5\n", "/d", &lcfg, err, sizeof err), 0);
+    ck_assert_uint_eq(lcfg.nlog_formats, 1);
+    ck_assert(lcfg.lock_timeout == 2.5);
+    gen_config_free(&lcfg);
+    const char *bad[] = {"log_formats: ['%Q']\n", "log_formats: []\n", "log_formats: 'x'\n",
+                         "log_formats: ['a/%Y']\n", "lock_timeout: -1\n", "lock_timeout: 1e9\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        ck_assert_msg(gen_config_load_string("t", bad[i], "/d", &lcfg, err, sizeof err) < 0, "%s",
+                      bad[i]);
 }
 END_TEST
 
@@ -331,6 +414,9 @@ Suite *gen_config_suite(void)
     tcase_add_test(tc, log_names_and_suffixes);
     tcase_add_test(tc, scan_orders_newest_first_and_prefers_plain_over_gz);
     tcase_add_test(tc, scan_of_missing_dir_is_empty);
+    tcase_add_test(tc, tags_that_could_collide_are_refused);
+    tcase_add_test(tc, true_all_logs_and_tags_are_read_with_the_formats);
+    tcase_add_test(tc, log_formats_and_lock_timeout_are_checked);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -15,7 +15,9 @@
 #include "gen_config.h"
 #include "generate.h"
 #include "indexpage.h"
+#include "clock.h"
 #include "runlock.h"
+#include "runstate.h"
 #include "strbuf.h"
 #include "test-suites.h"
 
@@ -426,15 +428,23 @@ START_TEST(held_lock_means_busy_and_nothing_done)
 {
     char *root = make_tree();
     put(root, "logs/hourly/2026-11-22_05.index.log", LOG_ALL, 0);
-    char *lock = path_join(root, ".arclamp-svg.lock");
+    char *lock = path_join(root, ".arclamp-svg/run.lock");
     int fd;
     ck_assert_int_eq(runlock_acquire(lock, 0, &fd, err, sizeof err), RUNLOCK_OK);
     /* flock locks belong to the open file: another open of it conflicts,
      * even in this process. */
     struct generate_stats st;
-    ck_assert_int_eq(run(root, NULL, 0, &st), GENERATE_BUSY);
+    double start = clock_mono();
+    ck_assert_int_eq(run(root, "lock_timeout: 0.3\n", 0, &st), GENERATE_BUSY);
+    double took = clock_mono() - start;
+    ck_assert_msg(took >= 0.29 && took < 3, "waited %.3f s", took);
     ck_assert(!exists(root, "svgs"));
     ck_assert(!exists(root, "index.html"));
+    struct runstate rs;
+    ck_assert_int_eq(runstate_read(lock, &rs, err, sizeof err), 0);
+    ck_assert_uint_eq(rs.skipped[RUNSTATE_GENERATE], 1);
+    ck_assert_uint_eq(rs.skipped[RUNSTATE_COMPRESS], 0);
+    ck_assert_int_ne(rs.last_skip[RUNSTATE_GENERATE], 0);
     runlock_release(fd);
     ck_assert_int_eq(run(root, NULL, 0, &st), GENERATE_OK);
     ck_assert(exists(root, "svgs/hourly/2026-11-22_05.index.svgz"));
@@ -500,7 +510,13 @@ START_TEST(hostile_names_are_drawn_and_indexed)
     const char *name = "logs/hourly/2026-11-22_05.a \"b\" <c>&\xff.log";
     put(root, name, LOG_ALL, 0);
     struct generate_stats st;
+    /* Read with the default formats, its tag is not one: refused. */
     ck_assert_int_eq(run(root, NULL, 0, &st), GENERATE_OK);
+    ck_assert_uint_eq(st.refused, 1);
+    ck_assert(!exists(root, "svgs/hourly/2026-11-22_05.a \"b\" <c>&\xff.svgz"));
+    /* With a format that does not match it, it keeps the old reading. */
+    ck_assert_int_eq(run(root, "log_formats: ['%Y%m%d']\n", 0, &st), GENERATE_OK);
+    ck_assert_uint_eq(st.refused, 0);
     ck_assert(exists(root, "svgs/hourly/2026-11-22_05.a \"b\" <c>&\xff.svgz"));
     size_t len;
     char *p = path_join(root, "index.html");

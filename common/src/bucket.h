@@ -1,11 +1,13 @@
 /* bucket: time buckets of trace log names.
  *
  * A log group's `format` (strftime, UTC) names the bucket a sample falls in:
- * "%Y-%m-%d_%H" -> "2026-11-22_05". Retention must recognise the names a
- * format produces, and only those, so the supported conversions are a fixed
- * list with a known shape each (e.g. %Y is four digits). */
-#ifndef ARCLAMP_LOG_BUCKET_H
-#define ARCLAMP_LOG_BUCKET_H
+ * "%Y-%m-%d_%H" -> "2026-11-22_05". Retention (arclamp-log) and the
+ * generator (arclamp-svg, to tell a log's bucket from its tag) must
+ * recognise the names a format produces, and only those, so the supported
+ * conversions are a fixed list with a known shape each (e.g. %Y is four
+ * digits). Shared by both programs, hence in common/. */
+#ifndef ARCLAMP_BUCKET_H
+#define ARCLAMP_BUCKET_H
 
 #include <stddef.h>
 #include <sys/types.h>
