@@ -31,6 +31,7 @@ ZEND_BEGIN_MODULE_GLOBALS(excimer)
     zend_long arclamp_event_type; /* INI excimer.arclamp_event_type: cpu / real */
     zend_long arclamp_max_depth;  /* INI excimer.arclamp_max_depth */
     double arclamp_timeout;       /* INI excimer.arclamp_timeout: seconds per send */
+    double arclamp_timeout_max;   /* INI excimer.arclamp_timeout_max: its bound */
     double arclamp_send_delay;    /* INI excimer.arclamp_send_delay: seconds a request's
                                      samples may wait to go with others' */
     zend_object *auto_profiler;   /* zero-code mode: this request's profiler, or NULL */

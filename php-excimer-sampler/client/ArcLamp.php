@@ -89,8 +89,9 @@ final class ArcLamp {
             $options['redis-host'], $options['redis-port'], $options['redis-channel'] );
         $before = self::nativeCounters();
         $timeout = ini_get( 'excimer.arclamp_timeout' );
-        // The extension takes at most 1 second (excimer.arclamp_timeout's cap).
-        ini_set( 'excimer.arclamp_timeout', (string)min( 1.0, (float)$options['redis-timeout'] ) );
+        // At most excimer.arclamp_timeout_max (the host's cap, default 1 s).
+        $max = (float)( ini_get( 'excimer.arclamp_timeout_max' ) ?: 1.0 );
+        ini_set( 'excimer.arclamp_timeout', (string)min( $max, (float)$options['redis-timeout'] ) );
         excimer_arclamp_send( $target, $collapsed, $entry );
         ini_set( 'excimer.arclamp_timeout', (string)$timeout );
         foreach ( self::nativeCounters() as $reason => $count ) {

@@ -49,15 +49,23 @@ static ZEND_INI_MH(OnUpdateSendDelay)
     return update_seconds(new_value, (double *)ZEND_INI_GET_ADDR(), 0, 0, 60);
 }
 
-/* excimer.arclamp_timeout: more than 0, at most EXCIMER_ARCLAMP_TIMEOUT_MAX
- * seconds. It is how long excimer_arclamp_send() may make a request wait and
- * how long the sender thread gives one delivery, so a script (ini_set) or a
- * site (.user.ini) can tune it but never stall a worker longer than that. */
-#define EXCIMER_ARCLAMP_TIMEOUT_MAX 1.0
+/* excimer.arclamp_timeout_max: the host's bound (more than 0, at most 60
+ * seconds) on excimer.arclamp_timeout. Registered before it, so php.ini
+ * may raise both. */
+static ZEND_INI_MH(OnUpdateArclampTimeoutMax)
+{
+    return update_seconds(new_value, (double *)ZEND_INI_GET_ADDR(), 0, 1, 60);
+}
+
+/* excimer.arclamp_timeout: more than 0, at most excimer.arclamp_timeout_max.
+ * It is how long excimer_arclamp_send() may make a request wait and how long
+ * the sender thread gives one delivery, so a script (ini_set) or a site
+ * (.user.ini) can tune it but never stall a worker longer than the host
+ * allows. */
 static ZEND_INI_MH(OnUpdateArclampTimeout)
 {
     return update_seconds(new_value, (double *)ZEND_INI_GET_ADDR(), 0, 1,
-                          EXCIMER_ARCLAMP_TIMEOUT_MAX);
+                          EXCIMER_G(arclamp_timeout_max));
 }
 
 /* Where samples go and how they are taken is the host's decision, made in
@@ -76,6 +84,8 @@ PHP_INI_BEGIN()
                       OnUpdateEventType, arclamp_event_type, zend_excimer_globals, excimer_globals)
     STD_PHP_INI_ENTRY("excimer.arclamp_max_depth", "250", PHP_INI_SYSTEM,
                       OnUpdateLong, arclamp_max_depth, zend_excimer_globals, excimer_globals)
+    STD_PHP_INI_ENTRY("excimer.arclamp_timeout_max", "1", PHP_INI_SYSTEM, OnUpdateArclampTimeoutMax,
+                      arclamp_timeout_max, zend_excimer_globals, excimer_globals)
     STD_PHP_INI_ENTRY("excimer.arclamp_timeout", "0.1", PHP_INI_ALL, OnUpdateArclampTimeout,
                       arclamp_timeout, zend_excimer_globals, excimer_globals)
     STD_PHP_INI_ENTRY("excimer.arclamp_send_delay", "1", PHP_INI_SYSTEM, OnUpdateSendDelay,
@@ -91,6 +101,7 @@ static void excimer_init_globals(zend_excimer_globals *g)
     g->arclamp_event_type = EXCIMER_CPU;
     g->arclamp_max_depth = 250;
     g->arclamp_timeout = 0.1;
+    g->arclamp_timeout_max = 1;
     g->arclamp_send_delay = 1;
     g->auto_profiler = NULL;
     g->auto_entry = NULL;

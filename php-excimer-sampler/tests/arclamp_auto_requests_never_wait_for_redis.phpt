@@ -29,7 +29,7 @@ register_shutdown_function(function () { echo json_encode(excimer_arclamp_stats(
 function serve(string $so, string $script, string $target, float $timeout, int $n, float $delay): array {
     $cmd = ['/usr/bin/php-cgi8.2', '-n', '-d', "extension=$so", '-d', "excimer.arclamp_target=\"$target\"",
             '-d', 'excimer.arclamp_period=0.01', '-d', 'excimer.arclamp_event_type=real',
-            '-d', "excimer.arclamp_timeout=$timeout", '-d', "excimer.arclamp_send_delay=$delay",
+            '-d', 'excimer.arclamp_timeout_max=10', '-d', "excimer.arclamp_timeout=$timeout", '-d', "excimer.arclamp_send_delay=$delay",
             '-d', 'error_log=/dev/null', '-T', (string)$n, $script];
     $t = hrtime(true);
     $p = proc_open($cmd, [0 => ['file', '/dev/null', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes,

@@ -8,6 +8,7 @@ if (!is_executable('/usr/bin/redis-server')) die('skip redis-server not installe
 if (!function_exists('pcntl_fork')) die('skip pcntl not available');
 ?>
 --INI--
+excimer.arclamp_timeout_max=10
 ; long enough that a stall (a send waiting for replies another process
 ; read) stands out, short enough that the test cannot hang
 excimer.arclamp_timeout=3

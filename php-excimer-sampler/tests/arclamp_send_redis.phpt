@@ -3,6 +3,7 @@ excimer_arclamp_send(): PUBLISH and XADD to a real redis-server, a call's lines 
 --EXTENSIONS--
 excimer
 --INI--
+excimer.arclamp_timeout_max=10
 ; delivery is under test here, not the deadline (valgrind is ~50x slower)
 excimer.arclamp_timeout=10
 --SKIPIF--

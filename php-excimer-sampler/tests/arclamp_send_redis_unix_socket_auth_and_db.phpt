@@ -5,6 +5,7 @@ excimer
 --SKIPIF--
 <?php if (!is_executable('/usr/bin/redis-server')) die('skip redis-server not installed'); ?>
 --INI--
+excimer.arclamp_timeout_max=10
 excimer.arclamp_timeout=10
 error_log=/dev/null
 --FILE--

@@ -5,6 +5,7 @@ excimer
 --SKIPIF--
 <?php if (!is_executable('/usr/bin/python3')) die('skip python3 not installed'); ?>
 --INI--
+excimer.arclamp_timeout_max=10
 error_log=/dev/null
 --FILE--
 <?php

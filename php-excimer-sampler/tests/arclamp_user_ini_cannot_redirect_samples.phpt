@@ -26,11 +26,13 @@ file_put_contents("$dir/site/.user.ini", implode("\n", [
     'excimer.arclamp_period = 5',
     'excimer.arclamp_event_type = cpu',
     'excimer.arclamp_max_depth = 1',
+    'excimer.arclamp_timeout_max = 60',
     'excimer.arclamp_timeout = 30',
 ]) . "\n");
 file_put_contents("$dir/site/index.php", '<?php
 foreach (["highlight.comment", "excimer.arclamp_target", "excimer.arclamp_period",
-          "excimer.arclamp_event_type", "excimer.arclamp_max_depth", "excimer.arclamp_timeout"] as $k) {
+          "excimer.arclamp_event_type", "excimer.arclamp_max_depth", "excimer.arclamp_timeout_max",
+          "excimer.arclamp_timeout"] as $k) {
     echo "$k=", ini_get($k), "\n";
 }
 var_dump(ini_set("excimer.arclamp_target", "unix:///elsewhere"));
@@ -73,6 +75,7 @@ excimer.arclamp_target=unix://DIR/host.sock
 excimer.arclamp_period=0.01
 excimer.arclamp_event_type=real
 excimer.arclamp_max_depth=250
+excimer.arclamp_timeout_max=1
 excimer.arclamp_timeout=0.1
 bool(false)
 bool(false)
