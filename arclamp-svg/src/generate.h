@@ -39,6 +39,9 @@ struct generate_stats {
     size_t failed;        /* logs that could not be drawn */
     size_t temps;         /* temporary files of interrupted runs removed */
     size_t ignored_lines; /* invalid lines skipped in the logs drawn */
+    size_t truncated_graphs; /* graphs with samples beyond the limits ([truncated]) */
+    size_t truncated_lines;  /* lines whose samples went to [truncated] */
+    size_t cut_logs;      /* logs read only up to max_log_read_mb */
     int index_failed;     /* index.html / index.json could not be written */
 };
 
