@@ -166,8 +166,10 @@ static struct tables plan(const struct flame *f, size_t add_stacks, size_t add_p
     t.names_alloc = tight && nb > t.names_alloc ? nb : grow(t.names_alloc, nb, 16384);
     size_t nr = f->nruns + add_runs;
     t.runs_alloc = tight && nr > t.runs_alloc ? nr : grow(t.runs_alloc, nr, 1024);
-    t.nstacks = ns;
-    t.nframes = nf;
+    if (ns > t.nstacks)   /* (a plan may count the reserve an earlier one counted) */
+        t.nstacks = ns;
+    if (nf > t.nframes)
+        t.nframes = nf;
     if (depth > t.depth)
         t.depth = depth;
     return t;
@@ -713,7 +715,8 @@ void flame_free(struct flame *f)
 {
     if (!f)
         return;
-    size_t held = footprint(&f->t);
+    static const struct tables none;
+    size_t held = footprint(&f->t) - footprint(&none);   /* what apply() charged */
     struct flame_budget *b = f->lim.budget;
     b->used = b->used > held ? b->used - held : 0;   /* the budget may be shared */
     free(f->stacks);

@@ -281,7 +281,7 @@ static void on_box(void *arg, const struct flame_box *b)
     strbuf_reset(&c->scratch);
     m.out = &c->scratch;
     write_box(&m, b);
-    c->depth_bytes[b->depth] += c->scratch.len;
+    c->depth_bytes[b->depth] += c->scratch.len + 4;   /* 4: a digit more in y or height */
     double delta = fabs((b->total - b->total1) * c->opt->factor);
     if (delta > c->max_delta)
         c->max_delta = delta;
@@ -388,6 +388,8 @@ void svg_render(const struct flame *f, enum flame_direction dir,
 
     struct box_ctx c = {.f = f, .opt = opt, .g = &g, .differential = flame_is_differential(f)};
     c.depth_bytes = xcalloc((size_t)flame_max_depth(f) + 1, sizeof(*c.depth_bytes));
+    /* measured at the tallest the image can be: coordinates as long as they will get */
+    g.height = (flame_max_depth(f) + 1.0) * opt->frame_height + g.ypad1 + g.ypad2;
     flame_layout(f, dir, on_box, &c);
     strbuf_free(&c.scratch);
     uint32_t fits = depth_that_fits(&c, opt, &note);
