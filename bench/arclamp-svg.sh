@@ -16,12 +16,19 @@
 #   3. The memory bound of a 10 GB-class daily log, cheaply: the 1 M-line log
 #      fed BENCH_PIPE_COPIES times through a pipe to `arclamp-svg render -`.
 #   4. flamegraph.pl on the 10 k log as a reference row, when it is installed.
+#   5. Hostile logs (bench/src/svg-hostile.c, issue 14): `arclamp-svg generate`
+#      on each as the day's "all" log (so the per-function graphs are fed
+#      too), with the default configuration: peak RSS (target <= 200 MB for
+#      any input) and what the graph says it left out. Shapes: unique
+#      stacks (BENCH_HOSTILE_MB, default 285 MB), huge distinct frames,
+#      million-frame stacks, a document of two million boxes, and a gzip
+#      bomb (2 GB from 14 MB) for the time max_log_read_mb bounds.
 # See bench/README.md for how to read the output.
 #
 # Environment: BUILD (default ./build), BENCH_ROUNDS (default 5; logs under
 # 100 k lines get three times as many), BENCH_SIZES (default "10000 1000000"),
 # BENCH_SEED (42), BENCH_DISTINCT (50000), BENCH_PIPE_COPIES (5; 0 skips
-# step 3), BENCH_DATA (default $BUILD/bench/data), BENCH_KEEP=1 keeps the
+# step 3), BENCH_HOSTILE (1; 0 skips step 5), BENCH_HOSTILE_MB (285), BENCH_DATA (default $BUILD/bench/data), BENCH_KEEP=1 keeps the
 # temporary directory (the SVGs), BENCH_STRICT=1 exits 2 when a target is
 # missed, TMPDIR for the SVGs.
 set -euo pipefail
@@ -30,6 +37,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 SVG=$BUILD/bin/arclamp-svg
 LOGGEN=$BUILD/bench/svg-loggen
+HOSTILE=$BUILD/bench/svg-hostile
 FLOOR=$BUILD/bench/svg-floor
 DATA=${BENCH_DATA:-$BUILD/bench/data}
 ROUNDS=${BENCH_ROUNDS:-5}
@@ -46,6 +54,8 @@ TARGET_LINES=1000000
 TARGET_CPU_S=2
 TARGET_RATIO=2
 TARGET_PIPE_RSS_MB=200
+TARGET_HOSTILE_RSS_MB=200
+HOSTILE_MB=${BENCH_HOSTILE_MB:-285}
 
 TMP=
 say() { printf '%s\n' "$*"; }
@@ -328,6 +338,65 @@ flamegraph_reference() {
         "$(calc "$cpu / ${RES[$lines,floor,cpu]}")"
 }
 
+# ---- step 5: hostile logs through generate ----
+
+HOSTILE_RSS=-
+# ensure_hostile SHAPE MB: the hostile log (kept in $DATA like the others).
+ensure_hostile() {
+    local path=$DATA/hostile-$1-$2mb.log
+    if [ ! -f "$path" ]; then
+        mkdir -p "$DATA"
+        "$HOSTILE" --shape "$1" --bytes "$(($2 * 1000000))" --output "$path.tmp" ||
+            die "svg-hostile failed"
+        mv -f "$path.tmp" "$path"
+    fi
+    echo "$path"
+}
+
+ensure_bomb() {
+    local path=$DATA/hostile-bomb-2gb.log.gz
+    if [ ! -f "$path" ]; then
+        mkdir -p "$DATA"
+        yes 'main;MediaWiki\Actions\EditAction::show;Parser::parse;preg_match 1' |
+            head -c 2000000000 | gzip -1 >"$path.tmp" || true
+        mv -f "$path.tmp" "$path"
+    fi
+    echo "$path"
+}
+
+# hostile_run LABEL LOG: generate on LOG placed as the day's all log.
+hostile_run() {
+    local dir=$TMP/hostile ext=log out rss note
+    rm -rf "$dir"
+    mkdir -p "$dir/logs/daily"
+    case $2 in *.gz) ext=log.gz ;; esac
+    ln "$2" "$dir/logs/daily/2026-11-22.excimer.all.$ext" 2>/dev/null ||
+        cp "$2" "$dir/logs/daily/2026-11-22.excimer.all.$ext"
+    printf 'log_target: stderr\n' >"$dir/config.yaml"
+    out=$(measure "$TMP/hostile.out" "$TMP/hostile.err" 0 - -- "$SVG" generate \
+        --config "$dir/config.yaml" --data-dir "$dir")
+    rss=$(calc "$(field "$out" rss_kb) / 1024")
+    note=$(gzip -dc "$dir/svgs/daily/2026-11-22.excimer.all.svgz" 2>/dev/null |
+        sed -n 's/.*<text id="subtitle"[^>]*>\([^<]*\)<.*/\1/p' | head -c 150)
+    printf '   %-34s %9.1f MB %8.2f s  rc=%s  %s\n' "$1 ($(calc "$(stat -c %s "$2") / 1e6") MB)" \
+        "$rss" "$(field "$out" wall)" "$(field "$out" rc)" "${note:-(nothing left out)}"
+    [ "$(field "$out" rc)" = 0 ] || RENDER_OK=0
+    if [ "$HOSTILE_RSS" = - ] || [ "$(is "$rss > $HOSTILE_RSS")" = 1 ]; then HOSTILE_RSS=$rss; fi
+    rm -rf "$dir"
+}
+
+hostile_test() {
+    [ -x "$HOSTILE" ] || { say ""; say "== hostile logs skipped: no $HOSTILE"; return 0; }
+    say ""
+    say "== hostile logs: arclamp-svg generate, default configuration, the log as the day's all log"
+    printf '   %-34s %12s %10s\n' "log" "peak RSS" "wall"
+    hostile_run "unique stacks" "$(ensure_hostile unique "$HOSTILE_MB")"
+    hostile_run "huge distinct frames" "$(ensure_hostile hugeframes 300)"
+    hostile_run "million-frame stacks" "$(ensure_hostile deep 300)"
+    hostile_run "two million boxes" "$(ensure_hostile wide 50)"
+    hostile_run "gzip bomb" "$(ensure_bomb)"
+}
+
 # ---- summary ----
 
 MISSED=0
@@ -348,8 +417,14 @@ summary() {
         "$ratio" "$TARGET_RATIO" "$(verdict "$ok_ratio")"
     printf '%-34s %8s MB   [target < %s MB: %s]\n' "peak RSS, log x $PIPE_COPIES through a pipe:" \
         "$PIPE_RSS" "$TARGET_PIPE_RSS_MB" "$(verdict "$ok_rss")"
-    [ "$ok_cpu$ok_ratio$ok_rss" = 111 ] || MISSED=1
-    say "SUMMARY lines=$TARGET_LINES floor_cpu_s=${RES[$TARGET_LINES,floor,cpu]:--} render_cpu_s=$cpu ratio=$ratio render_rss_mb=${RES[$key,rss]:--} pipe_rss_mb=$PIPE_RSS"
+    local ok_hostile=1
+    if [ "$HOSTILE_RSS" != - ]; then
+        ok_hostile=$(is "$HOSTILE_RSS <= $TARGET_HOSTILE_RSS_MB")
+        printf '%-34s %8s MB   [target <= %s MB: %s]\n' "peak RSS, worst hostile log:" \
+            "$HOSTILE_RSS" "$TARGET_HOSTILE_RSS_MB" "$(verdict "$ok_hostile")"
+    fi
+    [ "$ok_cpu$ok_ratio$ok_rss$ok_hostile" = 1111 ] || MISSED=1
+    say "SUMMARY lines=$TARGET_LINES floor_cpu_s=${RES[$TARGET_LINES,floor,cpu]:--} render_cpu_s=$cpu ratio=$ratio render_rss_mb=${RES[$key,rss]:--} pipe_rss_mb=$PIPE_RSS hostile_rss_mb=$HOSTILE_RSS"
 }
 
 main() {
@@ -370,6 +445,7 @@ main() {
     for lines in "${SIZES[@]}"; do compare "$lines"; done
     if [ "$HAVE_SVG" = 1 ] && [ "$PIPE_COPIES" -gt 0 ]; then pipe_test; fi
     flamegraph_reference
+    if [ "$HAVE_SVG" = 1 ] && [ "${BENCH_HOSTILE:-1}" != 0 ]; then hostile_test; fi
     summary
     [ "$RENDER_OK" = 1 ] || exit 1
     [ "${BENCH_STRICT:-0}" = 1 ] && [ "$MISSED" = 1 ] && exit 2

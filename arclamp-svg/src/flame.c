@@ -6,7 +6,16 @@
  * A line whose stack was seen before touches only the first one. Each stack
  * is kept as a run of frame numbers in one array (`path`); after reading,
  * frame numbers are replaced by their rank in name order, so sorting and
- * comparing stacks is comparing small integers. */
+ * comparing stacks is comparing small integers.
+ *
+ * Bounded memory: a new stack is first planned (its frames counted, the new
+ * names measured), the capacities every table then needs are computed and
+ * their cost checked against the limits and the budget; only then is
+ * anything grown or stored. So a limit is never passed halfway through a
+ * stack, and no table ever grows past what the budget allows. The budget
+ * also counts what flame_finish and the layout will allocate (per stack,
+ * frame and level of depth), so those cannot surprise it. Room for the
+ * [truncated] stack is always kept in reserve. */
 #include "flame.h"
 
 #include <stdlib.h>
@@ -43,24 +52,37 @@ struct frame_ref {
     uint32_t len;
 };
 
+/* The sizes that decide the memory held: capacities and counts. A plan for a
+ * new stack is a copy of the current one, grown. */
+struct tables {
+    size_t stacks_alloc, stack_cap;   /* stacks[], stack_index[] (a power of two) */
+    size_t path_alloc;                /* path[] */
+    size_t frames_alloc, frame_cap;   /* frames[], frame_index[] (a power of two) */
+    size_t names_alloc;               /* names[] */
+    size_t runs_alloc;                /* runs[] (chart mode) */
+    size_t nstacks, nframes;          /* what flame_finish sorts */
+    size_t depth;                     /* the deepest stack (what the layout holds) */
+};
+
 struct flame {
     struct stack *stacks;           /* distinct stacks, in order of first sight */
-    size_t nstacks, stacks_alloc;
+    size_t nstacks;
     struct stack_slot *stack_index;
-    size_t stack_cap;               /* a power of two */
     uint32_t *path;                 /* frames of every stack, back to back */
-    size_t path_len, path_alloc;
+    size_t path_len;
 
     struct frame_ref *frames;
-    size_t nframes, frames_alloc;
+    size_t nframes;
     struct frame_slot *frame_index;
-    size_t frame_cap;               /* a power of two */
-    strbuf names;                   /* every frame name, back to back */
+    char *names;                    /* every frame name, back to back */
+    size_t names_len;
 
     /* Flame chart mode (flame_keep_order): the input order, as runs. */
     struct run *runs;
-    size_t nruns, runs_alloc;
+    size_t nruns;
     int keep_order;
+
+    struct tables t;                /* capacities of the arrays above */
 
     /* After flame_finish: path holds ranks; order[rank] is the frame;
      * sorted[dir] lists the stack numbers in layout order (not in chart
@@ -73,133 +95,316 @@ struct flame {
     uint32_t max_depth;
     size_t lines, ignored;
     int differential;
+
+    /* Limits, and what went beyond them. */
+    struct flame_limits lim;
+    struct flame_budget own_budget; /* used when lim.budget was NULL */
+    enum flame_limit limit_hit;     /* the first limit reached */
+    size_t limit_value;
+    uint32_t trunc_plus1;           /* the [truncated] stack + 1; 0: none yet */
+    size_t trunc_lines;
+    double trunc_samples;
 };
 
-/* Sizes are kept in uint32_t: more than 4 G frames is far past any real
- * profile (and past available memory at 4 bytes each). */
-#define MAX_PATH UINT32_MAX
+/* Offsets and sizes are stored in uint32_t; the largest value any of them
+ * may take (one below UINT32_MAX, which the +1 encodings of the indexes
+ * need). A table that would pass it is a limit like the others. */
+#define MAX_PATH (UINT32_MAX - 1)
+
+#define TRUNC_LEN (sizeof(FLAME_TRUNCATED_FRAME) - 1)
+
+/* --- memory accounting -------------------------------------------------- */
+
+/* Bytes the tables of size `t` hold, plus what flame_finish and a layout
+ * will allocate for them. */
+static size_t footprint(const struct tables *t)
+{
+    return t->stacks_alloc * sizeof(struct stack) + t->stack_cap * sizeof(struct stack_slot) +
+           t->path_alloc * sizeof(uint32_t) + t->frames_alloc * sizeof(struct frame_ref) +
+           t->frame_cap * sizeof(struct frame_slot) + t->names_alloc +
+           t->runs_alloc * sizeof(struct run) + t->nstacks * 2 * sizeof(uint32_t) +
+           t->nframes * 2 * sizeof(uint32_t) + (t->depth + 1) * FLAME_DEPTH_BYTES;
+}
+
+/* Capacity of a plain array for `need` items: doubled (from `first`) when
+ * that is affordable, else exactly `need` (near the budget's end). */
+static size_t array_cap(size_t cap, size_t need, size_t first)
+{
+    if (need <= cap)
+        return cap;
+    size_t c = cap ? cap * 2 : first;
+    return c < need ? need : c;
+}
+
+/* Capacity of a hash table (a power of two) holding `n` entries at most half full. */
+static size_t table_cap(size_t cap, size_t n, size_t first)
+{
+    if (!cap)
+        cap = first;
+    while (n * 2 > cap)
+        cap *= 2;
+    return cap;
+}
+
+/* What storing `add_stacks` stacks of `add_path` frames, `add_frames` new
+ * names of `add_bytes` bytes and `add_runs` runs needs, grown generously
+ * (`tight` 0) or exactly (`tight` 1). */
+static struct tables plan(const struct flame *f, size_t add_stacks, size_t add_path,
+                          size_t add_frames, size_t add_bytes, size_t add_runs, size_t depth,
+                          int tight)
+{
+    struct tables t = f->t;
+    size_t (*grow)(size_t, size_t, size_t) = array_cap;
+    size_t ns = f->nstacks + add_stacks, nf = f->nframes + add_frames;
+    t.stacks_alloc = tight && ns > t.stacks_alloc ? ns : grow(t.stacks_alloc, ns, 1024);
+    t.stack_cap = table_cap(t.stack_cap, ns + 1, tight ? 2 : 4096);
+    size_t np = f->path_len + add_path;
+    t.path_alloc = tight && np > t.path_alloc ? np : grow(t.path_alloc, np, 4096);
+    t.frames_alloc = tight && nf > t.frames_alloc ? nf : grow(t.frames_alloc, nf, 1024);
+    t.frame_cap = table_cap(t.frame_cap, nf + 1, tight ? 2 : 1024);
+    size_t nb = f->names_len + add_bytes;
+    t.names_alloc = tight && nb > t.names_alloc ? nb : grow(t.names_alloc, nb, 16384);
+    size_t nr = f->nruns + add_runs;
+    t.runs_alloc = tight && nr > t.runs_alloc ? nr : grow(t.runs_alloc, nr, 1024);
+    if (ns > t.nstacks)   /* (a plan may count the reserve an earlier one counted) */
+        t.nstacks = ns;
+    if (nf > t.nframes)
+        t.nframes = nf;
+    if (depth > t.depth)
+        t.depth = depth;
+    return t;
+}
+
+/* The cost of going from the current tables to `t`, if the budget has it. */
+static int affordable(const struct flame *f, const struct tables *t)
+{
+    size_t now = footprint(&f->t), then = footprint(t);
+    const struct flame_budget *b = f->lim.budget;
+    return then <= now || then - now <= (b->limit > b->used ? b->limit - b->used : 0);
+}
+
+static void rehash_stacks(struct flame *f, size_t cap);
+static void rehash_frames(struct flame *f, size_t cap);
+
+/* Grows every array to the sizes of `t` (already found affordable). */
+static void apply(struct flame *f, const struct tables *t)
+{
+    struct tables *c = &f->t;
+    size_t now = footprint(c), then = footprint(t);
+    if (t->stacks_alloc != c->stacks_alloc)
+        f->stacks = xrealloc(f->stacks, t->stacks_alloc * sizeof(*f->stacks));
+    if (t->path_alloc != c->path_alloc)
+        f->path = xrealloc(f->path, t->path_alloc * sizeof(*f->path));
+    if (t->frames_alloc != c->frames_alloc)
+        f->frames = xrealloc(f->frames, t->frames_alloc * sizeof(*f->frames));
+    if (t->names_alloc != c->names_alloc)
+        f->names = xrealloc(f->names, t->names_alloc);
+    if (t->runs_alloc != c->runs_alloc)
+        f->runs = xrealloc(f->runs, t->runs_alloc * sizeof(*f->runs));
+    if (t->stack_cap != c->stack_cap)
+        rehash_stacks(f, t->stack_cap);
+    if (t->frame_cap != c->frame_cap)
+        rehash_frames(f, t->frame_cap);
+    *c = *t;
+    f->lim.budget->used += then - now;
+}
+
+/* Records the first limit reached. */
+static void hit(struct flame *f, enum flame_limit why, size_t value)
+{
+    if (f->limit_hit == FLAME_LIMIT_NONE) {
+        f->limit_hit = why;
+        f->limit_value = value;
+    }
+}
+
+/* Room for a new stack of `depth` frames, `add_frames` of them new with
+ * `add_bytes` bytes of names (and a run in chart mode), keeping the reserve
+ * for the [truncated] stack. Grows the tables and returns 0, or returns -1
+ * with the limit recorded. */
+static int make_room(struct flame *f, size_t depth, size_t add_frames, size_t add_bytes)
+{
+    /* the reserve: one stack of one frame named FLAME_TRUNCATED_FRAME, and its run */
+    size_t r = f->trunc_plus1 ? 0 : 1;
+    size_t runs = f->keep_order ? 1 + r : 0;
+    if (f->nstacks + 1 > f->lim.max_stacks) {
+        hit(f, FLAME_LIMIT_STACKS, f->lim.max_stacks);
+        return -1;
+    }
+    if (f->nframes + add_frames > f->lim.max_frames) {
+        hit(f, FLAME_LIMIT_FRAMES, f->lim.max_frames);
+        return -1;
+    }
+    size_t max = f->lim.max_offset;
+    if (depth > max || f->path_len + depth + r > max || add_bytes > max ||
+        f->names_len + add_bytes + r * TRUNC_LEN > max || f->nstacks + 1 + r > max ||
+        f->nframes + add_frames + r > max) {
+        hit(f, FLAME_LIMIT_OFFSET, max);
+        return -1;
+    }
+    for (int tight = 0; tight < 2; tight++) {
+        struct tables t = plan(f, 1 + r, depth + r, add_frames + r, add_bytes + r * TRUNC_LEN,
+                               runs, depth, tight);
+        if (affordable(f, &t)) {
+            apply(f, &t);
+            return 0;
+        }
+    }
+    hit(f, FLAME_LIMIT_MEMORY, f->lim.budget->limit);
+    return -1;
+}
 
 /* --- frames ------------------------------------------------------------- */
 
-static void frames_grow(struct flame *f)
+static void rehash_frames(struct flame *f, size_t cap)
 {
-    size_t old_cap = f->frame_cap;
     struct frame_slot *old = f->frame_index;
-    f->frame_cap = old_cap ? old_cap * 2 : 1024;
-    f->frame_index = xcalloc(f->frame_cap, sizeof(*f->frame_index));
+    size_t old_cap = f->t.frame_cap;
+    f->frame_index = xcalloc(cap, sizeof(*f->frame_index));
     for (size_t i = 0; i < old_cap; i++) {
         if (!old[i].frame_plus1)
             continue;
-        size_t j = old[i].hash & (f->frame_cap - 1);
+        size_t j = old[i].hash & (cap - 1);
         while (f->frame_index[j].frame_plus1)
-            j = (j + 1) & (f->frame_cap - 1);
+            j = (j + 1) & (cap - 1);
         f->frame_index[j] = old[i];
     }
     free(old);
 }
 
+/* The slot of the name in the frame index: the frame's, or the empty slot
+ * where it would go (no index yet: NULL). */
+static struct frame_slot *frame_slot(const struct flame *f, const char *name, size_t len,
+                                     uint64_t h)
+{
+    if (!f->t.frame_cap)
+        return NULL;
+    size_t j = h & (f->t.frame_cap - 1);
+    while (f->frame_index[j].frame_plus1) {
+        struct frame_slot *s = &f->frame_index[j];
+        const struct frame_ref *r = &f->frames[s->frame_plus1 - 1];
+        if (s->hash == h && r->len == len && memcmp(f->names + r->off, name, len) == 0)
+            return s;
+        j = (j + 1) & (f->t.frame_cap - 1);
+    }
+    return &f->frame_index[j];
+}
+
+/* The frame's number; a new name is stored (make_room made space for it). */
 static uint32_t frame_intern(struct flame *f, const char *name, size_t len)
 {
-    if ((f->nframes + 1) * 2 > f->frame_cap)
-        frames_grow(f);
     uint64_t h = XXH3_64bits(name, len);
-    size_t j = h & (f->frame_cap - 1);
-    while (f->frame_index[j].frame_plus1) {
-        const struct frame_slot *s = &f->frame_index[j];
-        const struct frame_ref *r = &f->frames[s->frame_plus1 - 1];
-        if (s->hash == h && r->len == len && memcmp(f->names.data + r->off, name, len) == 0)
-            return s->frame_plus1 - 1;
-        j = (j + 1) & (f->frame_cap - 1);
-    }
-    if (f->nframes == f->frames_alloc) {
-        f->frames_alloc = f->frames_alloc ? f->frames_alloc * 2 : 1024;
-        f->frames = xrealloc(f->frames, f->frames_alloc * sizeof(*f->frames));
-    }
+    struct frame_slot *s = frame_slot(f, name, len, h);
+    if (s->frame_plus1)
+        return s->frame_plus1 - 1;
     uint32_t id = (uint32_t)f->nframes++;
-    f->frames[id].off = (uint32_t)f->names.len;
+    f->frames[id].off = (uint32_t)f->names_len;
     f->frames[id].len = (uint32_t)len;
-    strbuf_append(&f->names, name, len);
-    f->frame_index[j].hash = h;
-    f->frame_index[j].frame_plus1 = id + 1;
+    if (len)
+        memcpy(f->names + f->names_len, name, len);
+    f->names_len += len;
+    s->hash = h;
+    s->frame_plus1 = id + 1;
     return id;
 }
 
 const char *flame_frame_name(const struct flame *f, uint32_t frame, size_t *len)
 {
     *len = f->frames[frame].len;
-    return f->names.data ? f->names.data + f->frames[frame].off : "";
+    return f->names ? f->names + f->frames[frame].off : "";
 }
 
 /* --- stacks ------------------------------------------------------------- */
 
-static void stacks_grow(struct flame *f)
+static void rehash_stacks(struct flame *f, size_t cap)
 {
-    size_t old_cap = f->stack_cap;
     struct stack_slot *old = f->stack_index;
-    f->stack_cap = old_cap ? old_cap * 2 : 4096;
-    f->stack_index = xcalloc(f->stack_cap, sizeof(*f->stack_index));
+    size_t old_cap = f->t.stack_cap;
+    f->stack_index = xcalloc(cap, sizeof(*f->stack_index));
     for (size_t i = 0; i < old_cap; i++) {
         if (!old[i].stack_plus1)
             continue;
-        size_t j = old[i].hash.low64 & (f->stack_cap - 1);
+        size_t j = old[i].hash.low64 & (cap - 1);
         while (f->stack_index[j].stack_plus1)
-            j = (j + 1) & (f->stack_cap - 1);
+            j = (j + 1) & (cap - 1);
         f->stack_index[j] = old[i];
     }
     free(old);
 }
 
-static void path_push(struct flame *f, uint32_t frame)
+/* Calls fn for each frame of a stack (split at ';'); an empty stack has none. */
+#define FOR_EACH_FRAME(stack, len, p, n, body)                                    \
+    do {                                                                          \
+        const char *p = (stack), *end_ = (stack) + (len);                         \
+        while ((len) > 0) {                                                       \
+            const char *semi_ = memchr(p, ';', (size_t)(end_ - p));               \
+            size_t n = (size_t)((semi_ ? semi_ : end_) - p);                      \
+            body;                                                                 \
+            if (!semi_)                                                           \
+                break;                                                            \
+            p = semi_ + 1;                                                        \
+        }                                                                         \
+    } while (0)
+
+/* Counts a stack's frames, and the names not yet stored. A new name
+ * repeated within the stack counts each time, except right after itself
+ * (direct recursion): an upper bound is enough. */
+static void measure_stack(const struct flame *f, const char *stack, size_t len, size_t *depth,
+                          size_t *new_frames, size_t *new_bytes)
 {
-    if (f->path_len == f->path_alloc) {
-        f->path_alloc = f->path_alloc ? f->path_alloc * 2 : 4096;
-        f->path = xrealloc(f->path, f->path_alloc * sizeof(*f->path));
-    }
-    f->path[f->path_len++] = frame;
+    const char *prev = NULL;
+    size_t prev_len = 0;
+    *depth = *new_frames = *new_bytes = 0;
+    FOR_EACH_FRAME(stack, len, p, n, {
+        (*depth)++;
+        int repeat = prev && prev_len == n && memcmp(prev, p, n) == 0;
+        const struct frame_slot *s = repeat ? NULL : frame_slot(f, p, n, XXH3_64bits(p, n));
+        if (!repeat && (!s || !s->frame_plus1)) {
+            (*new_frames)++;
+            *new_bytes += n;
+        }
+        prev = p;
+        prev_len = n;
+    });
 }
 
-/* Stores a new stack: its frames, split at ';', interned. */
+/* Stores a new stack: its frames, split at ';', interned (room was made). */
 static uint32_t stack_store(struct flame *f, const char *stack, size_t len)
 {
-    if (f->nstacks == f->stacks_alloc) {
-        f->stacks_alloc = f->stacks_alloc ? f->stacks_alloc * 2 : 1024;
-        f->stacks = xrealloc(f->stacks, f->stacks_alloc * sizeof(*f->stacks));
-    }
     struct stack *s = &f->stacks[f->nstacks];
     s->path = (uint32_t)f->path_len;
     s->count = s->count1 = 0;
-    if (len > 0) {
-        const char *p = stack, *end = stack + len;
-        for (;;) {
-            const char *semi = memchr(p, ';', (size_t)(end - p));
-            const char *stop = semi ? semi : end;
-            path_push(f, frame_intern(f, p, (size_t)(stop - p)));
-            if (!semi)
-                break;
-            p = semi + 1;
-        }
-    }
+    FOR_EACH_FRAME(stack, len, p, n, { f->path[f->path_len++] = frame_intern(f, p, n); });
     s->len = (uint32_t)(f->path_len - s->path);
     if (s->len > f->max_depth)
         f->max_depth = s->len;
     return (uint32_t)f->nstacks++;
 }
 
+/* The stack of these bytes, stored if new; NULL when it is new and does not
+ * fit within the limits. */
 static struct stack *stack_find(struct flame *f, const char *stack, size_t len)
 {
-    if ((f->nstacks + 1) * 2 > f->stack_cap)
-        stacks_grow(f);
     XXH128_hash_t h = XXH3_128bits(stack, len);
-    size_t j = h.low64 & (f->stack_cap - 1);
-    while (f->stack_index[j].stack_plus1) {
-        if (XXH128_isEqual(f->stack_index[j].hash, h))
-            return &f->stacks[f->stack_index[j].stack_plus1 - 1];
-        j = (j + 1) & (f->stack_cap - 1);
+    for (int pass = 0; pass < 2; pass++) {
+        size_t j = f->t.stack_cap ? h.low64 & (f->t.stack_cap - 1) : 0;
+        while (f->t.stack_cap && f->stack_index[j].stack_plus1) {
+            if (XXH128_isEqual(f->stack_index[j].hash, h))
+                return &f->stacks[f->stack_index[j].stack_plus1 - 1];
+            j = (j + 1) & (f->t.stack_cap - 1);
+        }
+        if (pass == 1) {   /* room was made: j is where it goes */
+            uint32_t id = stack_store(f, stack, len);
+            f->stack_index[j].hash = h;
+            f->stack_index[j].stack_plus1 = id + 1;
+            return &f->stacks[id];
+        }
+        size_t depth, new_frames, new_bytes;
+        measure_stack(f, stack, len, &depth, &new_frames, &new_bytes);
+        if (make_room(f, depth, new_frames, new_bytes) != 0)
+            return NULL;
     }
-    uint32_t id = stack_store(f, stack, len);
-    f->stack_index[j].hash = h;
-    f->stack_index[j].stack_plus1 = id + 1;
-    return &f->stacks[id];
+    return NULL;
 }
 
 /* --- lines -------------------------------------------------------------- */
@@ -239,20 +444,71 @@ static int take_count(const char *s, size_t *len, double *value)
     return 0;
 }
 
+/* Chart mode: a new run at the end; 0, or -1 when the limits leave no
+ * room (the reserve keeps one for the [truncated] run). */
+static int run_room(struct flame *f)
+{
+    size_t reserve = f->trunc_plus1 ? 0 : 1;
+    if (f->nruns + 1 + reserve <= f->t.runs_alloc)
+        return 0;
+    for (int tight = 0; tight < 2; tight++) {
+        struct tables t = plan(f, 0, 0, 0, 0, 1 + reserve, 0, tight);
+        if (affordable(f, &t)) {
+            apply(f, &t);
+            return 0;
+        }
+    }
+    hit(f, FLAME_LIMIT_MEMORY, f->lim.budget->limit);
+    return -1;
+}
+
 /* Chart mode: appends the line to the run of its stack when the previous
- * line had the same stack, as flamegraph.pl merges adjacent lines. */
-static void run_add(struct flame *f, uint32_t stack, double count, double count1)
+ * line had the same stack, as flamegraph.pl merges adjacent lines. Returns
+ * -1 when a new run does not fit. */
+static int run_add(struct flame *f, uint32_t stack, double count, double count1)
 {
     if (f->nruns > 0 && f->runs[f->nruns - 1].stack == stack) {
         f->runs[f->nruns - 1].count += count;
         f->runs[f->nruns - 1].count1 += count1;
-        return;
+        return 0;
     }
-    if (f->nruns == f->runs_alloc) {
-        f->runs_alloc = f->runs_alloc ? f->runs_alloc * 2 : 1024;
-        f->runs = xrealloc(f->runs, f->runs_alloc * sizeof(*f->runs));
-    }
+    int is_trunc = f->trunc_plus1 && stack == f->trunc_plus1 - 1;
+    if (is_trunc ? f->nruns >= f->t.runs_alloc : run_room(f) != 0)
+        return -1;   /* (the [truncated] run always has its room kept) */
     f->runs[f->nruns++] = (struct run){count, count1, stack};
+    return 0;
+}
+
+/* The [truncated] stack (and in chart mode its run at the end), stored on
+ * first use in the room kept for it. The tables are grown for it only when
+ * nothing was ever stored (no room kept yet): a few KB past the budget at
+ * most. */
+static struct stack *trunc_stack(struct flame *f)
+{
+    if (!f->trunc_plus1) {
+        size_t runs = f->keep_order && f->nruns + 1 > f->t.runs_alloc ? 1 : 0;
+        if (f->nstacks + 1 > f->t.stacks_alloc || f->path_len + 1 > f->t.path_alloc ||
+            f->nframes + 1 > f->t.frames_alloc || (f->nframes + 1) * 2 > f->t.frame_cap ||
+            f->names_len + TRUNC_LEN > f->t.names_alloc || runs) {
+            struct tables t = plan(f, 1, 1, 1, TRUNC_LEN, runs, 1, 1);
+            apply(f, &t);
+        }
+        f->trunc_plus1 = stack_store(f, FLAME_TRUNCATED_FRAME, TRUNC_LEN) + 1;
+    }
+    return &f->stacks[f->trunc_plus1 - 1];
+}
+
+/* Counts a line beyond the limits: its samples go to [truncated]. In chart
+ * mode every later line goes there too (the chart ends where the room did). */
+static void add_truncated(struct flame *f, double count, double count1)
+{
+    struct stack *t = trunc_stack(f);
+    t->count += count;
+    t->count1 += count1;
+    f->trunc_lines++;
+    f->trunc_samples += count;
+    if (f->keep_order)
+        run_add(f, f->trunc_plus1 - 1, count, count1);
 }
 
 int flame_add_line(struct flame *f, const char *line, size_t len)
@@ -271,14 +527,18 @@ int flame_add_line(struct flame *f, const char *line, size_t len)
         len = stack_len;
         f->differential = 1;
     }
-    struct stack *s = stack_find(f, line, len);
-    s->count += count;
-    s->count1 += first;
-    if (f->keep_order)
-        run_add(f, (uint32_t)(s - f->stacks), count, first);
     f->total += count;
     f->total1 += first;
     f->lines++;
+    struct stack *s = f->keep_order && f->trunc_plus1 ? NULL : stack_find(f, line, len);
+    if (s && f->keep_order && run_add(f, (uint32_t)(s - f->stacks), count, first) != 0)
+        s = NULL;
+    if (!s) {
+        add_truncated(f, count, first);
+        return 0;
+    }
+    s->count += count;
+    s->count1 += first;
     return 0;
 }
 
@@ -290,7 +550,7 @@ static int frame_name_cmp(const void *a, const void *b, void *arg)
     const struct flame *f = arg;
     const struct frame_ref *fa = &f->frames[*(const uint32_t *)a];
     const struct frame_ref *fb = &f->frames[*(const uint32_t *)b];
-    int c = memcmp(f->names.data + fa->off, f->names.data + fb->off,
+    int c = memcmp(f->names + fa->off, f->names + fb->off,
                    fa->len < fb->len ? fa->len : fb->len);
     return c != 0 ? c : (fa->len > fb->len) - (fa->len < fb->len);
 }
@@ -425,7 +685,25 @@ void flame_layout(const struct flame *f, enum flame_direction dir, flame_box_fn 
 
 struct flame *flame_new(void)
 {
-    return xcalloc(1, sizeof(struct flame));
+    struct flame_limits lim = {0, 0, 0, NULL};
+    return flame_new_limited(&lim);
+}
+
+struct flame *flame_new_limited(const struct flame_limits *lim)
+{
+    struct flame *f = xcalloc(1, sizeof(struct flame));
+    f->lim = *lim;
+    if (!f->lim.max_stacks)
+        f->lim.max_stacks = FLAME_DEFAULT_MAX_STACKS;
+    if (!f->lim.max_frames)
+        f->lim.max_frames = FLAME_DEFAULT_MAX_FRAMES;
+    if (!f->lim.max_offset || f->lim.max_offset > MAX_PATH)
+        f->lim.max_offset = MAX_PATH;
+    if (!f->lim.budget) {
+        f->own_budget.limit = FLAME_DEFAULT_MAX_MEMORY;
+        f->lim.budget = &f->own_budget;
+    }
+    return f;
 }
 
 void flame_keep_order(struct flame *f)
@@ -437,13 +715,17 @@ void flame_free(struct flame *f)
 {
     if (!f)
         return;
+    static const struct tables none;
+    size_t held = footprint(&f->t) - footprint(&none);   /* what apply() charged */
+    struct flame_budget *b = f->lim.budget;
+    b->used = b->used > held ? b->used - held : 0;   /* the budget may be shared */
     free(f->stacks);
     free(f->stack_index);
     free(f->path);
     free(f->frames);
     free(f->frame_index);
     free(f->runs);
-    strbuf_free(&f->names);
+    free(f->names);
     free(f->order);
     free(f->sorted[0]);
     free(f->sorted[1]);
@@ -454,18 +736,20 @@ double flame_total(const struct flame *f) { return f->total; }
 uint32_t flame_max_depth(const struct flame *f) { return f->max_depth; }
 size_t flame_ignored(const struct flame *f) { return f->ignored; }
 size_t flame_lines(const struct flame *f) { return f->lines; }
-size_t flame_distinct_stacks(const struct flame *f) { return f->nstacks; }
+size_t flame_distinct_stacks(const struct flame *f) { return f->nstacks - (f->trunc_plus1 != 0); }
 size_t flame_distinct_frames(const struct flame *f) { return f->nframes; }
 int flame_is_differential(const struct flame *f) { return f->differential; }
+size_t flame_truncated_lines(const struct flame *f) { return f->trunc_lines; }
+double flame_truncated_samples(const struct flame *f) { return f->trunc_samples; }
+
+enum flame_limit flame_limit_reached(const struct flame *f, size_t *value)
+{
+    if (value)
+        *value = f->limit_value;
+    return f->trunc_lines ? f->limit_hit : FLAME_LIMIT_NONE;
+}
 
 size_t flame_memory(const struct flame *f)
 {
-    /* After flame_finish: order[] always, sorted[] unless in chart mode. */
-    size_t sorted = !f->finished ? 0
-                    : f->nframes * sizeof(*f->order) +
-                          (f->keep_order ? 0 : 2 * f->nstacks * sizeof(uint32_t));
-    return sizeof(*f) + f->stacks_alloc * sizeof(*f->stacks) +
-           f->stack_cap * sizeof(*f->stack_index) + f->path_alloc * sizeof(*f->path) +
-           f->frames_alloc * sizeof(*f->frames) + f->frame_cap * sizeof(*f->frame_index) +
-           f->names.cap + f->runs_alloc * sizeof(*f->runs) + sorted;
+    return sizeof(*f) + footprint(&f->t);
 }

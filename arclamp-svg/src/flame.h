@@ -16,7 +16,15 @@
  * read.
  *
  * In flame chart mode the layout follows the input order instead (time from
- * left to right), so it needs the sequence of lines, not just their sums. */
+ * left to right), so it needs the sequence of lines, not just their sums.
+ *
+ * Memory is bounded whatever the input (flame_limits): distinct stacks,
+ * distinct frames and the bytes of all tables are capped. A line whose stack
+ * would pass a limit is not stored: its samples go to one stack made of the
+ * frame "[truncated]" (FLAME_TRUNCATED_FRAME), so the totals stay right and
+ * the graph says how much it does not show. Offsets into the name and path
+ * tables are 32-bit: a table that would pass UINT32_MAX is a limit like the
+ * others (truncation, never a wrapped offset). */
 #ifndef ARCLAMP_FLAME_H
 #define ARCLAMP_FLAME_H
 
@@ -42,8 +50,48 @@ typedef void (*flame_box_fn)(void *arg, const struct flame_box *box);
 
 struct flame;
 
-/* A new, empty aggregation. */
+/* The frame that holds the samples of stacks beyond the limits. */
+#define FLAME_TRUNCATED_FRAME "[truncated]"
+
+/* Defaults of flame_new(): far above any real profile (a busy site's daily
+ * log has some 10^5 distinct stacks and 10^4 frames), low enough that one
+ * graph stays well inside the generator's 200 MB. */
+#define FLAME_DEFAULT_MAX_STACKS 1000000
+#define FLAME_DEFAULT_MAX_FRAMES 1000000
+#define FLAME_DEFAULT_MAX_MEMORY (96u << 20)
+/* Bytes a layout or renderer may hold per level of depth (flame_layout's
+ * open boxes, svg.c's per-depth sizes, top.c's walk): charged to the
+ * budget for the deepest stack, so a million-frame stack is paid for. */
+#define FLAME_DEPTH_BYTES 64
+
+/* A memory budget, possibly shared by several aggregations (the graphs of
+ * one log). */
+struct flame_budget {
+    size_t limit;   /* bytes the tables may hold together */
+    size_t used;    /* bytes they hold now */
+};
+
+struct flame_limits {
+    size_t max_stacks;            /* distinct stacks stored (0: the default) */
+    size_t max_frames;            /* distinct frame names stored (0: the default) */
+    size_t max_offset;            /* largest entry of the name and path tables: UINT32_MAX - 1
+                                     (0: that; tests set less to reach the 32-bit limit) */
+    struct flame_budget *budget;  /* NULL: a budget of its own of FLAME_DEFAULT_MAX_MEMORY */
+};
+
+/* Why stacks went to [truncated]: the first limit reached. */
+enum flame_limit {
+    FLAME_LIMIT_NONE = 0,
+    FLAME_LIMIT_STACKS,    /* max_stacks */
+    FLAME_LIMIT_FRAMES,    /* max_frames */
+    FLAME_LIMIT_MEMORY,    /* the budget */
+    FLAME_LIMIT_OFFSET,    /* a 32-bit table offset */
+};
+
+/* A new, empty aggregation with the default limits. */
 struct flame *flame_new(void);
+/* The same with `lim` (copied; a shared budget must outlive the flame). */
+struct flame *flame_new_limited(const struct flame_limits *lim);
 /* Flame chart mode (flamegraph.pl's --flamechart), before the first line:
  * the layout keeps the input order instead of sorting stacks, and only
  * adjacent lines with the same stack share boxes. Each run of such lines is
@@ -52,8 +100,9 @@ void flame_keep_order(struct flame *f);
 void flame_free(struct flame *f);
 
 /* Adds one line (len bytes, without its newline; a trailing '\r' is ignored).
- * Returns 0, or -1 when the line has no valid count (it is then counted in
- * flame_ignored and otherwise ignored). Frames may hold any bytes; escaping
+ * Returns 0 (also when its samples went to [truncated]), or -1 when the line
+ * has no valid count (it is then counted in flame_ignored and otherwise
+ * ignored). Frames may hold any bytes; escaping
  * is the renderer's job. An empty stack (" 5") counts for the root. */
 int flame_add_line(struct flame *f, const char *line, size_t len);
 
@@ -77,7 +126,13 @@ size_t flame_lines(const struct flame *f);        /* lines accepted */
 size_t flame_distinct_stacks(const struct flame *f);
 size_t flame_distinct_frames(const struct flame *f);
 int flame_is_differential(const struct flame *f); /* any line had two counts */
-/* Bytes of memory held (for tests and the benchmark). */
+/* Bytes of memory held or reserved by the tables (what the budget counts). */
 size_t flame_memory(const struct flame *f);
+
+/* Truncation: the first limit reached (FLAME_LIMIT_NONE: nothing was left
+ * out), its value (stacks, frames or bytes), and what went to [truncated]. */
+enum flame_limit flame_limit_reached(const struct flame *f, size_t *value);
+size_t flame_truncated_lines(const struct flame *f);
+double flame_truncated_samples(const struct flame *f);
 
 #endif

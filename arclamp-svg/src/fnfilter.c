@@ -88,10 +88,12 @@ uint64_t fnfilter_match(struct fnfilter *ff, const char *stack, size_t len)
 {
     if (ff->n == 0)
         return 0;
-    if (ff->used * 2 >= ff->cap)
+    if (ff->used * 2 >= ff->cap && ff->used < FNFILTER_MAX_MEMO)
         grow(ff);
     XXH128_hash_t h = XXH3_128bits(stack, len);
     struct slot *s = find(ff->slots, ff->cap, h);
+    if (!s->used && ff->used >= FNFILTER_MAX_MEMO)
+        return search(ff, stack, len);   /* the memo is full: not remembered */
     if (!s->used) {
         s->hash = h;
         s->bits = search(ff, stack, len);

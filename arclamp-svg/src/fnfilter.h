@@ -7,7 +7,9 @@
  * distinct stack (keyed by a 128-bit XXH3 hash of its bytes, as flame.c
  * identifies stacks), so each distinct stack is searched once and every
  * repeat costs one hash and one lookup. Memory grows with distinct stacks
- * (32 bytes each), like the flame graph's own. */
+ * (32 bytes each, at most FNFILTER_MAX_MEMO of them: past that, stacks not
+ * yet remembered are searched every time, so a log of unique stacks cannot
+ * make the memo grow without bound). */
 #ifndef ARCLAMP_SVG_FNFILTER_H
 #define ARCLAMP_SVG_FNFILTER_H
 
@@ -16,6 +18,8 @@
 
 /* At most this many functions (one bit each). */
 #define FNFILTER_MAX 64
+/* Stacks remembered at most (a table of twice as many 32-byte slots: 16 MiB). */
+#define FNFILTER_MAX_MEMO (1u << 18)
 
 struct fnfilter;
 

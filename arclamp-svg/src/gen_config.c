@@ -64,6 +64,18 @@ static const struct opt gen_opts[] = {
      .doc = "zlib compression level of graphs and compressed logs"},
     {"log_target", OPT_STRING, offsetof(struct gen_config, log_target), "auto",
      .doc = "auto, journal or stderr"},
+    {"max_stacks", OPT_INT, offsetof(struct gen_config, max_stacks), "1000000", 1, 1e9,
+     .doc = "distinct stacks per graph; the samples of later new stacks are shown as one "
+            "[truncated] frame (the subtitle says how many)"},
+    {"max_frames", OPT_INT, offsetof(struct gen_config, max_frames), "1000000", 1, 1e9,
+     .doc = "distinct frame names per graph, the same way"},
+    {"max_memory_mb", OPT_INT, offsetof(struct gen_config, max_memory_mb), "96", 8, 1 << 20,
+     .doc = "MiB for the tables of one log's graphs (with its per-function graphs), the same way"},
+    {"max_svg_mb", OPT_INT, offsetof(struct gen_config, max_svg_mb), "32", 1, 1 << 20,
+     .doc = "MiB of one SVG before gzip: deeper boxes are left out (the subtitle says so)"},
+    {"max_log_read_mb", OPT_INT, offsetof(struct gen_config, max_log_read_mb), "16384", 1,
+     1 << 30, .doc = "MiB of a log read (after gunzip); the graphs show what was read before "
+                     "(the subtitle says so)"},
     {"functions", OPT_CUSTOM, offsetof(struct gen_config, functions), NULL,
      .custom = bind_functions,
      .doc = "per-function graphs of the all logs: list of {function: NAME, label: LABEL} "

@@ -48,6 +48,11 @@ struct gen_config {
     int reversed_palette; /* enum palette of `reversed_colors` */
     long gzip_level;      /* zlib level of .svgz and compressed logs */
     char *log_target;     /* auto | journal | stderr */
+    long max_stacks;      /* distinct stacks per graph; later new ones go to [truncated] */
+    long max_frames;      /* distinct frame names per graph, the same way */
+    long max_memory_mb;   /* MiB of tables for one log's graphs together, the same way */
+    long max_svg_mb;      /* MiB of one SVG document: deeper boxes are left out */
+    long max_log_read_mb; /* MiB of (decompressed) log read per log; the rest is not read */
     struct gen_function *functions; /* per-function graphs of the "all" logs */
     size_t nfunctions;
 };

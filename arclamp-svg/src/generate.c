@@ -12,6 +12,7 @@
 #include "input.h"
 #include "log.h"
 #include "logset.h"
+#include "metrics.h"
 #include "runlock.h"
 #include "runstate.h"
 #include "svg.h"
@@ -45,6 +46,8 @@ struct reader {
     struct flame *all;    /* forward and reversed trees of every line */
     struct flame **fn;    /* per function; NULL unless the log is an "all" log */
     struct fnfilter *filter; /* which functions a stack holds (with fn) */
+    struct flame_budget budget; /* max_memory_mb, shared by all of them */
+    struct input_limit limit;   /* max_log_read_mb */
 };
 
 /* --- helpers ------------------------------------------------------------ */
@@ -125,6 +128,40 @@ static void reader_free(struct reader *rd, size_t nfunctions)
     fnfilter_free(rd->filter);
 }
 
+/* Counts and logs one graph's samples beyond the limits. */
+static void note_truncated(const struct run *run, const struct logfile *lf, const char *label,
+                           const struct flame *f)
+{
+    size_t limit;
+    enum flame_limit why = flame_limit_reached(f, &limit);
+    static const char *const names[] = {"", "max_stacks", "max_frames", "max_memory_mb",
+                                        "32-bit table size"};
+    if (why == FLAME_LIMIT_NONE)
+        return;
+    run->st->truncated_graphs++;
+    run->st->truncated_lines += flame_truncated_lines(f);
+    cli_log(LOG_WARNING, "graph_truncated",
+            LOG_FIELDS({"ARCLAMP_PERIOD", lf->period}, {"ARCLAMP_LOG_FILE", lf->file}),
+            "%s/%s%s%s: %zu lines (%g samples) beyond %s shown as " FLAME_TRUNCATED_FRAME,
+            lf->period, lf->name, label ? " fn-" : "", label ? label : "",
+            flame_truncated_lines(f), flame_truncated_samples(f), names[why]);
+}
+
+/* What the limits left out of a log read: counted and logged. */
+static void note_limits(const struct run *run, const struct logfile *lf, const struct reader *rd)
+{
+    if (rd->limit.reached) {
+        run->st->cut_logs++;
+        cli_log(LOG_WARNING, "log_read_limit",
+                LOG_FIELDS({"ARCLAMP_PERIOD", lf->period}, {"ARCLAMP_LOG_FILE", lf->file}),
+                "%s/%s: read only the first %llu bytes (max_log_read_mb); the graphs show those",
+                lf->period, lf->file, rd->limit.max_bytes);
+    }
+    note_truncated(run, lf, NULL, rd->all);
+    for (size_t i = 0; rd->fn && i < run->cfg->nfunctions; i++)
+        note_truncated(run, lf, run->cfg->functions[i].label, rd->fn[i]);
+}
+
 /* Opens and reads one log into `rd`; `mtime` gets the log's mtime as it was
  * before reading. */
 static int read_log(const struct run *run, const struct logfile *lf, struct reader *rd,
@@ -141,10 +178,11 @@ static int read_log(const struct run *run, const struct logfile *lf, struct read
         snprintf(err, errlen, "not a regular file");
     else
         rc = 0;
-    struct input_stats ist = {0, 0, 0};
+    struct input_stats ist = {0};
     if (rc == 0) {
         *mtime = st.st_mtim;
-        rc = input_read_fd(fd, strbuf_cstr(&path), on_line, rd, &ist, err, errlen) == 0 ? 0 : -1;
+        rc = input_read_fd_limited(fd, strbuf_cstr(&path), &rd->limit, on_line, rd, &ist, err,
+                                   errlen) == 0 ? 0 : -1;
     }
     if (fd >= 0)
         close(fd);
@@ -159,13 +197,15 @@ static int read_log(const struct run *run, const struct logfile *lf, struct read
         cli_log(LOG_WARNING, "invalid_lines", LOG_NO_FIELDS, "%s/%s: ignored %zu invalid lines",
                   lf->period, lf->name, ignored);
     }
+    if (rc == 0)
+        note_limits(run, lf, rd);
     return rc;
 }
 
 /* --- writing graphs ----------------------------------------------------- */
 
 static int write_graph(struct run *run, int pfd, const struct logfile *lf, struct flame *f,
-                       const struct gen_function *fn, int reversed,
+                       const struct gen_function *fn, int reversed, unsigned long long cut_at,
                        const struct timespec *mtime, char *err, size_t errlen)
 {
     const struct gen_config *cfg = run->cfg;
@@ -184,6 +224,8 @@ static int write_graph(struct run *run, int pfd, const struct logfile *lf, struc
     o.min_width = cfg->min_width;
     o.width = (double)cfg->width;
     o.palette = (enum palette)(reversed ? cfg->reversed_palette : cfg->palette);
+    o.max_bytes = (size_t)cfg->max_svg_mb << 20;
+    o.input_cut_at = cut_at;
     strbuf_reset(&run->doc);
     svg_render(f, reversed ? FLAME_REVERSED : FLAME_FORWARD, &o, &run->doc);
     char *name = graph_name(lf, fn ? fn->label : NULL, reversed);
@@ -224,17 +266,18 @@ static int write_graphs(struct run *run, int pfd, const struct logfile *lf,
                         struct reader *rd, const struct timespec *mtime, char *err,
                         size_t errlen)
 {
+    unsigned long long cut_at = rd->limit.reached ? rd->limit.max_bytes : 0;
     for (size_t i = 0; rd->fn && i < run->cfg->nfunctions; i++) {
         const struct gen_function *fn = &run->cfg->functions[i];
         for (int rev = 1; rev >= 0; rev--) {
             if (flame_lines(rd->fn[i]) == 0)
                 remove_graph(run, pfd, lf, fn->label, rev);
-            else if (write_graph(run, pfd, lf, rd->fn[i], fn, rev, mtime, err, errlen) < 0)
+            else if (write_graph(run, pfd, lf, rd->fn[i], fn, rev, cut_at, mtime, err, errlen) < 0)
                 return -1;
         }
     }
     for (int rev = 1; rev >= 0; rev--) {
-        if (write_graph(run, pfd, lf, rd->all, NULL, rev, mtime, err, errlen) < 0)
+        if (write_graph(run, pfd, lf, rd->all, NULL, rev, cut_at, mtime, err, errlen) < 0)
             return -1;
     }
     return 0;
@@ -244,12 +287,16 @@ static int draw_log(struct run *run, int pfd, const struct logfile *lf, char *er
                     size_t errlen)
 {
     size_t nfn = run->cfg->nfunctions;
-    struct reader rd = {run, flame_new(), NULL, NULL};
+    const struct gen_config *cfg = run->cfg;
+    struct reader rd = {run, NULL, NULL, NULL, {(size_t)cfg->max_memory_mb << 20, 0},
+                        {(unsigned long long)cfg->max_log_read_mb << 20, 0}};
+    struct flame_limits lim = {(size_t)cfg->max_stacks, (size_t)cfg->max_frames, 0, &rd.budget};
+    rd.all = flame_new_limited(&lim);
     if (is_all_log(lf) && nfn) {
         const char **names = xcalloc(nfn, sizeof *names);
         rd.fn = xcalloc(nfn, sizeof *rd.fn);
         for (size_t i = 0; i < nfn; i++) {
-            rd.fn[i] = flame_new();
+            rd.fn[i] = flame_new_limited(&lim);
             names[i] = run->cfg->functions[i].function;
         }
         rd.filter = fnfilter_new(names, nfn);
@@ -541,6 +588,7 @@ static enum generate_status locked_run(struct run *run, char *err, size_t errlen
     report_scan(run, &set);
     struct index_entry *entries = make_entries(cfg, &set);
     process_all(run, &set, entries);
+    metrics_count_run(cfg, run->st);
     char ierr[1024];
     if (set.nfailed) {
         run->st->index_failed = 1; /* it would leave out the periods not read */
@@ -628,6 +676,11 @@ static void print_summary(const struct generate_stats *st)
         printf(", %zu logs refused (names that collide)", st->refused);
     if (st->scan_failed)
         printf("; %zu log directories could not be read (their graphs kept)", st->scan_failed);
+    if (st->truncated_graphs)
+        printf(", %zu graphs truncated (%zu lines beyond the limits)", st->truncated_graphs,
+               st->truncated_lines);
+    if (st->cut_logs)
+        printf(", %zu logs read only up to max_log_read_mb", st->cut_logs);
     printf("%s\n", st->index_failed ? "; index NOT written" : "");
 }
 

@@ -45,6 +45,9 @@ struct generate_stats {
     size_t ignored_lines; /* invalid lines skipped in the logs drawn */
     size_t refused;       /* logs refused: their names could collide (logset.h) */
     size_t scan_failed;   /* period directories that could not be listed (kept as they are) */
+    size_t truncated_graphs; /* graphs with samples beyond the limits ([truncated]) */
+    size_t truncated_lines;  /* lines whose samples went to [truncated] */
+    size_t cut_logs;      /* logs read only up to max_log_read_mb */
     int index_failed;     /* index.html / index.json not written (error, or a scan failed) */
 };
 

@@ -20,6 +20,8 @@
 struct source {
     gzFile gz;            /* zlib stream over the file (gzip or plain) */
     const char *name;     /* for messages */
+    struct input_limit *limit; /* NULL: none */
+    unsigned long long left;   /* bytes the limit still allows */
 };
 
 /* Reads up to n bytes; returns the count, 0 at the end, -1 on error. */
@@ -37,6 +39,25 @@ static long source_read(struct source *src, char *buf, size_t n, char *err, size
                  : code == Z_BUF_ERROR ? "truncated gzip data (unexpected end of file)" : msg);
         return -1;
     }
+    return got;
+}
+
+/* source_read within the limit: at the limit, one byte more is read to
+ * tell an input that ends there from one that goes on (limit->reached). */
+static long limited_read(struct source *src, char *buf, size_t n, char *err, size_t errlen)
+{
+    if (!src->limit || !src->limit->max_bytes)
+        return source_read(src, buf, n, err, errlen);
+    if (src->left == 0) {
+        char probe;
+        long got = source_read(src, &probe, 1, err, errlen);
+        if (got > 0)
+            src->limit->reached = 1;
+        return got > 0 ? 0 : got;
+    }
+    long got = source_read(src, buf, n < src->left ? n : (size_t)src->left, err, errlen);
+    if (got > 0)
+        src->left -= (unsigned long long)got;
     return got;
 }
 
@@ -77,14 +98,15 @@ static int read_all(struct source *src, input_line_fn fn, void *arg, struct inpu
             len = 0;
             skipping = 1;
         }
-        long got = source_read(src, buf + len, cap - len < BLOCK ? cap - len : BLOCK, err,
-                               errlen);
+        long got = limited_read(src, buf + len, cap - len < BLOCK ? cap - len : BLOCK, err,
+                                errlen);
         if (got < 0) {
             rc = -1;
             break;
         }
         if (got == 0) {
-            if (len > 0 && !skipping) {   /* a last line without its newline */
+            int cut = src->limit && src->limit->reached;
+            if (len > 0 && !skipping && !cut) {   /* a last line without its newline */
                 st->lines++;
                 rc = fn(arg, buf, len);
             }
@@ -103,8 +125,16 @@ static int read_all(struct source *src, input_line_fn fn, void *arg, struct inpu
 int input_read_fd(int fd, const char *name, input_line_fn fn, void *arg,
                   struct input_stats *stats, char *err, size_t errlen)
 {
+    return input_read_fd_limited(fd, name, NULL, fn, arg, stats, err, errlen);
+}
+
+int input_read_fd_limited(int fd, const char *name, struct input_limit *limit, input_line_fn fn,
+                          void *arg, struct input_stats *stats, char *err, size_t errlen)
+{
     struct input_stats local = {0};
-    struct source src = {.name = name};
+    struct source src = {.name = name, .limit = limit, .left = limit ? limit->max_bytes : 0};
+    if (limit)
+        limit->reached = 0;
     /* zlib reads gzip and passes anything else through unchanged; with
      * requests larger than its buffer, plain data is read straight into ours
      * (no extra copy). It works on pipes too, so "-" may be gzip. */
@@ -124,14 +154,21 @@ int input_read_fd(int fd, const char *name, input_line_fn fn, void *arg,
 int input_read_path(const char *path, input_line_fn fn, void *arg, struct input_stats *stats,
                     char *err, size_t errlen)
 {
+    return input_read_path_limited(path, NULL, fn, arg, stats, err, errlen);
+}
+
+int input_read_path_limited(const char *path, struct input_limit *limit, input_line_fn fn,
+                            void *arg, struct input_stats *stats, char *err, size_t errlen)
+{
     if (strcmp(path, "-") == 0)
-        return input_read_fd(STDIN_FILENO, "standard input", fn, arg, stats, err, errlen);
+        return input_read_fd_limited(STDIN_FILENO, "standard input", limit, fn, arg, stats, err,
+                                     errlen);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
-    int rc = input_read_fd(fd, path, fn, arg, stats, err, errlen);
+    int rc = input_read_fd_limited(fd, path, limit, fn, arg, stats, err, errlen);
     close(fd);
     return rc;
 }

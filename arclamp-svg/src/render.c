@@ -5,7 +5,11 @@
  * Reads collapsed stacks from the files (plain or gzip) or standard input,
  * aggregates them once and writes the SVG to standard output, or with
  * --output / --reversed-output to files (both graphs from one read; written
- * atomically, gzip'ed when the name ends in .svgz). */
+ * atomically, gzip'ed when the name ends in .svgz).
+ *
+ * Memory is bounded whatever the input (flame.h's limits, --max-stacks,
+ * --max-frames, --max-memory; the document by --max-svg), and so can the
+ * input read be (--max-input). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -26,13 +30,17 @@ struct render_args {
     const char *output;           /* --output FILE, else standard output */
     const char *reversed_output;  /* --reversed-output FILE: also the reversed graph */
     int quiet;
+    struct flame_limits limits;   /* --max-stacks, --max-frames */
+    struct flame_budget budget;   /* --max-memory */
+    struct input_limit input;     /* --max-input */
 };
 
 enum {
     OPT_TITLE = 256, OPT_SUBTITLE, OPT_WIDTH, OPT_HEIGHT, OPT_MINWIDTH, OPT_FONTTYPE,
     OPT_FONTSIZE, OPT_FONTWIDTH, OPT_COUNTNAME, OPT_NAMETYPE, OPT_COLORS, OPT_BGCOLORS,
     OPT_HASH, OPT_REVERSE, OPT_INVERTED, OPT_NEGATE, OPT_NOTES, OPT_TOTAL, OPT_FACTOR,
-    OPT_OUTPUT, OPT_REVERSED_OUTPUT, OPT_QUIET, OPT_HELP, OPT_FLAMECHART,
+    OPT_OUTPUT, OPT_REVERSED_OUTPUT, OPT_QUIET, OPT_HELP, OPT_FLAMECHART, OPT_MAX_STACKS,
+    OPT_MAX_FRAMES, OPT_MAX_MEMORY, OPT_MAX_SVG, OPT_MAX_INPUT,
 };
 
 static const struct option render_options[] = {
@@ -59,6 +67,11 @@ static const struct option render_options[] = {
     {"output", required_argument, NULL, OPT_OUTPUT},
     {"reversed-output", required_argument, NULL, OPT_REVERSED_OUTPUT},
     {"quiet", no_argument, NULL, OPT_QUIET},
+    {"max-stacks", required_argument, NULL, OPT_MAX_STACKS},
+    {"max-frames", required_argument, NULL, OPT_MAX_FRAMES},
+    {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
+    {"max-svg", required_argument, NULL, OPT_MAX_SVG},
+    {"max-input", required_argument, NULL, OPT_MAX_INPUT},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -94,7 +107,14 @@ static void render_usage(FILE *out)
           "Ours:\n"
           "  -o, --output FILE   write the graph to FILE (atomically; gzip'ed if *.svgz)\n"
           "  --reversed-output FILE  also write the reversed graph, from the same read\n"
-          "  -q, --quiet         no summary line on standard error (warnings stay)\n",
+          "  -q, --quiet         no summary line on standard error (warnings stay)\n"
+          "Limits (what passes them is said in the subtitle):\n"
+          "  --max-stacks N      distinct stacks kept; the samples of later new stacks go\n"
+          "                      to one [truncated] frame (1000000)\n"
+          "  --max-frames N      distinct frame names kept, the same way (1000000)\n"
+          "  --max-memory MB     MiB for the aggregation's tables, the same way (96)\n"
+          "  --max-svg MB        MiB of SVG: deeper boxes are left out (32; 0: none)\n"
+          "  --max-input MB      stop reading after MiB of (decompressed) input (0: none)\n",
           out);
 }
 
@@ -123,10 +143,51 @@ static int parse_minwidth(const char *text, struct svg_options *svg)
     return parse_number(buf, "minwidth", 0, &svg->min_width);
 }
 
+/* A count option: a whole number from min to max. */
+static int parse_size(const char *text, const char *what, double min, double max, size_t *out)
+{
+    double v;
+    if (parse_number(text, what, min, &v) < 0)
+        return -1;
+    if (v != (double)(size_t)v || v > max) {
+        fprintf(stderr, "arclamp-svg render: --%s: invalid value \"%s\" (a whole number up to %.0f)\n",
+                what, text, max);
+        return -1;
+    }
+    *out = (size_t)v;
+    return 0;
+}
+
 /* "#rrggbb": a flat background colour, as flamegraph.pl accepts. */
 static int is_hex_color(const char *text)
 {
     return strlen(text) == 7 && text[0] == '#' && strspn(text + 1, "0123456789abcdefABCDEF") == 6;
+}
+
+/* The limits' options: counts, and sizes in MiB (up to 1 TiB). */
+static int apply_limit(int opt, const char *arg, struct render_args *a)
+{
+    size_t mb;
+    switch (opt) {
+    case OPT_MAX_STACKS: return parse_size(arg, "max-stacks", 1, 4e9, &a->limits.max_stacks);
+    case OPT_MAX_FRAMES: return parse_size(arg, "max-frames", 1, 4e9, &a->limits.max_frames);
+    case OPT_MAX_MEMORY:
+        if (parse_size(arg, "max-memory", 1, 1 << 20, &mb) < 0)
+            return -1;
+        a->budget.limit = mb << 20;
+        return 0;
+    case OPT_MAX_SVG:
+        if (parse_size(arg, "max-svg", 0, 1 << 20, &mb) < 0)
+            return -1;
+        a->svg.max_bytes = mb << 20;
+        return 0;
+    case OPT_MAX_INPUT:
+        if (parse_size(arg, "max-input", 0, 1 << 20, &mb) < 0)
+            return -1;
+        a->input.max_bytes = (unsigned long long)mb << 20;
+        return 0;
+    default: return -1;
+    }
 }
 
 /* Applies one option; returns 0, 1 for --help, or -1 for a bad value. */
@@ -175,7 +236,7 @@ static int apply_option(int opt, const char *arg, struct render_args *a)
     case OPT_QUIET: a->quiet = 1; return 0;
     case OPT_HELP: return 1;
     case OPT_FLAMECHART: a->flamechart = 1; return 0;
-    default: return -1;
+    default: return apply_limit(opt, arg, a);
     }
 }
 
@@ -183,6 +244,36 @@ static int add_line(void *arg, const char *line, size_t len)
 {
     flame_add_line(arg, line, len);
     return 0;
+}
+
+/* Reads one input within --max-input (each file its own limit); 0 or -1. */
+static int read_input(const char *path, struct flame *f, struct render_args *a,
+                      struct input_stats *st)
+{
+    char err[512];
+    if (input_read_path_limited(path, &a->input, add_line, f, st, err, sizeof(err)) != 0) {
+        fprintf(stderr, "arclamp-svg render: %s\n", err);
+        return -1;
+    }
+    if (a->input.reached) {
+        fprintf(stderr, "arclamp-svg render: %s: read only the first %llu bytes (--max-input)\n",
+                path, a->input.max_bytes);
+        a->svg.input_cut_at = a->input.max_bytes;
+    }
+    return 0;
+}
+
+/* Says on standard error what went to [truncated] (the graph says it too). */
+static void warn_truncated(const struct flame *f)
+{
+    size_t limit;
+    enum flame_limit why = flame_limit_reached(f, &limit);
+    static const char *const names[] = {"", "--max-stacks", "--max-frames", "--max-memory",
+                                        "32-bit table size"};
+    if (why != FLAME_LIMIT_NONE)
+        fprintf(stderr, "arclamp-svg render: %zu lines (%g samples) beyond the limits shown as "
+                FLAME_TRUNCATED_FRAME " (first limit reached: %s)\n",
+                flame_truncated_lines(f), flame_truncated_samples(f), names[why]);
 }
 
 static int write_graph(const struct flame *f, enum flame_direction dir,
@@ -217,6 +308,8 @@ int cmd_render(int argc, char **argv)
 {
     struct render_args a = {0};
     svg_options_init(&a.svg);
+    a.budget.limit = FLAME_DEFAULT_MAX_MEMORY;
+    a.limits.budget = &a.budget;
     int opt, rc;
     optind = 1;
     while ((opt = getopt_long(argc, argv, "o:qh", render_options, NULL)) != -1) {
@@ -231,28 +324,22 @@ int cmd_render(int argc, char **argv)
             return 0;
         }
     }
-    struct flame *f = flame_new();
+    struct flame *f = flame_new_limited(&a.limits);
     if (a.flamechart) {
         flame_keep_order(f);
         if (!a.svg.title)
             a.svg.title = "Flame Chart";   /* flamegraph.pl's default there */
     }
     struct input_stats st = {0};
-    char err[512];
     int status = 0;
-    if (optind >= argc) {
-        if (input_read_path("-", add_line, f, &st, err, sizeof(err)) != 0) {
-            fprintf(stderr, "arclamp-svg render: %s\n", err);
+    int nfiles = optind >= argc ? 1 : argc - optind;
+    for (int i = 0; i < nfiles; i++) {
+        const char *path = optind >= argc ? "-" : argv[optind + i];
+        if (read_input(path, f, &a, &st) != 0)
             status = 1;
-        }
-    }
-    for (int i = optind; i < argc; i++) {
-        if (input_read_path(argv[i], add_line, f, &st, err, sizeof(err)) != 0) {
-            fprintf(stderr, "arclamp-svg render: %s\n", err);
-            status = 1;
-        }
     }
     flame_finish(f);
+    warn_truncated(f);
     size_t ignored = flame_ignored(f) + st.too_long;
     if (ignored > 0)
         fprintf(stderr, "Ignored %zu lines with invalid format\n", ignored);

@@ -36,6 +36,7 @@ void svg_options_init(struct svg_options *opt)
     opt->palette = PALETTE_HOT;
     opt->background = BG_AUTO;
     opt->factor = 1;
+    opt->max_bytes = SVG_DEFAULT_MAX_BYTES;
 }
 
 /* Where things go, from the options and the depth of the kept boxes. */
@@ -184,15 +185,16 @@ static void write_text(strbuf *out, const char *id, const char *cls, double x, d
     strbuf_appends(out, "</text>\n");
 }
 
-static void write_chrome(strbuf *out, const struct geometry *g, const struct svg_options *opt)
+static void write_chrome(strbuf *out, const struct geometry *g, const struct svg_options *opt,
+                         const char *subtitle)
 {
     const char *title = opt->title ? opt->title : opt->inverted ? "Icicle Graph" : "Flame Graph";
     double fs = opt->font_size, bottom = g->height - g->ypad2 / 2;
     strbuf_appendf(out, "<rect x=\"0\" y=\"0\" width=\"%g\" height=\"%g\" "
                         "fill=\"url(#background)\"/>\n", g->width, g->height);
     write_text(out, "title", NULL, g->width / 2, fs * 2, title);
-    if (opt->subtitle)
-        write_text(out, "subtitle", NULL, g->width / 2, fs * 4, opt->subtitle);
+    if (subtitle)
+        write_text(out, "subtitle", NULL, g->width / 2, fs * 4, subtitle);
     write_text(out, "details", NULL, XPAD, bottom, " ");
     write_text(out, "unzoom", "hide", XPAD, fs * 2, "Reset Zoom");
     write_text(out, "search", NULL, g->width - XPAD - 100, fs * 2, "Search");
@@ -207,7 +209,9 @@ struct box_ctx {
     const struct svg_options *opt;
     const struct geometry *g;
     strbuf *out;          /* NULL in the measuring pass */
-    uint32_t deepest;     /* measuring: the deepest kept box */
+    uint32_t deepest;     /* measuring: the deepest kept box; writing: the deepest written */
+    size_t *depth_bytes;  /* measuring: bytes of the kept boxes at each depth */
+    strbuf scratch;       /* measuring: one box, written to be measured */
     double max_delta;     /* differential: the largest |delta| of a kept box */
     int differential;
 };
@@ -267,11 +271,17 @@ static void on_box(void *arg, const struct flame_box *b)
     if (b->depth != 0 && b->total * c->opt->factor < c->g->min_samples)
         return;   /* too narrow; its children were narrower still */
     if (c->out) {
-        write_box(c, b);
+        if (b->depth <= c->deepest)
+            write_box(c, b);
         return;
     }
     if (b->depth > c->deepest)
         c->deepest = b->depth;
+    struct box_ctx m = *c;
+    strbuf_reset(&c->scratch);
+    m.out = &c->scratch;
+    write_box(&m, b);
+    c->depth_bytes[b->depth] += c->scratch.len + 4;   /* 4: a digit more in y or height */
     double delta = fabs((b->total - b->total1) * c->opt->factor);
     if (delta > c->max_delta)
         c->max_delta = delta;
@@ -290,6 +300,73 @@ static void write_empty(strbuf *out, const struct svg_options *opt)
     strbuf_appends(out, "<g id=\"frames\"></g>\n</svg>\n");
 }
 
+/* What the aggregation left out, for the subtitle: "12,345 samples in 678
+ * lines beyond the limit of 1,000 distinct stacks shown as [truncated]". */
+static void note_truncation(strbuf *note, const struct flame *f, const struct svg_options *opt)
+{
+    size_t limit;
+    enum flame_limit why = flame_limit_reached(f, &limit);
+    if (why == FLAME_LIMIT_NONE)
+        return;
+    append_count(note, flame_truncated_samples(f) * opt->factor);
+    strbuf_appendc(note, ' ');
+    strbuf_appends(note, opt->count_name);
+    strbuf_appends(note, " in ");
+    append_count(note, (double)flame_truncated_lines(f));
+    strbuf_appends(note, flame_truncated_lines(f) == 1 ? " line beyond the " : " lines beyond the ");
+    if (why == FLAME_LIMIT_STACKS || why == FLAME_LIMIT_FRAMES) {
+        strbuf_appends(note, "limit of ");
+        append_count(note, (double)limit);
+        strbuf_appends(note, why == FLAME_LIMIT_STACKS ? " distinct stacks" : " distinct frames");
+    } else if (why == FLAME_LIMIT_MEMORY) {
+        strbuf_appendf(note, "memory limit of %.0f MiB", (double)limit / (1 << 20));
+    } else {
+        strbuf_appends(note, "32-bit table limit");
+    }
+    strbuf_appends(note, " shown as " FLAME_TRUNCATED_FRAME);
+}
+
+static void note_sep(strbuf *note)
+{
+    if (note->len)
+        strbuf_appends(note, "; ");
+}
+
+/* The input limit of the reader, for the subtitle. */
+static void note_input_cut(strbuf *note, const struct svg_options *opt)
+{
+    if (!opt->input_cut_at)
+        return;
+    note_sep(note);
+    strbuf_appends(note, "only the first ");
+    append_count(note, (double)opt->input_cut_at);
+    strbuf_appends(note, " bytes of the input were read (the limit)");
+}
+
+/* An upper bound of what the document holds besides the boxes. */
+static size_t fixed_bytes(const struct svg_options *opt, const strbuf *note)
+{
+    size_t text = (opt->title ? strlen(opt->title) : 0) + (opt->subtitle ? strlen(opt->subtitle) : 0) +
+                  (opt->notes ? strlen(opt->notes) : 0) + strlen(opt->count_name) +
+                  strlen(opt->name_type) + strlen(opt->font_type) + note->len + 200;
+    return sizeof(flamegraph_js) + 8192 + 6 * text;   /* escaping: at most 6 bytes a byte */
+}
+
+/* The deepest level whose boxes, with those above, fit in max_bytes. */
+static uint32_t depth_that_fits(const struct box_ctx *c, const struct svg_options *opt,
+                                const strbuf *note)
+{
+    size_t fixed = fixed_bytes(opt, note), used = fixed;
+    if (!opt->max_bytes)
+        return c->deepest;
+    for (uint32_t d = 0; d <= c->deepest; d++) {
+        used += c->depth_bytes[d] + 64;   /* 64: the cut note's own room, per level */
+        if (used > opt->max_bytes)
+            return d ? d - 1 : 0;
+    }
+    return c->deepest;
+}
+
 void svg_render(const struct flame *f, enum flame_direction dir,
                 const struct svg_options *opt, strbuf *out)
 {
@@ -298,22 +375,46 @@ void svg_render(const struct flame *f, enum flame_direction dir,
         write_empty(out, opt);
         return;
     }
+    strbuf note = STRBUF_INIT;
+    note_truncation(&note, f, opt);
+    note_input_cut(&note, opt);
     struct geometry g = {.width = opt->width};
     g.timemax = opt->total > root ? opt->total : root;
     g.scale = (opt->width - 2 * XPAD) / g.timemax;
     g.min_samples = opt->min_width_is_percent ? g.timemax * opt->min_width / 100
                                               : opt->min_width / g.scale;
-    g.ypad1 = opt->font_size * 3 + (opt->subtitle ? opt->font_size * 2 : 0);
+    g.ypad1 = opt->font_size * 3 + (opt->subtitle || note.len ? opt->font_size * 2 : 0);
     g.ypad2 = opt->font_size * 2 + 10;
 
     struct box_ctx c = {.f = f, .opt = opt, .g = &g, .differential = flame_is_differential(f)};
+    c.depth_bytes = xcalloc((size_t)flame_max_depth(f) + 1, sizeof(*c.depth_bytes));
+    /* measured at the tallest the image can be: coordinates as long as they will get */
+    g.height = (flame_max_depth(f) + 1.0) * opt->frame_height + g.ypad1 + g.ypad2;
     flame_layout(f, dir, on_box, &c);
+    strbuf_free(&c.scratch);
+    uint32_t fits = depth_that_fits(&c, opt, &note);
+    if (fits < c.deepest) {
+        note_sep(&note);
+        strbuf_appendf(&note, "boxes deeper than %u frames left out (the graph would pass %.0f MiB)",
+                       fits, (double)opt->max_bytes / (1 << 20));
+        c.deepest = fits;
+        g.ypad1 = opt->font_size * 5;
+    }
+    free(c.depth_bytes);
     g.height = (c.deepest + 1) * opt->frame_height + g.ypad1 + g.ypad2;
 
+    strbuf subtitle = STRBUF_INIT;
+    if (opt->subtitle)
+        strbuf_appends(&subtitle, opt->subtitle);
+    if (opt->subtitle && note.len)
+        strbuf_appends(&subtitle, " \xE2\x80\x94 ");   /* an em dash */
+    strbuf_append(&subtitle, note.data ? note.data : "", note.len);
     write_header(out, &g, opt, g.timemax);
-    write_chrome(out, &g, opt);
+    write_chrome(out, &g, opt, opt->subtitle || note.len ? strbuf_cstr(&subtitle) : NULL);
     strbuf_appends(out, "<g id=\"frames\">\n");
     c.out = out;
     flame_layout(f, dir, on_box, &c);
     strbuf_appends(out, "</g>\n</svg>\n");
+    strbuf_free(&subtitle);
+    strbuf_free(&note);
 }

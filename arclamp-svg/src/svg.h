@@ -17,6 +17,12 @@
  *   <text id="ignorecase"/> <text id="matched"/>
  *   <g id="frames"> one <g> per box: <title>NAME (N samples, P%)</title>
  *       <rect x y width height fill rx ry/> <text x y>LABEL</text> </g> ... </g>
+ *
+ * What a graph does not show is said in its subtitle (after the given one):
+ * samples folded into [truncated] by the aggregation's limits (flame.h),
+ * input not read past its reader's limit, boxes left out to keep the
+ * document under max_bytes. A graph within every limit has none of these,
+ * so it is byte for byte what it was without them.
  */
 #ifndef ARCLAMP_SVG_H
 #define ARCLAMP_SVG_H
@@ -45,7 +51,15 @@ struct svg_options {
     int negate;              /* differential: swap the meaning of red and blue */
     double factor;           /* counts are multiplied by this (1) */
     double total;            /* > 0: percentages relative to this instead of the root */
+    size_t max_bytes;        /* the document stays about this small: boxes deeper than
+                                what fits are left out, and the subtitle says so
+                                (SVG_DEFAULT_MAX_BYTES; 0: no limit) */
+    unsigned long long input_cut_at; /* > 0: the input was read only this far (its reader's
+                                limit); the subtitle says so */
 };
+
+/* Far above a normal graph (about 1 MB at 1 px, 10 MB at 0.1 px). */
+#define SVG_DEFAULT_MAX_BYTES (32u << 20)
 
 void svg_options_init(struct svg_options *opt);
 

@@ -1,4 +1,5 @@
 /* Tests of flame: line parsing, aggregation, sorting and box layout. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -218,6 +219,167 @@ START_TEST(flame_chart_keeps_input_order)
 }
 END_TEST
 
+/* A limited flame fed `n` lines "root;sI;leaf COUNT" (I = 0..n-1). */
+static struct flame *limited_of(const struct flame_limits *lim, size_t n, int count)
+{
+    struct flame *f = flame_new_limited(lim);
+    for (size_t i = 0; i < n; i++) {
+        char line[64];
+        int len = snprintf(line, sizeof line, "root;s%zu;leaf %d", i, count);
+        ck_assert_int_eq(flame_add_line(f, line, (size_t)len), 0);
+    }
+    return f;
+}
+
+START_TEST(stacks_beyond_max_stacks_go_to_one_truncated_frame)
+{
+    struct flame_limits lim = {.max_stacks = 3};
+    struct flame *f = limited_of(&lim, 10, 2);
+    /* a stack seen before the limit still counts as itself */
+    ck_assert_int_eq(flame_add_line(f, "root;s1;leaf 5", 14), 0);
+    flame_finish(f);
+    size_t limit = 0;
+    ck_assert_int_eq(flame_limit_reached(f, &limit), FLAME_LIMIT_STACKS);
+    ck_assert_uint_eq(limit, 3);
+    ck_assert_uint_eq(flame_distinct_stacks(f), 3);
+    ck_assert_uint_eq(flame_truncated_lines(f), 7);
+    ck_assert_double_eq(flame_truncated_samples(f), 14);
+    ck_assert_double_eq(flame_total(f), 25);
+    char *boxes = layout_of(f, FLAME_FORWARD);
+    /* "[" sorts before "r": the truncated box comes first, at depth 1 */
+    ck_assert_str_eq(boxes, "1:[truncated]:0:14\n"
+                            "3:leaf:14:2\n2:s0:14:2\n3:leaf:16:7\n2:s1:16:7\n3:leaf:23:2\n"
+                            "2:s2:23:2\n1:root:14:11\n0:all:0:25\n");
+    free(boxes);
+    flame_free(f);
+}
+END_TEST
+
+START_TEST(frames_beyond_max_frames_go_to_truncated)
+{
+    struct flame_limits lim = {.max_frames = 4};   /* root, leaf, s0, s1 */
+    struct flame *f = limited_of(&lim, 5, 1);
+    ck_assert_int_eq(flame_limit_reached(f, NULL), FLAME_LIMIT_FRAMES);
+    /* the [truncated] frame itself is the one kept in reserve */
+    ck_assert_uint_eq(flame_distinct_frames(f), 5);
+    ck_assert_uint_eq(flame_truncated_lines(f), 3);
+    flame_free(f);
+}
+END_TEST
+
+START_TEST(name_table_past_its_32bit_limit_is_refused_not_wrapped)
+{
+    /* max_offset stands in for UINT32_MAX: the name table may hold at most
+     * 40 bytes. Names that would pass it are refused whole; every stored
+     * name stays intact and the totals stay right. */
+    struct flame_limits lim = {.max_offset = 40};
+    struct flame *f = flame_new_limited(&lim);
+    char line[64];
+    for (int i = 0; i < 20; i++) {
+        int n = snprintf(line, sizeof line, "name%02d;x 1", i);
+        ck_assert_int_eq(flame_add_line(f, line, (size_t)n), 0);
+    }
+    size_t limit;
+    ck_assert_int_eq(flame_limit_reached(f, &limit), FLAME_LIMIT_OFFSET);
+    ck_assert_uint_eq(limit, 40);
+    flame_finish(f);
+    size_t stored = flame_distinct_frames(f), bytes = 0;
+    ck_assert_uint_lt(stored, 20);
+    for (uint32_t i = 0; i < stored; i++) {
+        size_t len;
+        const char *name = flame_frame_name(f, i, &len);
+        bytes += len;
+        if (i >= 2 && strncmp(name, "[truncated]", len) != 0) {
+            char want[16];
+            /* frame 0 is name00, 1 is x, then name01, name02, ... */
+            snprintf(want, sizeof want, "name%02u", i - 1);
+            ck_assert_uint_eq(len, 6);
+            ck_assert_mem_eq(name, want, 6);
+        }
+    }
+    ck_assert_uint_le(bytes, 40);
+    ck_assert_double_eq(flame_total(f), 20);
+    ck_assert_uint_eq(flame_truncated_lines(f) + flame_distinct_stacks(f), 20);
+    flame_free(f);
+}
+END_TEST
+
+START_TEST(memory_budget_bounds_unique_stacks)
+{
+    /* 200,000 unique stacks against 2 MiB: the tables never pass the
+     * budget (and what flame_finish and the layout add is in it). */
+    struct flame_budget budget = {2u << 20, 0};
+    struct flame_limits lim = {.budget = &budget};
+    struct flame *f = limited_of(&lim, 200000, 1);
+    ck_assert_int_eq(flame_limit_reached(f, NULL), FLAME_LIMIT_MEMORY);
+    ck_assert_uint_le(budget.used, budget.limit + 4096);
+    ck_assert_uint_le(flame_memory(f), budget.limit + 4096);
+    ck_assert_uint_gt(flame_distinct_stacks(f), 1000);   /* most of the budget was used */
+    flame_finish(f);
+    ck_assert_double_eq(flame_total(f), 200000);
+    ck_assert_double_eq(flame_truncated_samples(f) + (double)flame_distinct_stacks(f), 200000);
+    flame_free(f);
+    ck_assert_uint_eq(budget.used, 0);
+}
+END_TEST
+
+START_TEST(budget_is_shared_by_the_graphs_of_one_read)
+{
+    struct flame_budget budget = {1u << 20, 0};
+    struct flame_limits lim = {.budget = &budget};
+    struct flame *a = limited_of(&lim, 100000, 1), *b = limited_of(&lim, 100000, 1);
+    ck_assert_uint_le(budget.used, budget.limit + 8192);
+    ck_assert_uint_le(flame_memory(a) + flame_memory(b), budget.limit + 8192);
+    ck_assert_int_eq(flame_limit_reached(b, NULL), FLAME_LIMIT_MEMORY);
+    flame_free(a);
+    flame_free(b);
+    ck_assert_uint_eq(budget.used, 0);
+}
+END_TEST
+
+START_TEST(deep_stack_pays_for_its_depth)
+{
+    /* One line of 2 million frames ("x;x;...", one distinct name): its depth
+     * alone (what the layout would hold) is past a 16 MiB budget. */
+    size_t depth = 2000000, n = 0;
+    char *line = malloc(depth * 2 + 8);
+    for (size_t i = 0; i < depth; i++) {
+        line[n++] = 'x';
+        line[n++] = ';';
+    }
+    memcpy(line + n - 1, " 3", 2);
+    struct flame_budget budget = {16u << 20, 0};
+    struct flame_limits lim = {.budget = &budget};
+    struct flame *f = flame_new_limited(&lim);
+    ck_assert_int_eq(flame_add_line(f, line, n + 1), 0);
+    ck_assert_int_eq(flame_add_line(f, "a;b 1", 5), 0);
+    flame_finish(f);
+    ck_assert_int_eq(flame_limit_reached(f, NULL), FLAME_LIMIT_MEMORY);
+    ck_assert_uint_eq(flame_max_depth(f), 2);
+    ck_assert_double_eq(flame_truncated_samples(f), 3);
+    ck_assert_double_eq(flame_total(f), 4);
+    flame_free(f);
+    free(line);
+}
+END_TEST
+
+START_TEST(flame_chart_ends_with_truncated_once_full)
+{
+    struct flame_limits lim = {.max_stacks = 2};
+    const char *lines[] = {"m;a 1", "m;b 2", "m;c 4", "m;a 8", NULL};
+    struct flame *f = flame_new_limited(&lim);
+    flame_keep_order(f);
+    for (size_t i = 0; lines[i]; i++)
+        flame_add_line(f, lines[i], strlen(lines[i]));
+    flame_finish(f);
+    char *boxes = layout_of(f, FLAME_FORWARD);
+    /* once c found no room, the chart goes on as [truncated], "a" included */
+    ck_assert_str_eq(boxes, "2:a:0:1\n2:b:1:2\n1:m:0:3\n1:[truncated]:3:12\n0:all:0:15\n");
+    free(boxes);
+    flame_free(f);
+}
+END_TEST
+
 Suite *flame_suite(void)
 {
     Suite *s = suite_create("flame");
@@ -234,6 +396,13 @@ Suite *flame_suite(void)
     tcase_add_test(tc, hostile_bytes_are_kept_as_frames);
     tcase_add_test(tc, deep_stack_without_recursion);
     tcase_add_test(tc, memory_grows_with_distinct_stacks_not_lines);
+    tcase_add_test(tc, stacks_beyond_max_stacks_go_to_one_truncated_frame);
+    tcase_add_test(tc, frames_beyond_max_frames_go_to_truncated);
+    tcase_add_test(tc, name_table_past_its_32bit_limit_is_refused_not_wrapped);
+    tcase_add_test(tc, memory_budget_bounds_unique_stacks);
+    tcase_add_test(tc, budget_is_shared_by_the_graphs_of_one_read);
+    tcase_add_test(tc, deep_stack_pays_for_its_depth);
+    tcase_add_test(tc, flame_chart_ends_with_truncated_once_full);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -48,7 +48,29 @@ START_TEST(defaults_without_any_file)
     ck_assert_int_eq(cfg.palette, PALETTE_HOT);
     ck_assert_int_eq(cfg.reversed_palette, PALETTE_BLUE);
     ck_assert_ptr_null(cfg.path);
+    ck_assert_int_eq(cfg.max_stacks, 1000000);
+    ck_assert_int_eq(cfg.max_frames, 1000000);
+    ck_assert_int_eq(cfg.max_memory_mb, 96);
+    ck_assert_int_eq(cfg.max_svg_mb, 32);
+    ck_assert_int_eq(cfg.max_log_read_mb, 16384);
     gen_config_free(&cfg);
+}
+END_TEST
+
+START_TEST(limits_are_read_and_bounded)
+{
+    ck_assert_int_eq(load("max_stacks: 5\nmax_frames: 7\nmax_memory_mb: 8\nmax_svg_mb: 1\n"
+                          "max_log_read_mb: 2\n", NULL), 0);
+    ck_assert_int_eq(cfg.max_stacks, 5);
+    ck_assert_int_eq(cfg.max_frames, 7);
+    ck_assert_int_eq(cfg.max_memory_mb, 8);
+    ck_assert_int_eq(cfg.max_svg_mb, 1);
+    ck_assert_int_eq(cfg.max_log_read_mb, 2);
+    gen_config_free(&cfg);
+    load_fails_with("max_stacks: 0\n", "max_stacks");
+    load_fails_with("max_memory_mb: 7\n", "max_memory_mb");
+    load_fails_with("max_svg_mb: 0\n", "max_svg_mb");
+    load_fails_with("max_log_read_mb: lots\n", "max_log_read_mb");
 }
 END_TEST
 
@@ -395,6 +417,7 @@ Suite *gen_config_suite(void)
     Suite *s = suite_create("gen_config");
     TCase *tc = tcase_create("config");
     tcase_add_test(tc, defaults_without_any_file);
+    tcase_add_test(tc, limits_are_read_and_bounded);
     tcase_add_test(tc, default_functions_are_the_production_list);
     tcase_add_test(tc, data_dir_moves_the_derived_paths);
     tcase_add_test(tc, data_dir_option_overrides_file_but_not_explicit_dirs);

@@ -172,6 +172,82 @@ START_TEST(truncated_gzip_is_an_error)
 }
 END_TEST
 
+/* A gzip stream of `n` copies of `line`, built in memory (a bomb: the
+ * expansion is about 1000 to 1). */
+static strbuf gzip_of_copies(const char *line, size_t n)
+{
+    strbuf out = STRBUF_INIT;
+    z_stream z = {0};
+    ck_assert_int_eq(deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY), Z_OK);
+    size_t len = strlen(line);
+    char chunk[65536];
+    size_t per = sizeof chunk / len;
+    for (size_t i = 0; i < per; i++)
+        memcpy(chunk + i * len, line, len);
+    unsigned char buf[65536];
+    for (size_t done = 0; done < n;) {
+        size_t k = n - done < per ? n - done : per;
+        done += k;
+        z.next_in = (unsigned char *)chunk;
+        z.avail_in = (unsigned)(k * len);
+        int flush = done == n ? Z_FINISH : Z_NO_FLUSH;
+        do {
+            z.next_out = buf;
+            z.avail_out = sizeof buf;
+            deflate(&z, flush);
+            strbuf_append(&out, buf, sizeof buf - z.avail_out);
+        } while (z.avail_out == 0);
+    }
+    deflateEnd(&z);
+    return out;
+}
+
+START_TEST(gzip_bomb_is_read_only_up_to_the_limit)
+{
+    /* 512 MiB of lines from a gzip file of about half a MiB: with a limit of
+     * 1 MiB, reading stops there (the cut line is dropped) and says so. */
+    char *dir = tmpdir_make(), *path = path_join(dir, "bomb.log.gz");
+    const char line[] = "main;a;b;c 1\n";   /* 13 bytes */
+    strbuf gz = gzip_of_copies(line, (512u << 20) / 13);
+    ck_assert_uint_lt(gz.len, 1u << 20);
+    file_write(path, gz.data, gz.len);
+    struct collected c = {STRBUF_INIT, 0, 0};
+    struct input_stats st = {0};
+    struct input_limit limit = {1u << 20, 0};
+    char err[256];
+    ck_assert_int_eq(input_read_path_limited(path, &limit, collect, &c, &st, err, sizeof err), 0);
+    ck_assert_int_eq(limit.reached, 1);
+    ck_assert_uint_eq(st.bytes, 1u << 20);
+    ck_assert_uint_eq(c.lines, (1u << 20) / 13);   /* whole lines only */
+    ck_assert_uint_eq(c.longest, 12);
+    strbuf_free(&c.all);
+    strbuf_free(&gz);
+    free(path);
+    tmpdir_remove(dir);
+}
+END_TEST
+
+START_TEST(input_that_ends_at_the_limit_is_whole)
+{
+    char *dir = tmpdir_make(), *path = path_join(dir, "exact.log");
+    file_write(path, "a 1\nb 2", 7);   /* the last line has no newline */
+    struct collected c = {STRBUF_INIT, 0, 0};
+    struct input_limit limit = {7, 1};
+    char err[256];
+    ck_assert_int_eq(input_read_path_limited(path, &limit, collect, &c, NULL, err, sizeof err), 0);
+    ck_assert_int_eq(limit.reached, 0);
+    ck_assert_str_eq(strbuf_cstr(&c.all), "a 1|b 2|");
+    limit.max_bytes = 6;   /* one byte short: "b 2" is cut, so dropped */
+    strbuf_reset(&c.all);
+    ck_assert_int_eq(input_read_path_limited(path, &limit, collect, &c, NULL, err, sizeof err), 0);
+    ck_assert_int_eq(limit.reached, 1);
+    ck_assert_str_eq(strbuf_cstr(&c.all), "a 1|");
+    strbuf_free(&c.all);
+    free(path);
+    tmpdir_remove(dir);
+}
+END_TEST
+
 Suite *input_suite(void)
 {
     Suite *s = suite_create("input");
@@ -185,6 +261,8 @@ Suite *input_suite(void)
     tcase_add_test(tc, missing_file_is_an_error_with_its_name);
     tcase_add_test(tc, corrupt_gzip_is_an_error);
     tcase_add_test(tc, truncated_gzip_is_an_error);
+    tcase_add_test(tc, gzip_bomb_is_read_only_up_to_the_limit);
+    tcase_add_test(tc, input_that_ends_at_the_limit_is_whole);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -257,6 +257,104 @@ END_TEST
 START_TEST(golden_php_request_reversed) { check_golden("php-request", FLAME_REVERSED); }
 END_TEST
 
+static const char *subtitle_of(const char *doc, char *buf, size_t n)
+{
+    const char *p = strstr(doc, "<text id=\"subtitle\"");
+    if (!p)
+        return NULL;
+    p = strchr(p, '>') + 1;
+    size_t len = (size_t)(strchr(p, '<') - p);
+    snprintf(buf, n, "%.*s", (int)len, p);
+    return buf;
+}
+
+START_TEST(truncation_is_said_in_the_subtitle)
+{
+    struct flame_limits lim = {.max_stacks = 2};
+    struct flame *f = flame_new_limited(&lim);
+    const char *lines[] = {"a;b 1", "a;c 1", "a;d 1000", "a;e 2", NULL};
+    for (size_t i = 0; lines[i]; i++)
+        flame_add_line(f, lines[i], strlen(lines[i]));
+    flame_finish(f);
+    struct svg_options opt;
+    svg_options_init(&opt);
+    opt.subtitle = "given";
+    strbuf sb = STRBUF_INIT;
+    svg_render(f, FLAME_FORWARD, &opt, &sb);
+    char sub[512];
+    ck_assert_ptr_nonnull(subtitle_of(sb.data, sub, sizeof sub));
+    ck_assert_str_eq(sub, "given \xE2\x80\x94 1,002 samples in 2 lines beyond the limit of 2 "
+                          "distinct stacks shown as [truncated]");
+    ck_assert_ptr_nonnull(box(sb.data, "[truncated] (1,002 samples, 99.80%)"));
+    ck_assert_ptr_nonnull(box(sb.data, "all (1,004 samples, 100%)"));
+    strbuf_free(&sb);
+    flame_free(f);
+}
+END_TEST
+
+START_TEST(graph_within_the_limits_has_no_note)
+{
+    struct svg_options opt;
+    svg_options_init(&opt);
+    char *doc = render(sample, FLAME_FORWARD, &opt);
+    ck_assert_ptr_null(strstr(doc, "id=\"subtitle\""));
+    free(doc);
+}
+END_TEST
+
+START_TEST(document_past_max_bytes_leaves_deep_boxes_out)
+{
+    /* 100 stacks 300 frames deep, every box wide enough: about 7 MB of
+     * boxes against a limit of 1 MiB. */
+    struct flame *f = flame_new();
+    strbuf line = STRBUF_INIT;
+    for (int s = 0; s < 100; s++) {
+        strbuf_reset(&line);
+        for (int d = 0; d < 300; d++)
+            strbuf_appendf(&line, "%sframe_%d_%d", d ? ";" : "", s, d);
+        strbuf_appends(&line, " 1");
+        flame_add_line(f, line.data, line.len);
+    }
+    flame_finish(f);
+    struct svg_options opt;
+    svg_options_init(&opt);
+    opt.min_width = 0;
+    opt.max_bytes = 1u << 20;
+    strbuf sb = STRBUF_INIT;
+    svg_render(f, FLAME_FORWARD, &opt, &sb);
+    ck_assert_uint_le(sb.len, opt.max_bytes);
+    ck_assert_uint_gt(sb.len, opt.max_bytes / 2);
+    char sub[512];
+    ck_assert_ptr_nonnull(subtitle_of(sb.data, sub, sizeof sub));
+    ck_assert_ptr_nonnull(strstr(sub, "boxes deeper than "));
+    ck_assert_ptr_nonnull(strstr(sub, " frames left out (the graph would pass 1 MiB)"));
+    ck_assert_ptr_nonnull(box(sb.data, "frame_0_0 "));
+    ck_assert_ptr_null(box(sb.data, "frame_0_299 "));
+    strbuf_free(&sb);
+    /* without a limit, everything is there */
+    opt.max_bytes = 0;
+    svg_render(f, FLAME_FORWARD, &opt, &sb);
+    ck_assert_uint_gt(sb.len, 4 * (1u << 20));
+    ck_assert_ptr_nonnull(box(sb.data, "frame_0_299 "));
+    strbuf_free(&sb);
+    strbuf_free(&line);
+    flame_free(f);
+}
+END_TEST
+
+START_TEST(input_cut_is_said_in_the_subtitle)
+{
+    struct svg_options opt;
+    svg_options_init(&opt);
+    opt.input_cut_at = 1048576;
+    char *doc = render(sample, FLAME_FORWARD, &opt);
+    char sub[512];
+    ck_assert_ptr_nonnull(subtitle_of(doc, sub, sizeof sub));
+    ck_assert_str_eq(sub, "only the first 1,048,576 bytes of the input were read (the limit)");
+    free(doc);
+}
+END_TEST
+
 Suite *svg_suite(void)
 {
     Suite *s = suite_create("svg");
@@ -273,6 +371,10 @@ Suite *svg_suite(void)
     tcase_add_test(tc, empty_input_gives_a_valid_message);
     tcase_add_test(tc, golden_php_request);
     tcase_add_test(tc, golden_php_request_reversed);
+    tcase_add_test(tc, truncation_is_said_in_the_subtitle);
+    tcase_add_test(tc, graph_within_the_limits_has_no_note);
+    tcase_add_test(tc, document_past_max_bytes_leaves_deep_boxes_out);
+    tcase_add_test(tc, input_cut_is_said_in_the_subtitle);
     suite_add_tcase(s, tc);
     return s;
 }
