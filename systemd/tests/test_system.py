@@ -168,7 +168,7 @@ def readme_udp_dropin():
 
 
 def socket_perms(c):
-    """'USER GROUP MODE' of the socket and of its directory."""
+    """'PATH USER GROUP MODE' of the socket and of its directory, one line each."""
     return c.exec(["stat", "-c", "%n %U %G %a", SOCK, SOCK_DIR], check=False).stdout.splitlines()
 
 
