@@ -17,9 +17,11 @@
   };
   services.arclamp.svg.settings.title = "Example wiki - {period} - {time}";
 
-  # Accept samples from the web servers of 10.0.0.0/8 too (by default only
-  # this host can send). IP access lists of a socket unit apply to the
-  # sockets it passes to the service, so they go on the socket.
+  # Accept samples from the web servers of 10.0.0.0/8 too, over UDP (by
+  # default there is no UDP socket: only the unix socket, for root and the
+  # senders below). IP access lists of a socket unit apply to the sockets it
+  # passes to the service, so they go on the socket. Any local user can send
+  # to a UDP port: open one only where that is acceptable.
   systemd.sockets.arclamp-log.listenDatagrams = [ "0.0.0.0:7761" ];
   systemd.sockets.arclamp-log.socketConfig = {
     IPAddressDeny = "any";
@@ -28,6 +30,8 @@
   networking.firewall.allowedUDPPorts = [ 7761 ];
 
   # Profile this host's PHP-FPM pools: every request, into the local daemon.
+  # The pools' user must be allowed to send to the unix socket.
+  services.arclamp.log.senders = [ "mediawiki" ];
   services.arclamp.phpExtension.enable = true;
   services.arclamp.phpExtension.settings = {
     "excimer.arclamp_target" = "unix:///run/arclamp/ingest.sock";

@@ -15,7 +15,8 @@
 #   - the socket and the timers enabled (NixOS ignores [Install] of units
 #     from packages); arclamp-log.service itself is started by its socket.
 # Besides, the packages' lib/tmpfiles.d/arclamp.conf (systemd/arclamp.tmpfiles:
-# /var/lib/arclamp and its logs/, owned by arclamp) goes to
+# /var/lib/arclamp and its logs/, owned by arclamp, and the socket's
+# directory /run/arclamp, root:arclamp-senders 0750) goes to
 # systemd.tmpfiles.packages, so the data directories exist from activation on,
 # as on Debian, not only once a service started (StateDirectory=).
 { config, lib, pkgs, ... }:
@@ -59,11 +60,26 @@ in
     log = {
       enable = mkEnableOption ''
         arclamp-log, the Arc Lamp trace log daemon. Its socket
-        (arclamp-log.socket: /run/arclamp/ingest.sock and 127.0.0.1:7761,
-        channel "excimer") is enabled and starts the daemon on the first
+        (arclamp-log.socket: /run/arclamp/ingest.sock, channel "excimer",
+        root:arclamp-senders 0660; UDP only when added, see
+        systemd/README.md) is enabled and starts the daemon on the first
         sample; trace logs go to /var/lib/arclamp/logs'';
 
       package = packageOption "arclamp-log";
+
+      senders = mkOption {
+        type = types.listOf types.str;
+        default = [ ];
+        example = [ "mediawiki" ];
+        description = ''
+          Users that may send samples to the unix ingest socket: the
+          members of the group arclamp-senders (root may always send).
+          Every accepted line costs disk and graphs, so list only the users
+          the PHP-FPM pools that load the extension run as
+          (services.phpfpm.pools.<name>.user); their workers get the group
+          at their next start (php-fpm calls initgroups()).
+        '';
+      };
 
       settings = mkOption {
         type = yaml.type;
@@ -201,7 +217,9 @@ in
       };
     }
 
-    # The system user of the units' User=/Group= (as systemd/arclamp.sysusers).
+    # The system user of the units' User=/Group= and the socket's
+    # SocketGroup= (as systemd/arclamp.sysusers; the packages' tmpfiles.d
+    # file names both).
     (mkIf (cfg.log.enable || cfg.svg.enable) {
       users.users.arclamp = {
         isSystemUser = true;
@@ -210,6 +228,7 @@ in
         description = "Arc Lamp trace logs and flame graphs";
       };
       users.groups.arclamp = { };
+      users.groups.arclamp-senders.members = cfg.log.senders;
     })
 
     (mkIf cfg.log.enable {

@@ -40,7 +40,9 @@ DATA = "/var/lib/arclamp"
 SERVICE = "arclamp-log.service"
 
 # The drop-in systemd/arclamp-log.socket documents for accepting samples from
-# the network, with the fleet's subnet for the operator's 10.0.0.0/8.
+# the network, with the fleet's subnet for the operator's 10.0.0.0/8. The
+# packaged socket has no UDP port at all (only the unix socket, for the group
+# arclamp-senders): this drop-in is what opens one.
 SOCKET_DROPIN = """\
 [Socket]
 ListenDatagram=0.0.0.0:{port}

@@ -59,5 +59,8 @@ try "tmpfiles file not installed"    nix/components.nix 's|      "lib/tmpfiles.d
 try "svg ExecStart not overridden"  nix/module.nix 's|      systemd.services.arclamp-svg.serviceConfig.ExecStart =\n[^\n]*\n||'
 try "settings key the program refuses" nix/tests/test_nix.py 's|services.arclamp.log.settings.base_path = "/srv/arclamp/logs";|services.arclamp.log.settings.base_path = "/srv/arclamp/logs"; services.arclamp.log.settings.flush_interval = "soon";|'
 try "example uses unknown option" nix/example.nix 's|networking.firewall.allowedUDPPorts|networking.firewall.allowedUdpPorts|'
+try "senders group not declared"     nix/module.nix 's|      users.groups.arclamp-senders.members = cfg.log.senders;\n||'
+try "senders option ignored"         nix/module.nix 's|members = cfg.log.senders;|members = [ ];|'
+try "shipped socket: other group"    systemd/arclamp-log.socket 's|SocketGroup=arclamp-senders|SocketGroup=arclamp-send|'
 rm -rf $C
 exit $missed

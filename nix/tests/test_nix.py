@@ -384,19 +384,43 @@ def test_module_reload_triggers(nixos):
 
 
 def test_module_user_matches_sysusers_and_units(trees, nixos):
+    """Every user and group the shipped units name (User=, Group=, the
+    socket's SocketUser=/SocketGroup=) and every line of the sysusers.d file
+    is declared by the module: a socket whose group is missing fails to start."""
     units = units_of(trees, nixos)
     users, groups = nixos["users"]["users"], nixos["users"]["groups"]
+    named = 0
     for fname, (_, unit) in units.items():
-        for u in unit_values(unit, "Service", "User"):
-            assert u in users and users[u]["isSystemUser"], f"{fname}: User={u}"
-        for g in unit_values(unit, "Service", "Group"):
-            assert g in groups, f"{fname}: Group={g}"
+        for u in unit_values(unit, "Service", "User") + unit_values(unit, "Socket", "SocketUser"):
+            named += 1
+            assert u == "root" or (u in users and users[u]["isSystemUser"]), f"{fname}: user {u}"
+        for g in unit_values(unit, "Service", "Group") + unit_values(unit, "Socket", "SocketGroup"):
+            named += 1
+            assert g in groups, f"{fname}: group {g}"
+    assert named >= 8
     sysusers = trees["arclamp-log"].root() / "lib/sysusers.d/arclamp.conf"
     lines = [shlex.split(l) for l in sysusers.read_text().splitlines() if l.strip() and not l.startswith("#")]
-    for kind, name, _id, gecos, home in lines:
-        assert kind == "u" and name in users
-        assert users[name]["home"] == home and users[name]["description"] == gecos
-        assert users[name]["group"] == name and name in groups
+    assert {l[0] for l in lines} == {"u", "g"}, lines
+    for kind, name, *rest in lines:
+        if kind == "u":
+            _id, gecos, home = rest
+            assert name in users
+            assert users[name]["home"] == home and users[name]["description"] == gecos
+            assert users[name]["group"] == name and name in groups
+        else:
+            assert rest == ["-"] and name in groups and name not in users
+
+
+def test_module_senders(nix_env):
+    """services.arclamp.log.senders are the members of arclamp-senders, the
+    socket's group; nobody is one by default."""
+    default = nix_eval(nix_env, "nixos", ALL_ON)
+    assert default["users"]["groups"]["arclamp-senders"]["members"] == []
+    r = nix_eval(nix_env, "nixos", '{ services.arclamp.log.enable = true; '
+                 'services.arclamp.log.senders = [ "mediawiki" "wwwrun" ]; }')
+    assert r["users"]["groups"]["arclamp-senders"]["members"] == ["mediawiki", "wwwrun"]
+    example = nix_eval(nix_env, "nixos", CONFIGS["example"])
+    assert example["users"]["groups"]["arclamp-senders"]["members"] == ["mediawiki"]
 
 
 def test_module_tmpfiles_create_state_directories(trees, nixos):
@@ -415,7 +439,8 @@ def test_module_tmpfiles_create_state_directories(trees, nixos):
                 if not line.strip() or line.startswith("#"):
                     continue
                 kind, path, mode, user, group, age = line.split()
-                assert kind == "d" and user in users and group in groups, f"{conf.name}: {line}"
+                assert kind == "d" and (user in users or user == "root") and group in groups, \
+                    f"{conf.name}: {line}"
                 created[path] = (mode, user, group)
     wanted = set()
     for fname, (_, unit) in units_of(trees, nixos).items():

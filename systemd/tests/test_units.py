@@ -12,7 +12,14 @@
   so the list stays true);
 - the settings the units are for, beyond hardening (Type=notify, the
   watchdog, Restart=, ExecReload=, the sockets, the priorities, the timers'
-  schedules), read from the installed files with testkit.parse_unit.
+  schedules), read from the installed files with testkit.parse_unit;
+- the trust boundary (issue 14): the socket is the unix socket only (UDP is
+  an opt-in drop-in), root:arclamp-senders 0660 in a 0750 directory, and the
+  installed sysusers.d and tmpfiles.d files declare that group and directory;
+  every service has MemoryHigh= < MemoryMax=, the oneshots a finite
+  TimeoutStartSec= (below their timer's period where that is a day) and no
+  RuntimeMaxSec= (no effect on Type=oneshot), and only generate treats exit
+  status 75 (a skipped run, counted by the program) as success.
 
 The units are installed with PREFIX and SYSCONFDIR under a temporary
 directory (not DESTDIR), so the ExecStart= paths written into them point at
@@ -174,10 +181,80 @@ def test_log_service_settings(units, install_top):
     assert start[start.index("--config") + 1] == f"{install_top}/etc/arclamp/arclamp-log.yaml", start
 
 
+SENDERS = "arclamp-senders"
+
+
 def test_log_socket_settings(units):
-    listen = units["arclamp-log.socket"].get(("Socket", "ListenDatagram"), [])
-    assert any(v.startswith("/run/arclamp/") for v in listen), listen
-    assert any(re.fullmatch(r"127\.0\.0\.1:\d+", v) for v in listen), listen
+    """Only the unix socket, and only root and the senders' group may use
+    it: UDP cannot tell local users apart, so it is a documented drop-in."""
+    u = units["arclamp-log.socket"]
+    assert unit_values(u, "Socket", "ListenDatagram") == ["/run/arclamp/ingest.sock"]
+    assert unit_values(u, "Socket", "ListenStream") == []
+    assert one(u, "Socket", "SocketUser") == "root"
+    assert one(u, "Socket", "SocketGroup") == SENDERS
+    assert one(u, "Socket", "SocketMode") == "0660"
+    assert one(u, "Socket", "DirectoryMode") == "0750"
+
+
+def conf_lines(path):
+    return [line.split() for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")]
+
+
+def test_sysusers_declares_senders_group(install_top):
+    lines = conf_lines(install_top / "usr/lib/sysusers.d/arclamp.conf")
+    assert ["g", SENDERS, "-"] in lines, lines
+    # nobody is made a sender by the package: that is the administrator's call
+    assert [l for l in lines if l[0] == "m"] == [], lines
+
+
+def test_tmpfiles_closes_socket_directory(install_top, units):
+    """The socket's directory is root:arclamp-senders 0750, made by tmpfiles
+    (at boot before any socket, in the postinst before the socket starts)."""
+    sock_dir = unit_values(units["arclamp-log.socket"], "Socket", "ListenDatagram")[0].rsplit("/", 1)[0]
+    lines = conf_lines(install_top / "usr/lib/tmpfiles.d/arclamp.conf")
+    assert ["d", sock_dir, "0750", "root", SENDERS, "-"] in lines, lines
+
+
+SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def size_bytes(text):
+    m = re.fullmatch(r"(\d+)([KMGT]?)", text)
+    assert m, f"not a size in bytes: {text!r}"
+    return int(m.group(1)) * SIZE_UNITS[m.group(2)]
+
+
+@pytest.mark.parametrize("service", SERVICES)
+def test_services_memory_bounded(units, service):
+    """MemoryHigh= (throttling) below MemoryMax= (the OOM kill); arclamp-svg
+    generate keeps its 200 MB target under both."""
+    u = units[service]
+    high, peak = size_bytes(one(u, "Service", "MemoryHigh")), size_bytes(one(u, "Service", "MemoryMax"))
+    assert 64 << 20 <= high < peak <= 1 << 30, (high, peak)
+    if service == "arclamp-svg.service":
+        assert high >= 200 * 1000 * 1000, high
+
+
+ONESHOT_TIMEOUT_MAX = {"arclamp-svg.service": "1h", "arclamp-svg-compress.service": "23h"}
+
+
+@pytest.mark.parametrize("service", sorted(ONESHOT_TIMEOUT_MAX))
+def test_oneshots_time_bounded(units, service):
+    """A oneshot has no start timeout by default, and its timer never fires
+    again while it runs: TimeoutStartSec= bounds the run. RuntimeMaxSec= has
+    no effect on Type=oneshot, so it is not set (it would only mislead)."""
+    u = units[service]
+    t = timespan_usec(one(u, "Service", "TimeoutStartSec"))
+    assert 0 < t <= timespan_usec(ONESHOT_TIMEOUT_MAX[service]), t
+    assert unit_values(u, "Service", "RuntimeMaxSec") == []
+
+
+def test_only_generate_skips_with_success(units):
+    """75 is generate's "another run holds the lock" (logged and counted by
+    arclamp-svg); compress and the daemon have no such status."""
+    assert one(units["arclamp-svg.service"], "Service", "SuccessExitStatus") == "75"
+    for s in ("arclamp-svg-compress.service", "arclamp-log.service"):
+        assert unit_values(units[s], "Service", "SuccessExitStatus") == [], s
 
 
 @pytest.mark.parametrize("service", ["arclamp-svg.service", "arclamp-svg-compress.service"])
