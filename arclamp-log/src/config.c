@@ -9,6 +9,7 @@
 #include "strbuf.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,10 @@ static const struct opt config_opts[] = {
      .doc = "ingest sockets when not socket-activated: udp://HOST:PORT, unix:///PATH"},
     {"logs", OPT_CUSTOM, offsetof(struct config, groups), NULL, .custom = bind_groups,
      .doc = "log groups: period, format, retain, sample_pop, channels"},
+    {"listen_socket_mode", OPT_STRING, offsetof(struct config, listen_socket_mode), "0660",
+     .doc = "permissions (octal) of the unix sockets of listen: (who may send)"},
+    {"listen_socket_group", OPT_STRING, offsetof(struct config, listen_socket_group), NULL,
+     .doc = "group of those sockets (e.g. arclamp-senders; default: the daemon's)"},
     {"flush_interval", OPT_SECONDS, offsetof(struct config, flush_interval), "1", 0.01, 60,
      .doc = "longest a line waits in a buffer, seconds"},
     {"max_line_bytes", OPT_INT, offsetof(struct config, max_line_bytes), "262144", 64,
@@ -116,6 +121,14 @@ static const struct opt config_opts[] = {
      1024L * 1024 * 1024, .doc = "per file: bytes kept while the disk refuses writes"},
     {"max_open_files", OPT_INT, offsetof(struct config, max_open_files), "256", 4, 65536,
      .doc = "trace log files open at most"},
+    {"max_tags_per_bucket", OPT_INT, offsetof(struct config, max_tags_per_bucket), "300", 0,
+     1000000, .doc = "per log group and bucket: new tag files at most (then all only)"},
+    {"max_files_per_period", OPT_INT, offsetof(struct config, max_files_per_period), "50000",
+     16, 100000000, .doc = "entries of a period directory before new tag files are refused"},
+    {"min_free_disk_bytes", OPT_INT, offsetof(struct config, min_free_disk_bytes), "0", 0,
+     1e18, .doc = "lines are refused while the disk has less free space than this"},
+    {"min_free_disk_percent", OPT_INT, offsetof(struct config, min_free_disk_percent), "1", 0,
+     99, .doc = "... or less than this percentage of its space or inodes free"},
     {"close_idle_after", OPT_SECONDS, offsetof(struct config, close_idle_after), "60", 1, 86400,
      .doc = "files not written for this long are closed, seconds"},
     {"metrics_file", OPT_STRING, offsetof(struct config, metrics_file), NULL,
@@ -345,6 +358,28 @@ static int check_redis_aliases(const struct config *cfg, const struct ynode *red
     return 0;
 }
 
+/* listen_socket_mode and _group: the permission of who may send. */
+static int resolve_listen_access(struct config *cfg, const struct ynode *root,
+                                 struct conf_ctx *ctx)
+{
+    const char *m = cfg->listen_socket_mode;
+    char *end;
+    unsigned long mode = strtoul(m, &end, 8);
+    if (!*m || *end || strspn(m, "01234567") != strlen(m) || mode > 0777)
+        return conf_error(ctx, ynode_get(root, "listen_socket_mode"), "listen_socket_mode",
+                          "expected octal permissions such as \"0660\", got \"%.32s\"", m);
+    cfg->listen_mode = (unsigned)mode;
+    cfg->listen_gid = -1;
+    if (!cfg->listen_socket_group)
+        return 0;
+    struct group *gr = getgrnam(cfg->listen_socket_group);
+    if (!gr)
+        return conf_error(ctx, ynode_get(root, "listen_socket_group"), "listen_socket_group",
+                          "no group \"%.64s\"", cfg->listen_socket_group);
+    cfg->listen_gid = (long)gr->gr_gid;
+    return 0;
+}
+
 /* The checks that involve more than one key. */
 static int finish(struct config *cfg, const struct ynode *root, struct conf_ctx *ctx)
 {
@@ -366,7 +401,8 @@ static int finish(struct config *cfg, const struct ynode *root, struct conf_ctx 
         PATH_MAX)
         return conf_error(ctx, ynode_get(root, "base_path"), "base_path",
                           "too long (with the period directory) for trace log paths");
-    if (check_shared_directories(cfg, root, ctx) < 0)
+    if (check_shared_directories(cfg, root, ctx) < 0 ||
+        resolve_listen_access(cfg, root, ctx) < 0)
         return -1;
     if (cfg->max_buffer_bytes <= cfg->max_line_bytes)
         return conf_error(ctx, ynode_get(root, "max_buffer_bytes"), "max_buffer_bytes",

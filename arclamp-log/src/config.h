@@ -52,6 +52,10 @@ struct listen_addr {
 
 struct config {
     char *path;                    /* the file it was loaded from */
+    char *listen_socket_mode;      /* octal text, e.g. "0660" */
+    char *listen_socket_group;     /* group name, or NULL: the daemon's own */
+    unsigned listen_mode;          /* listen_socket_mode parsed */
+    long listen_gid;               /* listen_socket_group resolved; -1: unset */
     char *base_path;
     char *redis_channel;           /* the original single-channel key */
     char **channels;               /* all channels: redis_channel + redis_channels, unique */
@@ -67,6 +71,10 @@ struct config {
     long max_message_bytes;
     long max_buffer_bytes;
     long max_open_files;
+    long max_tags_per_bucket;      /* tag files a group may create per bucket */
+    long max_files_per_period;     /* entries of a period directory before tag files are refused */
+    long min_free_disk_bytes;      /* below this much free space lines are refused */
+    long min_free_disk_percent;    /* ... or below this share of the space or the inodes */
     double close_idle_after;
     char *metrics_file;
     double metrics_interval;

@@ -3,9 +3,11 @@
 #include "log.h"
 #include "retention.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void ingest_init(struct ingest *in, const struct config *cfg, struct stats *stats)
 {
@@ -15,17 +17,27 @@ void ingest_init(struct ingest *in, const struct config *cfg, struct stats *stat
     fileset_init(&in->files, stats, (size_t)cfg->max_open_files, (size_t)cfg->max_buffer_bytes);
     in->groups = xcalloc(cfg->ngroups, sizeof *in->groups);
     for (size_t g = 0; g < cfg->ngroups; g++) {
-        snprintf(in->groups[g].dir, sizeof in->groups[g].dir, "%s/%s", cfg->base_path,
-                 cfg->groups[g].period);
-        in->groups[g].bucket_time = (time_t)-1;
-        tracefile_recover_dir(in->groups[g].dir, cfg->groups[g].format, stats);
+        struct group_state *gs = &in->groups[g];
+        snprintf(gs->dir, sizeof gs->dir, "%s/%s", cfg->base_path, cfg->groups[g].period);
+        gs->bucket_time = (time_t)-1;
+        tracefile_recover_dir(gs->dir, cfg->groups[g].format, stats);
+        struct admission *shares_dir = NULL;
+        for (size_t e = 0; e < g && !shares_dir; e++) {
+            if (strcmp(in->groups[e].dir, gs->dir) == 0)
+                shares_dir = &in->groups[e].admission;
+        }
+        admission_init(&gs->admission, cfg, stats, gs->dir, cfg->groups[g].period, gs->bucket,
+                       shares_dir);
     }
     in->last_report = -1e9;
+    in->last_tag_report = -1e9;
 }
 
 void ingest_free(struct ingest *in)
 {
     ingest_report_invalid(in, 0, 1);
+    for (size_t g = 0; g < in->cfg->ngroups; g++)
+        admission_end_bucket(&in->groups[g].admission);
     fileset_free(&in->files);
     free(in->groups);
     in->groups = NULL;
@@ -38,6 +50,7 @@ static void prune(struct ingest *in, const struct tracefile *tf)
     long removed = retention_prune(in->groups[tf->group].dir, g->format, tf->tag, g->retain);
     if (removed > 0)
         in->stats->files_pruned += (uint64_t)removed;
+    admission_pruned(&in->groups[tf->group].admission, removed);
 }
 
 static struct tracefile *cached_file(struct ingest *in, struct group_state *gs, const char *tag)
@@ -62,8 +75,24 @@ static void remember_file(struct group_state *gs, const char *tag, struct tracef
     gs->cache[slot].file = tf;
 }
 
-/* Queues the line in one file. -1 when it cannot be queued now (the file
- * cannot be opened, or its buffer is full of lines the disk refused). */
+/* Whether a tag file that is not open may be opened now (admission.h);
+ * counts and logs the refusal when not. */
+static int tag_file_allowed(struct ingest *in, struct group_state *gs, const char *path,
+                            const char *tag, double mono)
+{
+    struct stat st;
+    int exists = fileset_find(&in->files, path) != NULL ||
+                 fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+    enum refusal why = admission_tag_file(&gs->admission, exists, mono);
+    if (why == REFUSED_NONE)
+        return 1;
+    admission_refuse(&gs->admission, why, tag);
+    return 0;
+}
+
+/* Queues the line in one file. 0 when queued; 1 when policy refused the
+ * file (counted, final); -1 when it cannot be queued now (the file cannot
+ * be opened, or its buffer is full of lines the disk refused). */
 static int append_to(struct ingest *in, int group, const char *tag, const char *line,
                      size_t len, double mono)
 {
@@ -77,12 +106,17 @@ static int append_to(struct ingest *in, int group, const char *tag, const char *
     int n = snprintf(path, sizeof path, "%s/%s.%s.log", gs->dir, gs->bucket, tag);
     if (n < 0 || n >= (int)sizeof path)
         return -1; /* cannot happen: tags and buckets are short, dir was checked */
+    int is_tag = strcmp(tag, "all") != 0;
+    if (is_tag && !tag_file_allowed(in, gs, path, tag, mono))
+        return 1;
     int created;
     struct tracefile *tf = fileset_open(&in->files, gs->dir, path, group, tag, mono, &created);
     if (!tf)
         return -1;
-    if (created)
+    if (created) {
+        admission_created(&gs->admission, is_tag);
         prune(in, tf);
+    }
     if (gs->cache_generation == in->files.generation)
         remember_file(gs, tag, tf);
     return tracefile_append(&in->files, tf, line, len, mono);
@@ -94,6 +128,7 @@ static int update_bucket(struct ingest *in, struct group_state *gs, size_t g, ti
     if (bucket_name(in->cfg->groups[g].format, now, name, sizeof name) == 0)
         return -1; /* format was checked at load; a time beyond gmtime's range */
     if (strcmp(name, gs->bucket) != 0) {
+        admission_end_bucket(&gs->admission); /* reports under the old name */
         memcpy(gs->bucket, name, sizeof name);
         gs->ncached = 0; /* a new bucket: other files */
     }
@@ -101,15 +136,33 @@ static int update_bucket(struct ingest *in, struct group_state *gs, size_t g, ti
     return 0;
 }
 
+/* Counts a line whose first frame names a .php file that cannot be a tag
+ * (it could collide with another log's name); it goes to the all files. */
+static void count_refused_tag(struct ingest *in, const struct stackline *sl, double mono)
+{
+    in->stats->tags_refused++;
+    in->tags_unreported++;
+    if (!in->tag_example[0]) {
+        const char *semi = memchr(sl->stack, ';', sl->stack_len);
+        size_t first = semi ? (size_t)(semi - sl->stack) : sl->stack_len;
+        log_quote(in->tag_example, sl->stack, first, STACKLINE_TAG_MAX);
+    }
+    ingest_report_invalid(in, mono, 0);
+}
+
 /* Queues a valid line in every file it belongs to. Returns how many of
- * those files could not take it now. */
+ * those files could not take it now (refusals by policy are not counted:
+ * they are final). */
 static int route_line(struct ingest *in, const char *line, size_t len,
                       const struct stackline *sl, unsigned long long groups, time_t now,
                       double mono)
 {
     char tag[STACKLINE_TAG_MAX + 1];
-    size_t tag_len = stackline_tag(sl->stack, sl->stack_len, tag, NULL);
-    int refused = 0;
+    enum stackline_tag_result tag_result;
+    size_t tag_len = stackline_tag(sl->stack, sl->stack_len, tag, &tag_result);
+    if (tag_result == STACKLINE_TAG_REFUSED)
+        count_refused_tag(in, sl, mono);
+    int failed = 0;
     for (size_t g = 0; g < in->cfg->ngroups; g++) {
         if (!(groups & (1ULL << g)))
             continue;
@@ -118,11 +171,15 @@ static int route_line(struct ingest *in, const char *line, size_t len,
             continue;
         if (gs->bucket_time != now && update_bucket(in, gs, g, now) < 0)
             continue;
-        refused += append_to(in, (int)g, "all", line, len, mono) < 0;
+        if (!admission_disk_ok(&gs->admission, mono)) {
+            admission_refuse(&gs->admission, REFUSED_DISK_FLOOR, tag_len ? tag : NULL);
+            continue;
+        }
+        failed += append_to(in, (int)g, "all", line, len, mono) < 0;
         if (tag_len)
-            refused += append_to(in, (int)g, tag, line, len, mono) < 0;
+            failed += append_to(in, (int)g, tag, line, len, mono) < 0;
     }
-    return refused;
+    return failed;
 }
 
 static void count_invalid(struct ingest *in, enum stackline_error why, const char *line,
@@ -195,8 +252,28 @@ void ingest_refuse_message(struct ingest *in, enum stackline_error why, enum inp
     count_invalid(in, why, "", 0, mono);
 }
 
+/* At most one log entry per invalid_report_interval about lines whose entry
+ * point name was refused as a tag. */
+static void report_refused_tags(struct ingest *in, double mono, int force)
+{
+    if (!in->tags_unreported ||
+        (!force && mono - in->last_tag_report < in->cfg->invalid_report_interval))
+        return;
+    char count[24];
+    snprintf(count, sizeof count, "%llu", (unsigned long long)in->tags_unreported);
+    log_event(LOG_WARNING, "tags_refused",
+              LOG_FIELDS({"ARCLAMP_COUNT", count}, {"ARCLAMP_EXAMPLE", in->tag_example}),
+              "%s lines name an entry point that cannot be a tag (it could collide with "
+              "another log's or graph's name), e.g. \"%s\"; written to the all logs only",
+              count, in->tag_example);
+    in->tags_unreported = 0;
+    in->tag_example[0] = '\0';
+    in->last_tag_report = mono;
+}
+
 void ingest_report_invalid(struct ingest *in, double mono, int force)
 {
+    report_refused_tags(in, mono, force);
     if (!force && mono - in->last_report < in->cfg->invalid_report_interval)
         return;
     char counts[512];

@@ -4,7 +4,8 @@
  * validated (stackline_parse), invalid ones are counted per reason and
  * reported at a limited rate, and valid ones are routed to every log group
  * the message's channel feeds: the group's `all` file and, when the stack
- * has an entry point tag, the tag's file. Paths are built only from
+ * has an entry point tag, the tag's file, within the limits of admission.h
+ * (new tags per bucket, files per directory, free disk). Paths are built only from
  * base_path, the configured period, the bucket name and a tag of
  * [A-Za-z0-9_.-], so nothing can be written outside base_path. */
 #ifndef ARCLAMP_LOG_INGEST_H
@@ -14,6 +15,7 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "admission.h"
 #include "bucket.h"
 #include "config.h"
 #include "stats.h"
@@ -47,6 +49,7 @@ struct group_state {
     size_t ncached;                    /* entries in use */
     size_t next_evict;                 /* round-robin slot when full */
     unsigned long cache_generation;    /* fileset generation the cache is for */
+    struct admission admission;        /* the group's tag, file and disk limits */
 };
 
 struct ingest {
@@ -57,6 +60,9 @@ struct ingest {
     double last_report;                /* monotonic time of the last invalid-line report */
     uint64_t unreported[STACKLINE_NERRORS]; /* invalid lines since that report */
     char example[256];                 /* one unreported invalid line, quoted */
+    double last_tag_report;            /* monotonic time of the last refused-tag report */
+    uint64_t tags_unreported;          /* lines with a refused tag name since that report */
+    char tag_example[STACKLINE_TAG_MAX * 4 + 8]; /* one such name, quoted */
 };
 
 void ingest_init(struct ingest *in, const struct config *cfg, struct stats *stats);
@@ -83,8 +89,9 @@ uint64_t ingest_lines_lost(const struct ingest *in);
 /* Counts one message refused as a whole (e.g. a truncated datagram). */
 void ingest_refuse_message(struct ingest *in, enum stackline_error why, enum input_kind kind,
                            double mono);
-/* Logs the invalid lines counted since the last report, if the report
- * interval has passed (or `force`). */
+/* Logs the invalid lines, and the lines whose entry point is no valid tag,
+ * counted since the last report, if the report interval has passed (or
+ * `force`). */
 void ingest_report_invalid(struct ingest *in, double mono, int force);
 
 #endif

@@ -175,7 +175,9 @@ struct socket_input *socket_input_adopt(sd_event *loop, const struct config *cfg
     return wrap(loop, cfg, ingest, afd->fd, name, channel, &afd->drops, err, errlen);
 }
 
-static int open_unix(const char *path, char *err, size_t errlen)
+/* The socket is made 0600 and then given the configured group and mode, so
+ * it is never open to more users than configured, not even for a moment. */
+static int open_unix(const char *path, const struct config *cfg, char *err, size_t errlen)
 {
     struct sockaddr_un sun = {.sun_family = AF_UNIX};
     struct stat st;
@@ -188,14 +190,19 @@ static int open_unix(const char *path, char *err, size_t errlen)
     if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
         unlink(path);
     int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd < 0 || bind(fd, (struct sockaddr *)&sun, sizeof sun) < 0) {
+    mode_t old_umask = umask(0177);
+    int bound = fd >= 0 && bind(fd, (struct sockaddr *)&sun, sizeof sun) == 0;
+    umask(old_umask);
+    /* PHP workers run as other users: the group (arclamp-senders) lets them in. */
+    if (!bound || (cfg->listen_gid >= 0 && chown(path, (uid_t)-1, (gid_t)cfg->listen_gid) < 0) ||
+        chmod(path, (mode_t)cfg->listen_mode) < 0) {
         snprintf(err, errlen, "unix://%s: %s", path, strerror(errno));
+        if (bound)
+            unlink(path);
         if (fd >= 0)
             close(fd);
         return -1;
     }
-    /* PHP workers run as other users; samples are not secrets. */
-    chmod(path, 0666);
     return fd;
 }
 
@@ -230,7 +237,7 @@ struct socket_input *socket_input_open(sd_event *loop, const struct config *cfg,
                                        char *err, size_t errlen)
 {
     int is_unix = strncmp(addr->address, "unix://", 7) == 0;
-    int fd = is_unix ? open_unix(addr->address + 7, err, errlen)
+    int fd = is_unix ? open_unix(addr->address + 7, cfg, err, errlen)
                      : open_udp(addr->address + 6, err, errlen);
     if (fd < 0)
         return NULL;

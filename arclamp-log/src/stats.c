@@ -10,6 +10,13 @@
 
 static const char *const input_names[INPUT_NKINDS] = {"redis", "socket"};
 
+const char *refusal_name(enum refusal why)
+{
+    static const char *const names[REFUSED_NREASONS] = {"none", "tag_limit", "file_limit",
+                                                        "disk_floor"};
+    return (unsigned)why < REFUSED_NREASONS ? names[why] : "unknown";
+}
+
 uint64_t stats_messages_total(const struct stats *st)
 {
     uint64_t n = 0;
@@ -63,6 +70,14 @@ static void format_metrics(strbuf *out, const struct stats *st, const struct con
     header(out, "arclamp_log_lines_dropped_total", "counter", "Lines lost, per reason.");
     strbuf_appendf(out, "arclamp_log_lines_dropped_total{reason=\"write_error\"} %llu\n",
                    (unsigned long long)st->lines_dropped_write_error);
+    header(out, "arclamp_log_lines_refused_total", "counter",
+           "Valid lines (or their tag copies) not written by policy, per reason.");
+    for (int r = 1; r < REFUSED_NREASONS; r++)
+        strbuf_appendf(out, "arclamp_log_lines_refused_total{reason=\"%s\"} %llu\n",
+                       refusal_name(r), (unsigned long long)st->lines_refused[r]);
+    counter(out, "arclamp_log_tags_refused_total",
+            "Lines whose .php entry point is not a valid tag name (written to all only).",
+            st->tags_refused);
     counter(out, "arclamp_log_lines_deferred_total",
             "Stream lines that could not be written yet, left in Redis to be read again.",
             st->lines_deferred);

@@ -231,6 +231,11 @@ static void note_open_failure(struct fileset *fs, const char *path, double now, 
     fs->open_report_at = now + OPEN_REPORT_INTERVAL;
 }
 
+struct tracefile *fileset_find(struct fileset *fs, const char *path)
+{
+    return lookup(fs, path);
+}
+
 void fileset_touch(struct fileset *fs, struct tracefile *tf)
 {
     if (fs->head != tf) {

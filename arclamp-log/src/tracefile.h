@@ -70,6 +70,8 @@ void fileset_free(struct fileset *fs);
  * yet, not counted). */
 struct tracefile *fileset_open(struct fileset *fs, const char *dir, const char *path, int group,
                                const char *tag, double now, int *created);
+/* The open file for `path`, or NULL when it is not open (nothing is opened). */
+struct tracefile *fileset_find(struct fileset *fs, const char *path);
 /* Marks tf as just used (for LRU eviction); fileset_open does it too. */
 void fileset_touch(struct fileset *fs, struct tracefile *tf);
 /* Queues one line (a newline is added). Returns 0, or -1 when the buffer is

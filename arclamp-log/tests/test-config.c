@@ -97,6 +97,10 @@ START_TEST(defaults_apply_to_unset_keys)
     ck_assert_int_eq(cfg.max_message_bytes, 1048576);
     ck_assert_int_eq(cfg.max_buffer_bytes, 4194304);
     ck_assert_int_eq(cfg.max_open_files, 256);
+    ck_assert_int_eq(cfg.max_tags_per_bucket, 300);
+    ck_assert_int_eq(cfg.max_files_per_period, 50000);
+    ck_assert_int_eq(cfg.min_free_disk_bytes, 0);
+    ck_assert_int_eq(cfg.min_free_disk_percent, 1);
     ck_assert_double_eq_tol(cfg.close_idle_after, 60.0, 1e-12);
     ck_assert_ptr_null(cfg.metrics_file);
     ck_assert_double_eq_tol(cfg.metrics_interval, 15.0, 1e-12);

@@ -763,6 +763,141 @@ START_TEST(a_failed_open_is_not_retried_within_a_second)
 }
 END_TEST
 
+/* Item 1 of issue 14: one sender made 5,000 entry points, 10,002 files. */
+START_TEST(new_tags_beyond_max_tags_per_bucket_go_to_the_all_log_only)
+{
+    struct fx fx;
+    fx_init(&fx, "max_tags_per_bucket: 3\n" HOURLY_LOGS);
+    char line[64];
+    for (int i = 0; i < 10; i++) {
+        snprintf(line, sizeof line, "/x/t%d.php;f 1\n", i);
+        send_msg(&fx, line, 1, TEST_NOW, 1.0);
+    }
+    send_msg(&fx, "/x/t0.php;g 1\n", 1, TEST_NOW, 1.0); /* a tag it has: written */
+    fileset_flush(&fx.in.files, 1.0);
+    ck_assert_int_eq(count_rel(&fx, "hourly"), 4); /* all + t0..t2 */
+    ck_assert(!exists_rel(&fx, "hourly/2026-11-22_05.t3.log"));
+    assert_rel(&fx, "hourly/2026-11-22_05.t0.log", "/x/t0.php;f 1\n/x/t0.php;g 1\n");
+    ck_assert_uint_eq(fx.st.lines_written[0], 11); /* every line is in the all log */
+    ck_assert_uint_eq(fx.st.lines_refused[REFUSED_TAG_LIMIT], 7);
+    ck_assert_uint_eq(fx.st.lines_dropped_write_error, 0);
+    /* the first refusal was logged, the other six wait for the bucket's end */
+    ck_assert_uint_eq(fx.in.groups[0].admission.refused[REFUSED_TAG_LIMIT], 6);
+
+    /* the next bucket takes three tags again; the summary was logged */
+    send_msg(&fx, "/x/t9.php;f 1\n", 1, TEST_NOW + 3600, 2.0);
+    ck_assert_uint_eq(fx.in.groups[0].admission.refused[REFUSED_TAG_LIMIT], 0);
+    fileset_flush(&fx.in.files, 2.0);
+    assert_rel(&fx, "hourly/2026-11-22_06.t9.log", "/x/t9.php;f 1\n");
+    fx_free(&fx);
+}
+END_TEST
+
+START_TEST(tag_files_count_once_per_bucket_even_when_closed_and_reopened)
+{
+    struct fx fx;
+    fx_init(&fx, "max_tags_per_bucket: 2\nmax_open_files: 4\n" HOURLY_LOGS);
+    /* more tags than open files: t0 and t1 are closed and opened again */
+    for (int round = 0; round < 3; round++) {
+        send_msg(&fx, "/x/t0.php;f 1\n/x/t1.php;f 1\n/x/t2.php;f 1\n", 1, TEST_NOW, 1.0);
+        fileset_close_all(&fx.in.files);
+    }
+    assert_rel(&fx, "hourly/2026-11-22_05.t1.log", "/x/t1.php;f 1\n/x/t1.php;f 1\n/x/t1.php;f 1\n");
+    ck_assert(!exists_rel(&fx, "hourly/2026-11-22_05.t2.log"));
+    ck_assert_uint_eq(fx.st.lines_refused[REFUSED_TAG_LIMIT], 3);
+    fx_free(&fx);
+}
+END_TEST
+
+START_TEST(tag_files_beyond_max_files_per_period_are_refused_until_room_returns)
+{
+    struct fx fx;
+    fx_prepare(&fx);
+    make_dirs(&fx, "hourly");
+    char name[64];
+    for (int i = 0; i < 14; i++) {
+        snprintf(name, sizeof name, "hourly/other-%d", i);
+        write_rel(&fx, name, "x");
+    }
+    fx_start(&fx, "max_files_per_period: 16\n" HOURLY_LOGS);
+    send_msg(&fx, "/x/a.php;f 1\n/x/b.php;f 1\n/x/c.php;f 1\n", 1, TEST_NOW, 1.0);
+    fileset_flush(&fx.in.files, 1.0);
+    ck_assert_int_eq(count_rel(&fx, "hourly"), 16); /* 14 + all + a */
+    ck_assert(!exists_rel(&fx, "hourly/2026-11-22_05.b.log"));
+    ck_assert_uint_eq(fx.st.lines_refused[REFUSED_FILE_LIMIT], 2);
+    ck_assert_uint_eq(fx.st.lines_written[0], 3);
+
+    /* the all file of a new bucket is never refused (retention bounds it) */
+    send_msg(&fx, "/x/a.php;f 1\n", 1, TEST_NOW + 3600, 2.0);
+    fileset_flush(&fx.in.files, 2.0);
+    assert_rel(&fx, "hourly/2026-11-22_06.all.log", "/x/a.php;f 1\n");
+    ck_assert(!exists_rel(&fx, "hourly/2026-11-22_06.a.log"));
+
+    /* others remove files: counted again at most every 10 s */
+    for (int i = 0; i < 5; i++) {
+        snprintf(name, sizeof name, "%s/hourly/other-%d", fx.base, i);
+        ck_assert_int_eq(unlink(name), 0);
+    }
+    send_msg(&fx, "/x/b.php;f 1\n", 1, TEST_NOW + 3600, 5.0);
+    ck_assert(!exists_rel(&fx, "hourly/2026-11-22_06.b.log"));
+    send_msg(&fx, "/x/b.php;f 1\n", 1, TEST_NOW + 3600, 13.0);
+    ck_assert(exists_rel(&fx, "hourly/2026-11-22_06.b.log"));
+    fx_free(&fx);
+}
+END_TEST
+
+START_TEST(below_the_disk_floor_lines_are_refused_counted_and_final)
+{
+    struct fx fx;
+    fx_init(&fx, "min_free_disk_bytes: 1000000000000000000\n" HOURLY_LOGS);
+    /* a stream entry: refused by policy, so not deferred (it is acknowledged) */
+    ck_assert_uint_eq(ingest_message(&fx.in, "/x/a.php;f 1\nb 1\n", 17, 1, INPUT_REDIS,
+                                     TEST_NOW, 1.0, 1), 0);
+    ck_assert_uint_eq(fx.st.lines_refused[REFUSED_DISK_FLOOR], 2);
+    ck_assert_uint_eq(fx.st.lines_deferred, 0);
+    ck_assert_uint_eq(fx.st.lines_dropped_write_error, 0);
+    ck_assert_int_eq(count_rel(&fx, "hourly"), -1); /* not even the directory */
+    ck_assert(strstr(fx.in.groups[0].admission.floor_text, "below the floor") != NULL);
+
+    /* space returns: seen within a second, not at every line */
+    fx.cfg.min_free_disk_bytes = 0;
+    send_msg(&fx, "c 1\n", 1, TEST_NOW, 1.5);
+    ck_assert_uint_eq(fx.st.lines_refused[REFUSED_DISK_FLOOR], 3);
+    send_msg(&fx, "d 1\n", 1, TEST_NOW, 2.0);
+    fileset_flush(&fx.in.files, 2.0);
+    assert_rel(&fx, "hourly/2026-11-22_05.all.log", "d 1\n");
+    ck_assert_uint_eq(fx.st.lines_refused[REFUSED_DISK_FLOOR], 3);
+    fx_free(&fx);
+}
+END_TEST
+
+/* Item 5 of issue 14: names that would make another log's or graph's name. */
+START_TEST(entry_points_that_could_collide_get_no_tag_file)
+{
+    struct fx fx;
+    fx_init(&fx, "invalid_report_interval: 1000\n" HOURLY_LOGS);
+    send_msg(&fx,
+             "/w/index.reversed.php;f 1\n"
+             "/w/all.fn-EditAction.php;f 1\n"
+             "/w/evil.all.php;f 1\n"
+             "/w/index.php;f 1\n",
+             1, TEST_NOW, 1.0);
+    fileset_flush(&fx.in.files, 1.0);
+    ck_assert_int_eq(count_rel(&fx, "hourly"), 2); /* all + index */
+    assert_rel(&fx, "hourly/2026-11-22_05.all.log",
+               "/w/index.reversed.php;f 1\n/w/all.fn-EditAction.php;f 1\n"
+               "/w/evil.all.php;f 1\n/w/index.php;f 1\n");
+    assert_rel(&fx, "hourly/2026-11-22_05.index.log", "/w/index.php;f 1\n");
+    ck_assert_uint_eq(fx.st.tags_refused, 3);
+    /* the first was logged at once; the next two wait for the interval */
+    ck_assert_uint_eq(fx.in.tags_unreported, 2);
+    ck_assert_str_eq(fx.in.tag_example, "/w/all.fn-EditAction.php");
+    ingest_report_invalid(&fx.in, 2.0, 1);
+    ck_assert_uint_eq(fx.in.tags_unreported, 0);
+    fx_free(&fx);
+}
+END_TEST
+
 Suite *ingest_suite(void)
 {
     Suite *s = suite_create("ingest");
@@ -796,6 +931,15 @@ Suite *ingest_suite(void)
     tcase_add_test(tc, start_repairs_torn_trace_logs_of_every_group);
     tcase_add_test(tc, creating_a_file_prunes_the_group_and_tag_to_retain);
     tcase_add_test(tc, hostile_entry_points_write_nothing_outside_base_path);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("limits");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, new_tags_beyond_max_tags_per_bucket_go_to_the_all_log_only);
+    tcase_add_test(tc, tag_files_count_once_per_bucket_even_when_closed_and_reopened);
+    tcase_add_test(tc, tag_files_beyond_max_files_per_period_are_refused_until_room_returns);
+    tcase_add_test(tc, below_the_disk_floor_lines_are_refused_counted_and_final);
+    tcase_add_test(tc, entry_points_that_could_collide_get_no_tag_file);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("reports");

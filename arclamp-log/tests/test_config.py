@@ -62,6 +62,18 @@ BAD_CONFIGS = [
     ("bad_listen_scheme", GOOD_HEAD + "listen:\n  - ftp://127.0.0.1:21\n" + GOOD_LOGS,
      "listen", (4, 5)),
     ("sample_pop_zero", GOOD_HEAD + GOOD_LOGS + "    sample_pop: 0\n", "sample_pop", 11),
+    ("listen_socket_mode_not_octal", GOOD_HEAD + "listen_socket_mode: rw-rw----\n" + GOOD_LOGS,
+     "listen_socket_mode", 4),
+    ("listen_socket_mode_too_big", GOOD_HEAD + "listen_socket_mode: '4777'\n" + GOOD_LOGS,
+     "listen_socket_mode", 4),
+    ("listen_socket_group_unknown", GOOD_HEAD + "listen_socket_group: no-such-arclamp-group\n"
+     + GOOD_LOGS, "listen_socket_group", 4),
+    ("negative_max_tags_per_bucket", GOOD_HEAD + "max_tags_per_bucket: -1\n" + GOOD_LOGS,
+     "max_tags_per_bucket", 4),
+    ("max_files_per_period_tiny", GOOD_HEAD + "max_files_per_period: 3\n" + GOOD_LOGS,
+     "max_files_per_period", 4),
+    ("min_free_disk_percent_100", GOOD_HEAD + "min_free_disk_percent: 100\n" + GOOD_LOGS,
+     "min_free_disk_percent", 4),
     ("negative_flush_interval", GOOD_HEAD.replace("flush_interval: 0.5", "flush_interval: -2")
      + GOOD_LOGS, "flush_interval", 3),
 ]

@@ -165,7 +165,14 @@ def test_php_entry_point_tag_is_file_name_without_directory_or_extension(daemon_
         b"/srv/x/" + b"b" * 101 + b".php;main 1": None,  # tag longer than 100 bytes
         b"/srv/x/we+ird.php;main 1": None,  # not [A-Za-z0-9_.-]
         b"{closure:/srv/x/index.php(12)};main 1": None,
+        b"/srv/x/v1.2_beta.php;main 1": "v1.2_beta",  # dots between components are fine
+        # names that would make another log's or graph's name (issue 14, item 5)
+        b"/srv/x/index.reversed.php;main 1": None,    # index's reversed graph
+        b"/srv/x/all.fn-EditAction.php;main 1": None,  # all's per-function graph
+        b"/srv/x/evil.all.php;main 1": None,           # an "all" log to readers
+        b"/srv/x/a..b.php;main 1": None,               # an empty component
     }
+    refused_tags = 7  # the .php names above that are no tag (not rest.php.bak, {closure})
     send_unix(sock_path, list(lines))
     wait_until(lambda: count_lines(base, "hourly") >= len(lines), what="all lines")
     assert d.stop() == 0
@@ -177,6 +184,9 @@ def test_php_entry_point_tag_is_file_name_without_directory_or_extension(daemon_
             assert lines_of(base, "hourly", tag) == [line]
     all_lines = lines_of(base, "hourly")
     assert sorted(all_lines) == sorted(lines)  # each exactly once, `all.php` included
+    assert metric(read_metrics(workdir / "metrics.prom"),
+                  "arclamp_log_tags_refused_total") == refused_tags
+    assert d.stderr_text().count("tags_refused:") == 2  # the first at once, the rest at the stop
 
 
 def test_sighup_keeps_the_kernel_drop_count_of_activated_sockets(daemon_factory, workdir):

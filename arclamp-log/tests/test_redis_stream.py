@@ -247,3 +247,26 @@ def test_stream_lines_that_cannot_be_written_stay_pending_and_arrive_later(
     assert text.count("redis_stream_deferred") == 1, text[-3000:]
     assert "redis_stream_resumed" in text
     assert xlen(redis_server) == 0
+
+
+def test_lines_refused_by_a_limit_are_final_their_entries_acknowledged(
+        redis_server, daemon_factory, workdir):
+    """A tag file beyond max_tags_per_bucket is refused for good (the limit
+    holds until the bucket ends): unlike a line the disk refused, its entry
+    is acknowledged and counted, not left pending to be read again."""
+    base = workdir / "logs"
+    cfg = stream_config(workdir, redis_server)
+    cfg["max_tags_per_bucket"] = 2
+    d = daemon_factory(cfg).start()
+    lines = [("/srv/w/ep%d.php;main 1" % i).encode() for i in range(5)]
+    xadd(redis_server, lines)
+    wait_until(lambda: count_lines(base, "hourly") == 5, what="every line in all")
+    wait_until(lambda: pending(redis_server) == 0 and xlen(redis_server) == 0,
+               what="every entry acknowledged and deleted")
+    wait_until(lambda: metric(read_metrics(workdir / "metrics.prom"),
+                              "arclamp_log_lines_refused_total", reason="tag_limit") == 6,
+               what="3 refusals in each of the 2 groups")
+    m = read_metrics(workdir / "metrics.prom")
+    assert metric(m, "arclamp_log_lines_deferred_total") == 0
+    assert "redis_stream_deferred" not in d.stderr_text()
+    assert d.stop() == 0
