@@ -214,19 +214,10 @@ static int sort_into(int dirfd, const char *dir, int log_fd, struct atomic_file 
 int compress_log(int dirfd, const char *dir, const char *file, int level,
                  unsigned long long *bytes_after, char *err, size_t errlen)
 {
-    int fd = openat(dirfd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) < 0) {
-        snprintf(err, errlen, "%s", strerror(errno));
-        if (fd >= 0)
-            close(fd);
+    int fd = datadir_open_regular(dirfd, file, &st, err, errlen);
+    if (fd < 0)
         return -1;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "not a regular file");
-        close(fd);
-        return -1;
-    }
     strbuf gz = STRBUF_INIT;
     strbuf_appendf(&gz, "%s.gz", file);
     struct atomic_file *af = atomic_openat(dirfd, strbuf_cstr(&gz), ATOMIC_GZIP, level, err,

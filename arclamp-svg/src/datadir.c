@@ -1,6 +1,7 @@
 /* datadir: opening the data directories without following other users'
  * symlinks. See datadir.h. */
 #include "datadir.h"
+#include "gen_config.h"
 #include "strbuf.h"
 
 #include <errno.h>
@@ -52,6 +53,24 @@ int datadir_check_owner(int fd, const char *shown, char *err, size_t errlen)
     return -1;
 }
 
+int datadir_check_private(int fd, const char *shown, char *err, size_t errlen)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0) {
+        snprintf(err, errlen, "%s: %s", shown, strerror(errno));
+        return -1;
+    }
+    const char *why = st.st_uid != geteuid() && st.st_uid != 0 ? "belongs to another user"
+                      : (st.st_mode & 022)                   ? "is writable by other users"
+                                                             : NULL;
+    if (!why)
+        return 0;
+    snprintf(err, errlen, "%s %s (uid %u, mode %04o): refused", shown, why, (unsigned)st.st_uid,
+             (unsigned)(st.st_mode & 07777));
+    errno = EPERM;
+    return -1;
+}
+
 static int checked(int fd, const char *shown, char *err, size_t errlen)
 {
     if (fd >= 0 && datadir_check_owner(fd, shown, err, errlen) < 0) {
@@ -80,6 +99,28 @@ int datadir_openat(int dirfd, const char *shown, const char *name, int create, m
         return -1;
     }
     return checked(fd, shown, err, errlen);
+}
+
+int datadir_open_regular(int dirfd, const char *name, struct stat *st, char *err,
+                         size_t errlen)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0 || fstat(fd, st) < 0) {
+        int saved = errno;
+        snprintf(err, errlen, "cannot open: %s",
+                 saved == ELOOP ? "a symbolic link (refused)" : strerror(saved));
+        if (fd >= 0)
+            close(fd);
+        errno = saved;
+        return -1;
+    }
+    if (!S_ISREG(st->st_mode)) {
+        snprintf(err, errlen, "not a regular file");
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    return fd;
 }
 
 /* mkdir -p of a trusted path; errno tells why on failure. */
@@ -150,6 +191,23 @@ int datadir_open(int base_fd, const char *base_path, const char *path, int creat
         fd = next;
     }
     free(parts);
+    strbuf_free(&shown);
+    return fd;
+}
+
+int datadir_open_private(int data_fd, const char *data_dir, int create, char *err,
+                         size_t errlen)
+{
+    strbuf shown = STRBUF_INIT;
+    strbuf_appendf(&shown, "%s/" GEN_PRIVATE_DIR, data_dir);
+    int fd = datadir_openat(data_fd, strbuf_cstr(&shown), GEN_PRIVATE_DIR, create, 0700, err,
+                            errlen);
+    if (fd >= 0 && datadir_check_private(fd, strbuf_cstr(&shown), err, errlen) < 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        fd = -1;
+    }
     strbuf_free(&shown);
     return fd;
 }

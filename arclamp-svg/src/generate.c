@@ -12,7 +12,6 @@
 #include "input.h"
 #include "log.h"
 #include "logset.h"
-#include "metrics.h"
 #include "runlock.h"
 #include "runstate.h"
 #include "svg.h"
@@ -169,15 +168,9 @@ static int read_log(const struct run *run, const struct logfile *lf, struct read
 {
     strbuf path = STRBUF_INIT;
     strbuf_appendf(&path, "%s/%s/%s", run->cfg->logs_dir, lf->period, lf->file);
-    int fd = openat(run->logs_pfd, lf->file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
-    int rc = -1;
-    if (fd < 0 || fstat(fd, &st) < 0)
-        snprintf(err, errlen, "cannot open: %s", strerror(errno));
-    else if (!S_ISREG(st.st_mode))
-        snprintf(err, errlen, "not a regular file");
-    else
-        rc = 0;
+    int fd = datadir_open_regular(run->logs_pfd, lf->file, &st, err, errlen);
+    int rc = fd >= 0 ? 0 : -1;
     struct input_stats ist = {0};
     if (rc == 0) {
         *mtime = st.st_mtim;
@@ -588,7 +581,8 @@ static enum generate_status locked_run(struct run *run, char *err, size_t errlen
     report_scan(run, &set);
     struct index_entry *entries = make_entries(cfg, &set);
     process_all(run, &set, entries);
-    metrics_count_run(cfg, run->st);
+    runstate_note_limits(cfg, run->st->truncated_graphs, run->st->truncated_lines,
+                         run->st->cut_logs);
     char ierr[1024];
     if (set.nfailed) {
         run->st->index_failed = 1; /* it would leave out the periods not read */

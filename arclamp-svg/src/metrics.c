@@ -176,75 +176,6 @@ static void graph_metrics(strbuf *out, const struct gen_config *cfg, const struc
         close(svgs_fd);
 }
 
-/* --- counters of generate runs ------------------------------------------ */
-
-#define COUNTERS_FILE ".arclamp-svg.counters"
-
-static const struct {
-    const char *name;   /* in the file, and the metric arclamp_svg_<name>_total */
-    const char *help;
-} counters[] = {
-    {"truncated_graphs", "Graphs drawn with the samples of stacks beyond max_stacks, max_frames "
-                         "or max_memory_mb shown as [truncated]."},
-    {"truncated_lines", "Lines whose samples went to [truncated] in those graphs."},
-    {"log_read_limit", "Logs read only up to max_log_read_mb (the rest of the log not drawn)."},
-};
-#define NCOUNTERS (sizeof counters / sizeof counters[0])
-
-/* The counters as the file holds them (0 for what it lacks; a missing or
- * unreadable file counts as all 0). */
-static void read_counters(const struct gen_config *cfg, unsigned long long *v)
-{
-    strbuf path = STRBUF_INIT;
-    strbuf_appendf(&path, "%s/" COUNTERS_FILE, cfg->data_dir);
-    FILE *f = fopen(strbuf_cstr(&path), "re");
-    char name[64];
-    unsigned long long value;
-    memset(v, 0, NCOUNTERS * sizeof *v);
-    while (f && fscanf(f, "%63s %llu", name, &value) == 2) {
-        for (size_t i = 0; i < NCOUNTERS; i++) {
-            if (strcmp(name, counters[i].name) == 0)
-                v[i] = value;
-        }
-    }
-    if (f)
-        fclose(f);
-    strbuf_free(&path);
-}
-
-void metrics_count_run(const struct gen_config *cfg, const struct generate_stats *st)
-{
-    unsigned long long v[NCOUNTERS];
-    size_t add[NCOUNTERS] = {st->truncated_graphs, st->truncated_lines, st->cut_logs};
-    int any = 0;
-    for (size_t i = 0; i < NCOUNTERS; i++)
-        any |= add[i] != 0;
-    if (!any)
-        return;   /* nothing to count: no write on a normal run */
-    read_counters(cfg, v);
-    strbuf text = STRBUF_INIT, path = STRBUF_INIT;
-    for (size_t i = 0; i < NCOUNTERS; i++)
-        strbuf_appendf(&text, "%s %llu\n", counters[i].name, v[i] + add[i]);
-    strbuf_appendf(&path, "%s/" COUNTERS_FILE, cfg->data_dir);
-    char err[1024];
-    if (atomic_write(strbuf_cstr(&path), text.data, text.len, 0, err, sizeof err) < 0)
-        cli_log(LOG_ERR, "counters_failed", LOG_NO_FIELDS, "%s", err);
-    strbuf_free(&text);
-    strbuf_free(&path);
-}
-
-static void counter_metrics(strbuf *out, const struct gen_config *cfg)
-{
-    unsigned long long v[NCOUNTERS];
-    read_counters(cfg, v);
-    for (size_t i = 0; i < NCOUNTERS; i++) {
-        strbuf_appendf(out, "# HELP arclamp_svg_%s_total %s\n# TYPE arclamp_svg_%s_total counter\n"
-                            "arclamp_svg_%s_total %llu\n",
-                       counters[i].name, counters[i].help, counters[i].name, counters[i].name,
-                       v[i]);
-    }
-}
-
 static void index_metric(strbuf *out, const struct gen_config *cfg)
 {
     strbuf path = STRBUF_INIT;
@@ -285,7 +216,6 @@ int metrics_render(const struct gen_config *cfg, strbuf *out, char *err, size_t 
     graph_metrics(out, cfg, &set);
     index_metric(out, cfg);
     runstate_metrics(cfg, out);
-    counter_metrics(out, cfg);
     free(g);
     logset_free(&set);
     return 0;

@@ -1,6 +1,7 @@
 /* runlock: a private, bounded flock on the lock file. See runlock.h. */
 #include "runlock.h"
 #include "clock.h"
+#include "datadir.h"
 #include "strbuf.h"
 
 #include <errno.h>
@@ -77,8 +78,11 @@ int runlock_flock_bounded(int fd, double timeout)
     return rc;
 }
 
-int runlock_open_private(int dirfd, const char *shown, const char *name, int create, char *err,
-                         size_t errlen)
+/* Opens `name` in directory `dirfd`: O_NOFOLLOW, created 0600 when
+ * `create`, a regular file owned by the running user (mode narrowed to
+ * 0600). -1 with err set otherwise. */
+static int open_private_file(int dirfd, const char *shown, const char *name, int create,
+                             char *err, size_t errlen)
 {
     int fd = openat(dirfd, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
                                      (create ? O_CREAT : 0), 0600);
@@ -116,22 +120,17 @@ static int open_lock_dir(const char *dir, char *err, size_t errlen)
         return -1;
     }
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) < 0) {
+    if (fd < 0) {
         snprintf(err, errlen, "lock directory %s: %s", dir, strerror(errno));
-        if (fd >= 0)
-            close(fd);
         return -1;
     }
-    const char *why = st.st_uid != geteuid() && st.st_uid != 0 ? "belongs to another user"
-                      : (st.st_mode & 022)                   ? "is writable by other users"
-                                                             : NULL;
-    if (why) {
-        snprintf(err, errlen, "lock directory %s %s (uid %u, mode %04o): refused", dir, why,
-                 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+    strbuf shown = STRBUF_INIT;
+    strbuf_appendf(&shown, "lock directory %s", dir);
+    if (datadir_check_private(fd, strbuf_cstr(&shown), err, errlen) < 0) {
         close(fd);
-        return -1;
+        fd = -1;
     }
+    strbuf_free(&shown);
     return fd;
 }
 
@@ -148,7 +147,7 @@ enum runlock_result runlock_acquire(const char *path, double timeout, int *fd, c
         return RUNLOCK_ERROR;
     strbuf shown = STRBUF_INIT;
     strbuf_appendf(&shown, "lock file %s", path);
-    *fd = runlock_open_private(dfd, strbuf_cstr(&shown), slash ? slash + 1 : path, 1, err,
+    *fd = open_private_file(dfd, strbuf_cstr(&shown), slash ? slash + 1 : path, 1, err,
                                errlen);
     strbuf_free(&shown);
     close(dfd);

@@ -42,10 +42,4 @@ void runlock_release(int fd);
  * handler is restored afterwards. */
 int runlock_flock_bounded(int fd, double timeout);
 
-/* Opens `name` in directory `dirfd` for runlock's files: O_NOFOLLOW,
- * created 0600 when `create`, a regular file owned by the running user
- * (mode narrowed to 0600). -1 with err set otherwise. */
-int runlock_open_private(int dirfd, const char *shown, const char *name, int create, char *err,
-                         size_t errlen);
-
 #endif

@@ -441,7 +441,7 @@ START_TEST(held_lock_means_busy_and_nothing_done)
     ck_assert(!exists(root, "svgs"));
     ck_assert(!exists(root, "index.html"));
     struct runstate rs;
-    ck_assert_int_eq(runstate_read(lock, &rs, err, sizeof err), 0);
+    ck_assert_int_eq(runstate_read(root, &rs, err, sizeof err), 0);
     ck_assert_uint_eq(rs.skipped[RUNSTATE_GENERATE], 1);
     ck_assert_uint_eq(rs.skipped[RUNSTATE_COMPRESS], 0);
     ck_assert_int_ne(rs.last_skip[RUNSTATE_GENERATE], 0);

@@ -15,6 +15,7 @@ Suite *gen_config_suite(void); /* test-gen-config.c */
 Suite *generate_suite(void);   /* test-generate.c */
 Suite *compress_suite(void);   /* test-compress.c */
 Suite *top_suite(void);        /* test-top.c */
+Suite *runstate_suite(void);   /* test-runstate.c */
 
 struct flame;
 /* A finished flame of NULL-terminated collapsed lines (test-flame.c). */

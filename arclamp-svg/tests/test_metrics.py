@@ -5,6 +5,7 @@ per period and entry point."""
 import calendar
 import os
 import re
+import subprocess
 
 from conftest import stack
 
@@ -112,6 +113,55 @@ def test_output_file_is_written_atomically(tree):
 
 COUNTERS = ("arclamp_svg_truncated_graphs_total", "arclamp_svg_truncated_lines_total",
             "arclamp_svg_log_read_limit_total")
+
+
+def test_counters_live_in_one_private_file_only_its_owner_reads(tree):
+    """Before: the skip counts and the limit counters were two files, the
+    latter written by path into the data directory itself (0644, readable
+    by every local user)."""
+    os.chmod(tree.root, 0o755)
+    tree.write_config("max_stacks: 5\n")
+    tree.log("daily", "2026-11-22.excimer.index", [stack("f%d" % i, count=3) for i in range(40)])
+    tree.ok("generate")
+    assert not (tree.root / ".arclamp-svg.counters").exists()
+    state = tree.root / ".arclamp-svg" / "state"
+    assert os.stat(state).st_mode & 0o777 == 0o600
+    assert os.stat(state.parent).st_mode & 0o777 == 0o700
+    lines = state.read_text().splitlines()
+    assert "truncated_graphs 1" in lines and "truncated_lines 35" in lines
+    assert "skipped_generate 0" in lines    # the skip counts: the same file
+    assert [n for n in os.listdir(state.parent) if n != "run.lock"] == ["state"]
+    m = parse(tree.ok("metrics").stdout.decode())
+    assert value(m, "arclamp_svg_truncated_graphs_total") == 1
+    assert value(m, "arclamp_svg_truncated_lines_total") == 35
+    # another local user sees the logs' families, none of the counters, and why
+    argv = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", tree.binary,
+            "metrics", "--config", str(tree.config), "--data-dir", str(tree.root)]
+    proc = subprocess.run(argv, capture_output=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    m = parse(proc.stdout.decode())
+    assert value(m, "arclamp_trace_log_files", period="daily", entrypoint="index") == 1
+    assert not [k for k in m if k[0].startswith("arclamp_svg_") and k[0].endswith("_total")]
+    assert b"run as the data directory's owner" in proc.stderr
+    assert b"Permission denied" in proc.stderr
+
+
+def test_a_counters_file_of_the_old_layout_is_ignored(tree):
+    """The files before one state file: <data_dir>/.arclamp-svg.counters and
+    <lock_file>.skips are neither read nor written (the counters restart at
+    0, which Prometheus takes as a counter reset)."""
+    (tree.root / ".arclamp-svg.counters").write_text("truncated_graphs 7\n")
+    (tree.root / ".arclamp-svg").mkdir(mode=0o700)
+    (tree.root / ".arclamp-svg" / "run.lock.skips").write_text("generate 5 1700000000\n")
+    tree.write_config("max_stacks: 5\n")
+    tree.log("daily", "2026-11-22.excimer.index", [stack("f%d" % i, count=3) for i in range(40)])
+    m = parse(tree.ok("metrics").stdout.decode())
+    assert value(m, "arclamp_svg_truncated_graphs_total") == 0
+    assert value(m, "arclamp_svg_runs_skipped_total", command="generate") == 0
+    tree.ok("generate")
+    m = parse(tree.ok("metrics").stdout.decode())
+    assert value(m, "arclamp_svg_truncated_graphs_total") == 1
+    assert (tree.root / ".arclamp-svg.counters").read_text() == "truncated_graphs 7\n"
 
 
 def test_empty_tree_is_valid_too(tree):
