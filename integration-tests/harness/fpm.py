@@ -199,7 +199,7 @@ request_terminate_timeout = 60
             pids = {a["pid"]: a for a in answers if "pid" in a}
             if not bad and len(pids) == self.children:
                 for a in pids.values():
-                    assert a["target"] == "", "stats request with collection on: %r" % a
+                    assert a["collecting"] is False, "stats request with collection on: %r" % a
                 return {pid: a["stats"] for pid, a in pids.items()}
             last = answers
             hold *= 2

@@ -18,6 +18,8 @@ header('Content-Type: application/json');
 echo json_encode([
     'pid' => getmypid(),
     'target' => (string)ini_get('excimer.arclamp_target'),
+    // false: nothing of this request is collected (skipping again finds nothing)
+    'collecting' => function_exists('excimer_arclamp_skip_request') && excimer_arclamp_skip_request(),
     'period' => (string)ini_get('excimer.arclamp_period'),
     'stats' => function_exists('excimer_arclamp_stats') ? excimer_arclamp_stats() : null,
 ]);
