@@ -871,7 +871,8 @@ def test_purge_removes_units_and_processes(started):
     # generated goes; the trace logs and the user stay.
     for f in CONFFILES + ["/usr/lib/tmpfiles.d/arclamp-log.conf", "/usr/lib/tmpfiles.d/arclamp-svg.conf",
                           "/var/lib/arclamp/svgs", "/var/lib/arclamp/index.html",
-                          "/var/lib/arclamp/index.json", "/var/lib/arclamp/arclamp-log.prom"]:
+                          "/var/lib/arclamp/index.json", "/var/lib/arclamp/arclamp-log.prom",
+                          "/var/lib/arclamp/.arclamp-svg"]:
         assert not c.exists(f), f"{f} is left after the purge"
     r = c.exec(["find", LOGS, "-type", "f", "-name", "*.log*"], timeout=30, check=False)
     kept = r.stdout.split()
