@@ -53,7 +53,8 @@ int main(int argc, char **argv)
             usage(stdout);
             return 0;
         default:
-            usage(stderr);
+            /* getopt has said what was wrong; the whole help would bury it */
+            fprintf(stderr, "Try 'arclamp-log --help' for more information.\n");
             return EX_USAGE;
         }
     }

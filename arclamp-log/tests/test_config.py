@@ -178,6 +178,11 @@ def test_unknown_option_exits_64_and_version_exits_0(arclamp_bin):
     r = subprocess.run([arclamp_bin, "--no-such-option"], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=20)
     assert r.returncode == EX_USAGE
+    # what was wrong and where to look, in two lines: not the whole help
+    err = r.stderr.decode().splitlines()
+    assert len(err) == 2 and "--no-such-option" in err[0], err
+    assert err[1] == "Try 'arclamp-log --help' for more information.", err
+    assert r.stdout == b""
     r = subprocess.run([arclamp_bin, "--version"], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=20)
     assert r.returncode == 0
