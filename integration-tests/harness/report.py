@@ -5,8 +5,11 @@ sends and arclamp-log writes (`sent`, `received`, `written`, `lost`,
 `invalid` are lines); *samples* is the sum of the counts of the lines
 written (the number of timer samples they stand for). `lost` = sent -
 written - invalid: lines that went missing, as opposed to lines arclamp-log
-refused on purpose (`invalid`); negative when lines the extension counted
-as failed arrived after all.
+refused on purpose (`invalid`). Lines written beyond what the extensions
+counted as sent are shown apart, as `extra`, never as a negative loss: a
+line counted as failed whose message arrived after all, or a stream entry
+read again after a lost acknowledgement. (The row keeps the signed
+difference as `lost` for the scenarios' own assertions.)
 """
 
 import os
@@ -23,8 +26,9 @@ COLUMNS = [
     ("sent", "sent", ">"),
     ("received", "received", ">"),
     ("written", "written", ">"),
-    ("lost", "lost", ">"),
+    ("lost_shown", "lost", ">"),
     ("lost_pct", "lost %", ">"),
+    ("extra", "extra", ">"),
     ("invalid", "invalid", ">"),
     ("samples", "samples", ">"),
     ("requests", "requests", ">"),
@@ -43,8 +47,10 @@ def record(scenario, sent, received, written, invalid, samples=None, latencies=N
     row = {
         "scenario": scenario, "sent": sent, "received": received, "written": written,
         "lost": lost,
-        "lost_pct": ("%.2f" % (100.0 * lost / sent)) if lost is not None and sent else
-                    ("0.00" if lost == 0 else None),
+        "lost_shown": max(lost, 0) if lost is not None else None,
+        "extra": max(-lost, 0) if lost is not None else None,
+        "lost_pct": ("%.2f" % (100.0 * max(lost, 0) / sent)) if lost is not None and sent else
+                    ("0.00" if lost is not None and lost <= 0 else None),
         "invalid": invalid, "samples": samples,
         "requests": requests if requests is not None else (len(latencies) if latencies else None),
         "p50_ms": "%.1f" % (1000 * percentile(latencies, 50)) if latencies else None,
