@@ -414,9 +414,10 @@ static int is_blank(char c)
     return c == ' ' || c == '\t';
 }
 
-/* Parses the number that ends s[0..*len) ("12", "12." or "12.5") when blanks
- * precede it: stores it, shortens *len to exclude it and those blanks, and
- * returns 0. */
+/* Parses the number that ends s[0..*len) ("12", "12." or "12.5") when a
+ * blank precedes it: stores it, shortens *len to exclude it and that one
+ * blank, and returns 0. One blank only, as flamegraph.pl's /(.*)\s+?(\d+)$/:
+ * in "a;b  3" the frame is "b " (its greedy .* keeps the other blanks). */
 static int take_count(const char *s, size_t *len, double *value)
 {
     size_t end = *len, i = end;
@@ -438,9 +439,7 @@ static int take_count(const char *s, size_t *len, double *value)
     memcpy(buf, s + start, end - start);
     buf[end - start] = '\0';
     *value = strtod(buf, NULL);
-    while (i > 0 && is_blank(s[i - 1]))
-        i--;
-    *len = i;
+    *len = start - 1;
     return 0;
 }
 
@@ -527,6 +526,10 @@ int flame_add_line(struct flame *f, const char *line, size_t len)
         len = stack_len;
         f->differential = 1;
     }
+    /* Empty frames at the end are no frames, as Perl's split drops
+     * trailing empty fields: "a;" is "a", and ";;;" only the root. */
+    while (len > 0 && line[len - 1] == ';')
+        len--;
     f->total += count;
     f->total1 += first;
     f->lines++;

@@ -338,6 +338,12 @@ int cmd_render(int argc, char **argv)
         if (read_input(path, f, &a, &st) != 0)
             status = 1;
     }
+    /* An input that could not be read is an error of the command line, not
+     * an empty graph: read_input said which, and no SVG is written. */
+    if (status != 0) {
+        flame_free(f);
+        return status;
+    }
     flame_finish(f);
     warn_truncated(f);
     size_t ignored = flame_ignored(f) + st.too_long;
@@ -350,6 +356,12 @@ int cmd_render(int argc, char **argv)
     if (a.svg.total > 0 && a.svg.total < actual && a.svg.total / actual > 0.02)
         fprintf(stderr, "Specified --total %g is less than actual total %g, so ignored\n",
                 a.svg.total, actual);
+    /* As flamegraph.pl: nothing to draw is exit status 2, with the error
+     * SVG still written for tools that always expect a document. */
+    if (flame_total(f) <= 0) {
+        fputs("ERROR: No stack counts found\n", stderr);
+        status = 2;
+    }
     if (!a.quiet && (a.output || a.reversed_output))
         fprintf(stderr, "arclamp-svg render: %zu lines, %zu distinct stacks, %zu frames\n",
                 flame_lines(f), flame_distinct_stacks(f), flame_distinct_frames(f));

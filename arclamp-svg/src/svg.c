@@ -296,7 +296,7 @@ static void write_empty(strbuf *out, const struct svg_options *opt)
     write_text(out, "title", NULL, g.width / 2, opt->font_size * 2,
                opt->title ? opt->title : "Flame Graph");
     write_text(out, "details", NULL, g.width / 2, opt->font_size * 4,
-               "ERROR: no valid input: no samples to draw.");
+               "ERROR: No valid input provided to flamegraph.pl.");
     strbuf_appends(out, "<g id=\"frames\"></g>\n</svg>\n");
 }
 

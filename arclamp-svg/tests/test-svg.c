@@ -209,7 +209,7 @@ START_TEST(empty_input_gives_a_valid_message)
     struct svg_options opt;
     svg_options_init(&opt);
     char *doc = render(lines, FLAME_FORWARD, &opt);
-    ck_assert_ptr_nonnull(strstr(doc, "ERROR: no valid input"));
+    ck_assert_ptr_nonnull(strstr(doc, "ERROR: No valid input provided to flamegraph.pl."));
     ck_assert_ptr_nonnull(strstr(doc, "</svg>"));
     free(doc);
 }

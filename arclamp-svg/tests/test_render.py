@@ -186,10 +186,41 @@ def test_unknown_palette_and_bad_numbers_are_refused():
         assert proc.stdout == b""
 
 
-def test_missing_file_is_reported_and_fails(tmp_path):
-    proc = run([str(tmp_path / "missing.log")], check=False)
-    assert proc.returncode == 1
-    assert b"missing.log" in proc.stderr
+def test_missing_file_is_reported_and_fails_without_an_svg(tmp_path):
+    good = tmp_path / "good.log"
+    good.write_bytes(b"a;b 1\n")
+    for args in ([str(tmp_path / "missing.log")], [str(good), str(tmp_path / "missing.log")]):
+        proc = run(args, check=False)
+        assert proc.returncode == 1, args
+        assert b"missing.log" in proc.stderr
+        assert proc.stdout == b"", args
+
+
+@pytest.mark.parametrize("stdin", [b"", b"\n\n", b"not a sample\na;b x\n", b"a;b 0\n"])
+def test_no_stack_counts_is_exit_2_with_the_error_svg(stdin):
+    """As flamegraph.pl: the message on stderr, an error document on stdout
+    (tools that always expect one get one), exit status 2."""
+    proc = run([], stdin=stdin, check=False)
+    assert proc.returncode == 2
+    assert b"ERROR: No stack counts found\n" in proc.stderr
+    root = check_document(proc.stdout)
+    assert any(t.text == "ERROR: No valid input provided to flamegraph.pl."
+               for t in root.iter(SVG + "text"))
+
+
+def test_one_blank_separates_the_count_and_trailing_empty_frames_are_dropped():
+    """flamegraph.pl's /^(.*)\\s+?(\\d+)$/ takes one blank before the count
+    (the frame keeps the others), and Perl's split drops trailing empty
+    fields: "a;" is "a", ";;;" only the root; an empty frame inside stays."""
+    titles = lambda doc: sorted(b[0] for b in boxes(doc))
+    assert titles(run([], stdin=b"a;b  3\n").stdout) == \
+        ["a (3 samples, 100.00%)", "all (3 samples, 100%)", "b  (3 samples, 100.00%)"]
+    assert titles(run([], stdin=b"a; 3\n").stdout) == ["a (3 samples, 100.00%)", "all (3 samples, 100%)"]
+    assert titles(run([], stdin=b";;; 5\n").stdout) == ["all (5 samples, 100%)"]
+    assert titles(run([], stdin=b"a;;b 2\n").stdout) == \
+        [" (2 samples, 100.00%)", "a (2 samples, 100.00%)", "all (2 samples, 100%)", "b (2 samples, 100.00%)"]
+    # an empty stack next to others (ASan once aborted here: memcmp(NULL, ..., 0))
+    assert titles(run([], stdin=b";;; 5\n; 3\n").stdout) == ["all (8 samples, 100%)"]
 
 
 def test_minwidth_percent_and_title_like_arc_lamp(tmp_path):
