@@ -15,11 +15,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 OURS=$PWD/$BUILD/php/excimer.so
-DEBIAN=/usr/lib/php/20220829/excimer.so
+# Debian's module, fetched into the build tree (never installed system-wide:
+# it would enable itself for every SAPI).
+DEBIAN=$PWD/$BUILD/compare/php-excimer/excimer.so
 ROUNDS=${ROUNDS:-15}
 PAIRS=${PAIRS:-61}
 [ -f "$OURS" ] || { echo "bench: $OURS is missing (make build/php/excimer.so)" >&2; exit 1; }
-[ -f "$DEBIAN" ] || { echo "bench: $DEBIAN is missing (apt-get install php-excimer)" >&2; exit 1; }
+scripts/fetch-deb-module php-excimer excimer.so "$(dirname "$DEBIAN")"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -63,7 +65,7 @@ in_object() { # in_object CALLGRIND_OUT PATH
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
-echo "== excimer benchmark: ours ($OURS) vs Debian php-excimer $(dpkg-query -W -f='${Version}' php-excimer 2>/dev/null) vs none"
+echo "== excimer benchmark: ours ($OURS) vs Debian php-excimer $(cat "$(dirname "$DEBIAN")/VERSION") vs none"
 echo "   PHP $(php -n -r 'echo PHP_VERSION;'), $(nproc) CPUs"
 
 echo
