@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int cli_load_config(const char *cmd, const char *path, const char *data_dir, int verbose,
                     struct gen_config *cfg)
@@ -17,6 +18,15 @@ int cli_load_config(const char *cmd, const char *path, const char *data_dir, int
         fprintf(stderr, "arclamp-svg %s: %s\n", cmd, err);
         return CLI_EXIT_CONFIG;
     }
+    /* Nothing configured and nothing there: say where it looked and why, as
+     * the built-in default (the original Arc Lamp's) is not the packages'. */
+    if (!path && !data_dir && access(GEN_CONFIG_DEFAULT_PATH, F_OK) != 0 &&
+        access(cfg->data_dir, F_OK) != 0)
+        fprintf(stderr,
+                "arclamp-svg %s: note: %s does not exist, so data_dir is the built-in default "
+                "%s (the original Arc Lamp's), which does not exist either; the Debian "
+                "packages use /var/lib/arclamp (--data-dir DIR or --config FILE)\n",
+                cmd, GEN_CONFIG_DEFAULT_PATH, cfg->data_dir);
     log_setup("arclamp-svg", (enum log_target)log_target_from_name(cfg->log_target));
     log_set_max_priority(verbose ? LOG_INFO : LOG_NOTICE);
     return 0;

@@ -300,10 +300,12 @@ static void usage(FILE *out)
     fputs("Usage: arclamp-svg top [--config FILE] [--data-dir DIR] [--period P]\n"
           "                       [--entrypoint E] [--grep REGEX] [--slice PREFIX|last-N]\n"
           "                       [--count N] [--sort self|inclusive]\n"
+          "       arclamp-svg top [--grep REGEX] [--count N] [--sort KEY] FILE...\n"
           "\n"
           "Lists the functions with the largest share of samples in the chosen trace\n"
           "logs: self (the stack ends there) and inclusive (the stack holds it, once\n"
-          "per stack even when it recurses).\n"
+          "per stack even when it recurses). With FILE arguments, of those trace\n"
+          "logs (plain or .gz) instead of the data directory's.\n"
           "\n"
           "  -p, --period P        log group directory (default daily)\n"
           "  -e, --entrypoint E    entry point: index, api, all, ... (default all)\n"
@@ -383,6 +385,45 @@ static int report(const struct top_options *opt, const struct logset *set,
     return fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAILED;
 }
 
+/* `top FILE...`: the given trace logs (plain or .gz), no data directory. */
+static int run_top_files(char **paths, int npaths, const struct top_options *opt, regex_t *re)
+{
+    struct top_reader r = {flame_new(), re, 0};
+    struct input_stats st = {0, 0, 0};
+    char err[1024];
+    int rc = CLI_EXIT_OK;
+    for (int i = 0; i < npaths; i++) {
+        if (input_read_path(paths[i], top_line, &r, &st, err, sizeof err) != 0) {
+            fprintf(stderr, "arclamp-svg top: %s\n", err);
+            rc = CLI_EXIT_FAILED;
+        }
+    }
+    if (rc == CLI_EXIT_OK) {
+        flame_finish(r.f);
+        size_t nrows;
+        struct top_row *rows = top_rows(r.f, &nrows);
+        top_sort(rows, nrows, opt->by_inclusive);
+        strbuf name = STRBUF_INIT;
+        printable(&name, paths[0], strlen(paths[0]));
+        printf("%d file%s: %s%s\n", npaths, npaths == 1 ? "" : "s", strbuf_cstr(&name),
+               npaths > 1 ? " .." : "");
+        strbuf_free(&name);
+        double total = flame_total(r.f);
+        if (opt->grep)
+            printf("%.0f of %.0f samples (%.2f%%) match /%s/\n", total, r.all_samples,
+                   r.all_samples > 0 ? 100 * total / r.all_samples : 0.0, opt->grep);
+        else
+            printf("%.0f samples\n", total);
+        if (total > 0)
+            print_table(stdout, rows, nrows < opt->count ? nrows : opt->count, total);
+        free(rows);
+        if (fflush(stdout) != 0)
+            rc = CLI_EXIT_FAILED;
+    }
+    flame_free(r.f);
+    return rc;
+}
+
 static int run_top(const struct gen_config *cfg, const struct top_options *opt, regex_t *re)
 {
     struct logset set;
@@ -425,16 +466,18 @@ int cmd_top(int argc, char **argv)
     };
     struct top_options opt = {"daily", "all", NULL, NULL, 20, 0};
     const char *config = NULL, *data_dir = NULL;
-    int c, rc;
+    int c, rc, chooses_logs = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "c:d:p:e:g:s:n:h", options, NULL)) != -1) {
         if ((rc = apply_option(c, optarg, &opt, &config, &data_dir)) != 0) {
             usage(rc > 0 ? stdout : stderr);
             return rc > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
         }
+        chooses_logs |= strchr("cdpes", c) != NULL;
     }
-    if (optind < argc) {
-        fprintf(stderr, "arclamp-svg top: unexpected argument \"%s\"\n", argv[optind]);
+    if (optind < argc && chooses_logs) {
+        fprintf(stderr, "arclamp-svg top: give trace log files or choose logs of the data "
+                        "directory (--period, --entrypoint, --slice), not both\n");
         return CLI_EXIT_USAGE;
     }
     regex_t re;
@@ -444,6 +487,12 @@ int cmd_top(int argc, char **argv)
         regerror(rerr, &re, msg, sizeof msg);
         fprintf(stderr, "arclamp-svg top: --grep: %s\n", msg);
         return CLI_EXIT_USAGE;
+    }
+    if (optind < argc) {
+        rc = run_top_files(argv + optind, argc - optind, &opt, opt.grep ? &re : NULL);
+        if (opt.grep)
+            regfree(&re);
+        return rc;
     }
     struct gen_config cfg;
     rc = cli_load_config("top", config, data_dir, 0, &cfg);

@@ -116,3 +116,33 @@ def test_hostile_frame_names_cannot_reach_the_terminal(tree):
 def test_count_limits_rows(tree, count):
     tree.log("daily", "2026-11-22.all", KNOWN)
     assert len(rows(tree.ok("top", "--count", count).stdout)) == int(count)
+
+
+def test_top_of_trace_log_files_given_by_path(tree):
+    """`top FILE...` reads those trace logs (plain or .gz) with no data
+    directory, and gives the same figures as choosing them in one."""
+    plain = tree.log("daily", "2026-11-22.all", KNOWN).decode()
+    gz = tree.log("daily", "2026-11-21.all", KNOWN, gz=True).decode()
+    by_dir = rows(tree.ok("top", "--slice", "2026-11-22").stdout)
+    by_file = tree.ok("top", plain, data_dir=False, config=False)
+    assert rows(by_file.stdout) == by_dir
+    assert by_file.stdout.decode().startswith("1 file: " + plain)
+    both = rows(tree.ok("top", plain, gz, data_dir=False, config=False).stdout)
+    assert [r[1] for r in both] == [2 * r[1] for r in by_dir]
+    # a missing file fails; files and a choice of the data directory's logs do not mix
+    assert tree.run("top", plain + ".missing", data_dir=False, config=False).returncode == 1
+    assert tree.run("top", "--period", "daily", plain, data_dir=False, config=False).returncode == 2
+
+
+def test_says_where_it_looked_when_nothing_is_configured(tree, tmp_path):
+    """No configuration file and no --data-dir: the built-in default is the
+    original Arc Lamp's /srv/arclamp, not the packages' /var/lib/arclamp;
+    when it does not exist the message says so."""
+    import os
+    if os.path.exists("/etc/arclamp/arclamp-svg.yaml") or os.path.exists("/srv/arclamp"):
+        pytest.skip("this machine has a configuration or a /srv/arclamp")
+    proc = tree.run("top", data_dir=False, config=False)
+    assert proc.returncode == 1
+    err = proc.stderr.decode()
+    assert "/etc/arclamp/arclamp-svg.yaml does not exist" in err and "/var/lib/arclamp" in err, err
+    assert not os.path.exists("/srv/arclamp")
