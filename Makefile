@@ -125,6 +125,8 @@ $(BUILD)/php/excimer.so: $(BUILD)/php-ext/configured $(EXT_SOURCES)
 # The .phpt suite with PHP's own run-tests.php; -n keeps Debian's own
 # excimer.ini (php-excimer, installed for the benchmark) from loading.
 php-tests: $(BUILD)/php/excimer.so
+	@echo "== php-excimer-sampler: arginfo headers as gen_stub.php makes them from the stubs"
+	scripts/gen-arginfo --check
 	@echo "== php-excimer-sampler .phpt tests"
 	NO_INTERACTION=1 REPORT_EXIT_STATUS=1 php -n $(RUN_TESTS) -n -q --show-diff \
 	  -d extension=$(CURDIR)/$(BUILD)/php/excimer.so $(EXT_DIR)/tests

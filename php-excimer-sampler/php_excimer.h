@@ -14,7 +14,11 @@
 
 #include "php.h"
 
-#define PHP_EXCIMER_VERSION "1.2.5-arclamp"
+/* phpversion('excimer'): the php-excimer API level implemented, a plain
+ * version, so that version_compare(phpversion('excimer'), '1.2.5', '>=')
+ * holds as code written for the original expects. Our identity is shown by
+ * phpinfo() ("implementation"). */
+#define PHP_EXCIMER_VERSION "1.2.5"
 
 extern zend_module_entry excimer_module_entry;
 #define phpext_excimer_ptr &excimer_module_entry
@@ -53,6 +57,7 @@ static inline bool excimer_event_type_is_valid(zend_long event_type)
 
 /* Class registration, one per source file, called from MINIT. */
 void excimer_timer_class_register(void);
+const zend_function_entry *excimer_timer_functions(void);
 void excimer_profiler_class_register(void);
 void excimer_log_classes_register(void);
 
@@ -66,8 +71,5 @@ const struct excimer_log_data *excimer_profiler_stop_and_log(zend_object *obj);
  * request, and at its end send what it sampled. */
 void excimer_arclamp_request_start(void);
 void excimer_arclamp_request_end(void);
-PHP_FUNCTION(excimer_arclamp_send);
-PHP_FUNCTION(excimer_arclamp_stats);
-PHP_FUNCTION(excimer_arclamp_skip_request);
 
 #endif

@@ -113,7 +113,10 @@ static PHP_MINIT_FUNCTION(excimer)
     REGISTER_INI_ENTRIES();
     REGISTER_LONG_CONSTANT("EXCIMER_REAL", EXCIMER_REAL, CONST_CS | CONST_PERSISTENT);
     REGISTER_LONG_CONSTANT("EXCIMER_CPU", EXCIMER_CPU, CONST_CS | CONST_PERSISTENT);
-    if (zend_register_functions(NULL, excimer_arclamp_functions, NULL, MODULE_PERSISTENT) != SUCCESS)
+    /* The functions of the stubs (stubs/arclamp.stub.php here, and
+     * excimer_set_timeout from stubs/ExcimerTimer.stub.php). */
+    if (zend_register_functions(NULL, ext_functions, NULL, MODULE_PERSISTENT) != SUCCESS ||
+        zend_register_functions(NULL, excimer_timer_functions(), NULL, MODULE_PERSISTENT) != SUCCESS)
         return FAILURE;
     excimer_log_classes_register();
     excimer_profiler_class_register();
@@ -157,12 +160,10 @@ static PHP_MINFO_FUNCTION(excimer)
     DISPLAY_INI_ENTRIES();
 }
 
-extern const zend_function_entry excimer_functions[];
-
 zend_module_entry excimer_module_entry = {
     STANDARD_MODULE_HEADER,
     "excimer",
-    excimer_functions,
+    NULL, /* functions: registered at MINIT from the stubs' tables */
     PHP_MINIT(excimer),
     PHP_MSHUTDOWN(excimer),
     PHP_RINIT(excimer),

@@ -180,23 +180,24 @@ ZEND_METHOD(ExcimerLog, count)
     RETURN_LONG(THIS_LOG()->data.nentries);
 }
 
+/* Offsets are parsed as an int parameter, as the original's: "abc" and []
+ * are TypeErrors, null is deprecated, strict_types refuses "0" and 1.5. */
 ZEND_METHOD(ExcimerLog, offsetExists)
 {
-    zval *offset;
+    zend_long i;
     ZEND_PARSE_PARAMETERS_START(1, 1)
-        Z_PARAM_ZVAL(offset)
+        Z_PARAM_LONG(i)
     ZEND_PARSE_PARAMETERS_END();
-    zend_long i = zval_get_long(offset);
     RETURN_BOOL(i >= 0 && i < (zend_long)THIS_LOG()->data.nentries);
 }
 
 ZEND_METHOD(ExcimerLog, offsetGet)
 {
-    zval *offset;
+    zend_long i;
     ZEND_PARSE_PARAMETERS_START(1, 1)
-        Z_PARAM_ZVAL(offset)
+        Z_PARAM_LONG(i)
     ZEND_PARSE_PARAMETERS_END();
-    excimer_log_entry_make(return_value, Z_OBJ_P(ZEND_THIS), zval_get_long(offset));
+    excimer_log_entry_make(return_value, Z_OBJ_P(ZEND_THIS), i);
 }
 
 ZEND_METHOD(ExcimerLog, offsetSet)

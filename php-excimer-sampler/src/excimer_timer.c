@@ -88,9 +88,18 @@ static zend_result excimer_timer_start(excimer_timer_obj *t)
     return timerlib_start(&t->timer, t->interval, t->period);
 }
 
-ZEND_METHOD(ExcimerTimer, __construct)
+/* A callback that is not callable is a warning and a null return, as in
+ * the original (not a TypeError): 0 then, 1 when `callback` may be used. */
+static int callback_is_usable(zval *callback)
 {
-    ZEND_PARSE_PARAMETERS_NONE();
+    char *error = NULL;
+    int ok = zend_is_callable_ex(callback, NULL, 0, NULL, NULL, &error);
+    if (!ok)
+        php_error_docref(NULL, E_WARNING, "timer callback is not callable: %s",
+                         error ? error : "unknown error");
+    if (error)
+        efree(error);
+    return ok;
 }
 
 ZEND_METHOD(ExcimerTimer, setEventType)
@@ -123,19 +132,16 @@ ZEND_METHOD(ExcimerTimer, setPeriod)
 
 ZEND_METHOD(ExcimerTimer, setCallback)
 {
-    zend_fcall_info fci = empty_fcall_info;
-    zend_fcall_info_cache fcc = empty_fcall_info_cache;
+    zval *callback;
     ZEND_PARSE_PARAMETERS_START(1, 1)
-        Z_PARAM_FUNC_OR_NULL(fci, fcc)
+        Z_PARAM_ZVAL(callback)
     ZEND_PARSE_PARAMETERS_END();
+    if (Z_TYPE_P(callback) != IS_NULL && !callback_is_usable(callback))
+        RETURN_NULL();
     excimer_timer_obj *t = THIS_TIMER();
     zval old;
     ZVAL_COPY_VALUE(&old, &t->callback);
-    if (ZEND_FCI_INITIALIZED(fci)) {
-        ZVAL_COPY(&t->callback, &fci.function_name);
-    } else {
-        ZVAL_NULL(&t->callback);
-    }
+    ZVAL_COPY(&t->callback, callback);
     zval_ptr_dtor(&old); /* last: releasing it may run a destructor */
 }
 
@@ -157,49 +163,35 @@ ZEND_METHOD(ExcimerTimer, getTime)
     RETURN_DOUBLE(timerlib_get_time(&THIS_TIMER()->timer));
 }
 
+/* As the original: a timer that cannot start (a zero or negative interval)
+ * is returned unstarted, after start()'s warning. */
 ZEND_FUNCTION(excimer_set_timeout)
 {
-    zend_fcall_info fci;
-    zend_fcall_info_cache fcc;
+    zval *callback;
     double interval;
     ZEND_PARSE_PARAMETERS_START(2, 2)
-        Z_PARAM_FUNC(fci, fcc)
+        Z_PARAM_ZVAL(callback)
         Z_PARAM_DOUBLE(interval)
     ZEND_PARSE_PARAMETERS_END();
+    if (!callback_is_usable(callback))
+        RETURN_NULL();
 
     object_init_ex(return_value, excimer_timer_ce);
     excimer_timer_obj *t = timer_from_obj(Z_OBJ_P(return_value));
-    ZVAL_COPY(&t->callback, &fci.function_name);
+    ZVAL_COPY(&t->callback, callback);
     t->interval = interval;
-    if (excimer_timer_start(t) == FAILURE) {
-        zval_ptr_dtor(return_value);
-        RETURN_NULL();
-    }
+    excimer_timer_start(t);
 }
 
-static const zend_function_entry excimer_timer_methods[] = {
-    ZEND_ME(ExcimerTimer, __construct, arginfo_class_ExcimerTimer___construct, ZEND_ACC_PUBLIC)
-    ZEND_ME(ExcimerTimer, setEventType, arginfo_class_ExcimerTimer_setEventType, ZEND_ACC_PUBLIC)
-    ZEND_ME(ExcimerTimer, setInterval, arginfo_class_ExcimerTimer_setInterval, ZEND_ACC_PUBLIC)
-    ZEND_ME(ExcimerTimer, setPeriod, arginfo_class_ExcimerTimer_setPeriod, ZEND_ACC_PUBLIC)
-    ZEND_ME(ExcimerTimer, setCallback, arginfo_class_ExcimerTimer_setCallback, ZEND_ACC_PUBLIC)
-    ZEND_ME(ExcimerTimer, start, arginfo_class_ExcimerTimer_start, ZEND_ACC_PUBLIC)
-    ZEND_ME(ExcimerTimer, stop, arginfo_class_ExcimerTimer_stop, ZEND_ACC_PUBLIC)
-    ZEND_ME(ExcimerTimer, getTime, arginfo_class_ExcimerTimer_getTime, ZEND_ACC_PUBLIC)
-    ZEND_FE_END
-};
-
-/* The module's functions (excimer.c puts them in the module entry). */
-const zend_function_entry excimer_functions[] = {
-    ZEND_FE(excimer_set_timeout, arginfo_excimer_set_timeout)
-    ZEND_FE_END
-};
+/* The module's functions, from the stub (excimer.c registers them). */
+const zend_function_entry *excimer_timer_functions(void)
+{
+    return ext_functions;
+}
 
 void excimer_timer_class_register(void)
 {
-    zend_class_entry ce;
-    INIT_CLASS_ENTRY(ce, "ExcimerTimer", excimer_timer_methods);
-    excimer_timer_ce = zend_register_internal_class_ex(&ce, NULL);
+    excimer_timer_ce = register_class_ExcimerTimer();
     excimer_timer_ce->create_object = excimer_timer_create_object;
 
     memcpy(&excimer_timer_handlers, zend_get_std_object_handlers(), sizeof(zend_object_handlers));

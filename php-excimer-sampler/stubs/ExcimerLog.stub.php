@@ -1,5 +1,7 @@
 <?php
 
+/** @generate-class-entries */
+
 /**
  * The PHP API of class ExcimerLog (src/excimer_log.c). The first half of
  * src/excimer_log_arginfo.h mirrors this file (in the format of php-src's
@@ -20,7 +22,6 @@
  * when its stack is not in the log yet, dropped (its events still count in
  * getEventCount()).
  *
- * @not-serializable
  */
 class ExcimerLog implements Iterator, Countable, ArrayAccess
 {
@@ -37,9 +38,9 @@ class ExcimerLog implements Iterator, Countable, ArrayAccess
      * "_". Stacks differing only in line numbers are merged. An empty log
      * gives "".
      *
-     * @tentative-return-type
+     * @return string
      */
-    public function formatCollapsed(): string {}
+    public function formatCollapsed() {}
 
     /**
      * The log in the speedscope file format
@@ -48,7 +49,6 @@ class ExcimerLog implements Iterator, Countable, ArrayAccess
      * the list of its frame indexes from root to leaf, weighted by its
      * event count times the period; frames are functions (lines merged).
      *
-     * @tentative-return-type
      */
     public function getSpeedscopeData(): array {}
 
@@ -69,14 +69,13 @@ class ExcimerLog implements Iterator, Countable, ArrayAccess
      * the engine reached a safe point), plus the events of samples dropped
      * at excimer.max_log_entries.
      *
-     * @tentative-return-type
+     * @return int
      */
-    public function getEventCount(): int {}
+    public function getEventCount() {}
 
     /**
      * The entry at the iterator position, null past the end.
      *
-     * @return ExcimerLogEntry|null
      * @tentative-return-type
      */
     public function current(): mixed {}
@@ -84,7 +83,6 @@ class ExcimerLog implements Iterator, Countable, ArrayAccess
     /**
      * The iterator position (an entry index), null past the end.
      *
-     * @return int|null
      * @tentative-return-type
      */
     public function key(): mixed {}
@@ -106,31 +104,35 @@ class ExcimerLog implements Iterator, Countable, ArrayAccess
     public function count(): int {}
 
     /**
-     * Whether $offset (converted to int) is an entry index.
+     * Whether $offset (an int parameter: "abc" is a TypeError) is an entry index.
      *
+     * @param int $offset
      * @tentative-return-type
      */
-    public function offsetExists(mixed $offset): bool {}
+    public function offsetExists($offset): bool {}
 
     /**
-     * The entry at index $offset (converted to int), null when out of range.
+     * The entry at index $offset (an int parameter), null when out of range.
      *
-     * @return ExcimerLogEntry|null
+     * @param int $offset
      * @tentative-return-type
      */
-    public function offsetGet(mixed $offset): mixed {}
-
-    /**
-     * Not supported: gives an E_WARNING "ExcimerLog cannot be modified".
-     *
-     * @tentative-return-type
-     */
-    public function offsetSet(mixed $offset, mixed $value): void {}
+    public function offsetGet($offset): mixed {}
 
     /**
      * Not supported: gives an E_WARNING "ExcimerLog cannot be modified".
      *
+     * @param mixed $offset
+     * @param mixed $value
      * @tentative-return-type
      */
-    public function offsetUnset(mixed $offset): void {}
+    public function offsetSet($offset, $value): void {}
+
+    /**
+     * Not supported: gives an E_WARNING "ExcimerLog cannot be modified".
+     *
+     * @param mixed $offset
+     * @tentative-return-type
+     */
+    public function offsetUnset($offset): void {}
 }

@@ -1,5 +1,7 @@
 <?php
 
+/** @generate-class-entries */
+
 /**
  * The PHP API of class ExcimerLogEntry (src/excimer_log.c). The second half
  * of src/excimer_log_arginfo.h mirrors this file (in the format of
@@ -11,7 +13,6 @@
  * (iteration, $log[$i]) and cannot be constructed by users. An entry keeps
  * its log alive, so it stays valid after the log variable is unset.
  *
- * @not-serializable
  */
 class ExcimerLogEntry
 {
@@ -22,9 +23,9 @@ class ExcimerLogEntry
      * When the sample was taken: seconds since the profiler was created
      * (monotonic clock).
      *
-     * @tentative-return-type
+     * @return float
      */
-    public function getTimestamp(): float {}
+    public function getTimestamp() {}
 
     /**
      * The number of timer events this sample stands for: 1, plus timer
@@ -32,9 +33,9 @@ class ExcimerLogEntry
      * (e.g. during a long internal call), plus later samples of the same
      * stack folded into it at excimer.max_log_entries.
      *
-     * @tentative-return-type
+     * @return int
      */
-    public function getEventCount(): int {}
+    public function getEventCount() {}
 
     /**
      * The sampled stack, leaf first. Each frame is an array with 'file'
@@ -46,7 +47,7 @@ class ExcimerLogEntry
      * leaf-most frames under a root frame with 'function' =>
      * 'excimer_truncated'.
      *
-     * @tentative-return-type
+     * @return array
      */
-    public function getTrace(): array {}
+    public function getTrace() {}
 }

@@ -1,5 +1,7 @@
 <?php
 
+/** @generate-class-entries */
+
 /**
  * The PHP API of class ExcimerProfiler (src/excimer_profiler.c).
  * src/excimer_profiler_arginfo.h mirrors this file (in the format of
@@ -13,7 +15,6 @@
  * with the number of expirations it stands for. The profiler stops when it
  * is destroyed.
  *
- * @not-serializable
  */
 class ExcimerProfiler
 {
@@ -25,9 +26,10 @@ class ExcimerProfiler
      * generator is used, never mt_rand(), whose seeded sequence therefore
      * does not move.
      *
-     * @tentative-return-type
+     * @param float $period
+     * @return void
      */
-    public function setPeriod(float $period): void {}
+    public function setPeriod($period) {}
 
     /**
      * The clock: EXCIMER_REAL (wall clock, the default) or EXCIMER_CPU (CPU
@@ -35,9 +37,10 @@ class ExcimerProfiler
      * "Invalid event type" and keeps the current one. Takes effect at the
      * next start().
      *
-     * @tentative-return-type
+     * @param int $event_type
+     * @return void
      */
-    public function setEventType(int $eventType): void {}
+    public function setEventType($event_type) {}
 
     /**
      * The number of frames kept per sample (default: INI
@@ -45,9 +48,10 @@ class ExcimerProfiler
      * once. A deeper stack keeps its leaf-most $maxDepth frames under a
      * fake root frame "excimer_truncated".
      *
-     * @tentative-return-type
+     * @param int $max_depth
+     * @return void
      */
-    public function setMaxDepth(int $maxDepth): void {}
+    public function setMaxDepth($max_depth) {}
 
     /**
      * Calls $callback with the full ExcimerLog whenever the log holds
@@ -56,17 +60,18 @@ class ExcimerProfiler
      * destroyed with a non-empty log. A non-callable $callback gives an
      * E_WARNING "flush callback is not callable: ..." and is ignored.
      *
-     * @param callable $callback function (ExcimerLog $log): void
-     * @tentative-return-type
+     * @param callable $callback
+     * @param int $max_samples
+     * @return void
      */
-    public function setFlushCallback($callback, int $maxSamples): void {}
+    public function setFlushCallback($callback, $max_samples) {}
 
     /**
      * Removes the flush callback.
      *
-     * @tentative-return-type
+     * @return void
      */
-    public function clearFlushCallback(): void {}
+    public function clearFlushCallback() {}
 
     /**
      * Starts sampling, or restarts it when running: the first sample after
@@ -74,17 +79,17 @@ class ExcimerProfiler
      * a period of 0 it gives an E_WARNING "Unable to start timer with a
      * value of zero duration and period" and does not start.
      *
-     * @tentative-return-type
+     * @return void
      */
-    public function start(): void {}
+    public function start() {}
 
     /**
      * Stops sampling; ticks not yet recorded are discarded. Does nothing
      * when not running.
      *
-     * @tentative-return-type
+     * @return void
      */
-    public function stop(): void {}
+    public function stop() {}
 
     /** The live log, which keeps growing while the profiler runs. */
     public function getLog(): ExcimerLog {}
@@ -94,7 +99,7 @@ class ExcimerProfiler
      * and returns the old one, after passing it to the flush callback if
      * one is set.
      *
-     * @tentative-return-type
+     * @return ExcimerLog
      */
-    public function flush(): ExcimerLog {}
+    public function flush() {}
 }

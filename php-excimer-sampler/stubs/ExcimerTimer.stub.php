@@ -1,5 +1,7 @@
 <?php
 
+/** @generate-class-entries */
+
 /**
  * The PHP API of src/excimer_timer.c. src/excimer_timer_arginfo.h mirrors
  * this file (in the format of php-src's build/gen_stub.php); change both
@@ -15,8 +17,6 @@
  */
 class ExcimerTimer
 {
-    /** Creates a stopped wall-clock timer with no interval, period or callback. */
-    public function __construct() {}
 
     /**
      * The clock to measure: EXCIMER_REAL (wall clock, the default) or
@@ -24,25 +24,28 @@ class ExcimerTimer
      * an E_WARNING "Invalid event type" and keeps the current one. Takes
      * effect at the next start().
      *
-     * @tentative-return-type
+     * @param int $event_type
+     * @return void
      */
-    public function setEventType(int $eventType): void {}
+    public function setEventType($event_type) {}
 
     /**
      * The delay in seconds before the first expiry. When it is 0, the
      * first expiry comes after one period. Takes effect at the next start().
      *
-     * @tentative-return-type
+     * @param float $interval
+     * @return void
      */
-    public function setInterval(float $interval): void {}
+    public function setInterval($interval) {}
 
     /**
      * The time in seconds between expiries after the first; 0 (the
      * default) makes a one-shot timer. Takes effect at the next start().
      *
-     * @tentative-return-type
+     * @param float $period
+     * @return void
      */
-    public function setPeriod(float $period): void {}
+    public function setPeriod($period) {}
 
     /**
      * The function to call on expiry, or null for none. It receives the
@@ -50,34 +53,35 @@ class ExcimerTimer
      * one when the engine reached no safe point for longer than a period).
      * An exception thrown by it propagates into the interrupted code.
      *
-     * @tentative-return-type
+     * @param callable|null $callback
+     * @return void
      */
-    public function setCallback(?callable $callback): void {}
+    public function setCallback($callback) {}
 
     /**
      * Starts the timer, or restarts it when it runs. With both interval
      * and period 0 it gives an E_WARNING "Unable to start timer with a
      * value of zero duration and period" and does not start.
      *
-     * @tentative-return-type
+     * @return void
      */
-    public function start(): void {}
+    public function start() {}
 
     /**
      * Stops the timer; expirations not yet handed to the callback are
      * discarded. Does nothing when it is not running.
      *
-     * @tentative-return-type
+     * @return void
      */
-    public function stop(): void {}
+    public function stop() {}
 
     /**
      * The time in seconds until the next expiry; 0 when the timer is
      * stopped or a one-shot timer has expired.
      *
-     * @tentative-return-type
+     * @return float
      */
-    public function getTime(): float {}
+    public function getTime() {}
 }
 
 /**
@@ -85,5 +89,8 @@ class ExcimerTimer
  * returned timer must be kept alive until then: destroying it cancels the
  * call. Returns null (with an E_WARNING) when the timer cannot start, e.g.
  * for an interval of 0.
+ * @param callable $callback
+ * @param float $interval
+ * @return ExcimerTimer|null
  */
-function excimer_set_timeout(callable $callback, float $interval): ?ExcimerTimer {}
+function excimer_set_timeout($callback, $interval) {}

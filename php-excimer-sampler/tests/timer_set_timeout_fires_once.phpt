@@ -26,8 +26,14 @@ $timer = null;
 $deadline = hrtime(true) + 0.2e9;
 while (hrtime(true) < $deadline) {}
 
-// A zero interval cannot start: warning and null.
-var_dump(excimer_set_timeout(function () { echo "never\n"; }, 0));
+// A zero or negative interval cannot start: the warning, and the timer
+// unstarted, as the original returns it (its callback never runs).
+foreach ([0, -1] as $interval) {
+    $t = excimer_set_timeout(function () { echo "never\n"; }, $interval);
+    var_dump(get_class($t), $t->getTime());
+}
+$deadline = hrtime(true) + 0.05e9;
+while (hrtime(true) < $deadline) {}
 ?>
 --EXPECTF--
 string(12) "ExcimerTimer"
@@ -38,4 +44,9 @@ array(1) {
 bool(true)
 
 Warning: excimer_set_timeout(): Unable to start timer with a value of zero duration and period in %s on line %d
-NULL
+string(12) "ExcimerTimer"
+float(0)
+
+Warning: excimer_set_timeout(): Unable to start timer with a value of zero duration and period in %s on line %d
+string(12) "ExcimerTimer"
+float(0)
