@@ -182,7 +182,7 @@ ZEND_METHOD(ExcimerProfiler, setPeriod)
         Z_PARAM_DOUBLE(period)
     ZEND_PARSE_PARAMETERS_END();
     excimer_profiler *p = THIS_PROFILER();
-    if (!(period > 0)) { /* negative, or NaN */
+    if (period < 0) { /* NaN is kept: start() refuses it as the original does */
         period = 0;
     }
     p->period = period;
@@ -254,7 +254,9 @@ ZEND_METHOD(ExcimerProfiler, start)
 {
     ZEND_PARSE_PARAMETERS_NONE();
     excimer_profiler *p = THIS_PROFILER();
-    if (!(p->period > 0)) {
+    /* NaN and +INF go on to timerlib, which refuses them as the original's
+     * timer_settime() did; zero and negative periods stop here. */
+    if (p->period <= 0) {
         php_error_docref(NULL, E_WARNING,
                          "Unable to start timer with a value of zero duration and period");
         return;

@@ -34,6 +34,7 @@
 #endif
 
 #include <errno.h>
+#include <math.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -487,9 +488,7 @@ static struct timespec seconds_to_timespec(double s)
         ts.tv_sec++;
         ts.tv_nsec -= 1000000000L;
     }
-    if (ts.tv_sec == 0 && ts.tv_nsec == 0) {
-        ts.tv_nsec = 1; /* positive but below 1 ns: as soon as possible */
-    }
+    /* Below 1 ns is 0, as in the original: 1e-12 alone cannot start. */
     return ts;
 }
 
@@ -520,6 +519,11 @@ int timerlib_start(timerlib_timer *t, double initial, double period)
 {
     if (!t->id) {
         php_error_docref(NULL, E_WARNING, "Unable to start an uninitialised timer");
+        return FAILURE;
+    }
+    /* As the original, where the kernel refuses them: NaN and +INF. */
+    if (isnan(initial) || isnan(period) || initial == INFINITY || period == INFINITY) {
+        php_error_docref(NULL, E_WARNING, "timer_settime(): %s", strerror(EINVAL));
         return FAILURE;
     }
     struct itimerspec its = {
