@@ -68,11 +68,21 @@ static ZEND_INI_MH(OnUpdateArclampTimeout)
                           EXCIMER_G(arclamp_timeout_max));
 }
 
+/* excimer.default_max_depth: the leading integer of the value, 0 when there
+ * is none ("abc" is 0, "2.7" is 2), without PHP 8.2's "Invalid quantity"
+ * warning: as the original reads it. */
+static ZEND_INI_MH(OnUpdateLeadingLong)
+{
+    zend_long *p = (zend_long *)ZEND_INI_GET_ADDR();
+    *p = ZEND_STRTOL(ZSTR_VAL(new_value), NULL, 10);
+    return SUCCESS;
+}
+
 /* Where samples go and how they are taken is the host's decision, made in
  * php.ini or the pool's php_admin_value: PHP_INI_SYSTEM, so neither a site's
  * .user.ini nor ini_set() can send its stacks (or every request's) elsewhere. */
 PHP_INI_BEGIN()
-    STD_PHP_INI_ENTRY("excimer.default_max_depth", "1000", PHP_INI_ALL, OnUpdateLong,
+    STD_PHP_INI_ENTRY("excimer.default_max_depth", "1000", PHP_INI_ALL, OnUpdateLeadingLong,
                       default_max_depth, zend_excimer_globals, excimer_globals)
     STD_PHP_INI_ENTRY("excimer.max_log_entries", "1000000", PHP_INI_ALL, OnUpdateLong,
                       max_log_entries, zend_excimer_globals, excimer_globals)

@@ -1,0 +1,35 @@
+--TEST--
+excimer.default_max_depth: the leading integer of the value ("2.7" is 2, "abc" is 0: unlimited), without PHP's "Invalid quantity" warning, as the original reads it
+--EXTENSIONS--
+excimer
+--INI--
+error_reporting=-1
+--FILE--
+<?php
+function trace_length(int $depth): int {
+    if ($depth > 0) {
+        return trace_length($depth - 1);
+    }
+    $p = new ExcimerProfiler;
+    $p->setPeriod(0.001);
+    $p->start();
+    $t = hrtime(true);
+    while (hrtime(true) - $t < 20e6) {}
+    $p->stop();
+    $log = $p->getLog();
+    return count($log[0]->getTrace());
+}
+foreach (['2.7', 'abc', ' 5', '7x'] as $value) {
+    var_dump(ini_set('excimer.default_max_depth', $value) !== false);
+    echo "$value: ", trace_length(20), " frames\n";
+}
+?>
+--EXPECT--
+bool(true)
+2.7: 3 frames
+bool(true)
+abc: 22 frames
+bool(true)
+ 5: 6 frames
+bool(true)
+7x: 8 frames
