@@ -6,13 +6,20 @@
  * output methods. An ExcimerLogEntry is a (log object, index) pair created
  * on demand; it holds a reference to the log object, so it stays valid
  * after the user drops the log. Logs hold no zvals, so they take part in no
- * reference cycle. */
+ * reference cycle.
+ *
+ * As in Excimer, `foreach` gets an iterator of its own (nested loops over one
+ * log each see every entry, and the log's own key()/current() position is
+ * not moved), and clone copies: a cloned log is independent of the
+ * original, a cloned entry is the same entry of the same log. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include "php.h"
+#include "zend_exceptions.h"
 #include "zend_interfaces.h"
+#include "ext/spl/spl_exceptions.h"
 
 #include "php_excimer.h"
 #include "clock.h"
@@ -84,7 +91,7 @@ zend_object *excimer_log_create(zend_long max_depth, zend_long max_entries, doub
 {
     zend_object *obj = excimer_log_create_object(excimer_log_ce);
     excimer_log_data *data = &log_from_obj(obj)->data;
-    data->max_depth = max_depth < 0 ? 0 : max_depth;
+    data->max_depth = max_depth;
     data->max_entries = max_entries < 0 ? 0 : max_entries;
     data->period = period;
     data->epoch = epoch;
@@ -108,6 +115,133 @@ static void excimer_log_entry_make(zval *rv, zend_object *log, zend_long index)
     GC_ADDREF(log);
     entry->log = log;
     entry->index = (uint32_t)index;
+}
+
+/* ---- foreach: an iterator per loop ----------------------------------------- */
+
+typedef struct excimer_log_iterator {
+    zend_object_iterator it;  /* it.data holds the log (a counted reference) */
+    zend_long index;
+    zval current;             /* the ExcimerLogEntry at index, made on demand; IS_UNDEF when not */
+} excimer_log_iterator;
+
+static zend_long iterator_log_size(zend_object_iterator *it)
+{
+    return (zend_long)log_from_obj(Z_OBJ(it->data))->data.nentries;
+}
+
+static void excimer_log_iterator_forget_current(excimer_log_iterator *iter)
+{
+    zval_ptr_dtor(&iter->current);
+    ZVAL_UNDEF(&iter->current);
+}
+
+static void excimer_log_iterator_dtor(zend_object_iterator *it)
+{
+    excimer_log_iterator *iter = (excimer_log_iterator *)it;
+    excimer_log_iterator_forget_current(iter);
+    zval_ptr_dtor(&it->data);
+}
+
+static int excimer_log_iterator_valid(zend_object_iterator *it)
+{
+    zend_long index = ((excimer_log_iterator *)it)->index;
+    return index < iterator_log_size(it) ? SUCCESS : FAILURE;
+}
+
+static zval *excimer_log_iterator_current(zend_object_iterator *it)
+{
+    excimer_log_iterator *iter = (excimer_log_iterator *)it;
+    if (Z_TYPE(iter->current) == IS_UNDEF) {
+        excimer_log_entry_make(&iter->current, Z_OBJ(it->data), iter->index);
+    }
+    return &iter->current;
+}
+
+static void excimer_log_iterator_key(zend_object_iterator *it, zval *key)
+{
+    zend_long index = ((excimer_log_iterator *)it)->index;
+    if (index < iterator_log_size(it)) {
+        ZVAL_LONG(key, index);
+    } else {
+        ZVAL_NULL(key);
+    }
+}
+
+static void excimer_log_iterator_next(zend_object_iterator *it)
+{
+    excimer_log_iterator *iter = (excimer_log_iterator *)it;
+    excimer_log_iterator_forget_current(iter);
+    if (iter->index < iterator_log_size(it)) {
+        iter->index++;
+    }
+}
+
+static void excimer_log_iterator_rewind(zend_object_iterator *it)
+{
+    excimer_log_iterator *iter = (excimer_log_iterator *)it;
+    excimer_log_iterator_forget_current(iter);
+    iter->index = 0;
+}
+
+static void excimer_log_iterator_invalidate(zend_object_iterator *it)
+{
+    excimer_log_iterator_forget_current((excimer_log_iterator *)it);
+}
+
+static const zend_object_iterator_funcs excimer_log_iterator_funcs = {
+    .dtor = excimer_log_iterator_dtor,
+    .valid = excimer_log_iterator_valid,
+    .get_current_data = excimer_log_iterator_current,
+    .get_current_key = excimer_log_iterator_key,
+    .move_forward = excimer_log_iterator_next,
+    .rewind = excimer_log_iterator_rewind,
+    .invalidate_current = excimer_log_iterator_invalidate,
+    .get_gc = NULL,
+};
+
+static zend_object_iterator *excimer_log_get_iterator(zend_class_entry *ce, zval *object,
+                                                      int by_ref)
+{
+    (void)ce;
+    if (by_ref) {
+        zend_throw_exception(spl_ce_RuntimeException,
+                             "An iterator cannot be used with foreach by reference", 0);
+        return NULL;
+    }
+    excimer_log_iterator *iter = emalloc(sizeof(excimer_log_iterator));
+    zend_iterator_init(&iter->it);
+    ZVAL_OBJ_COPY(&iter->it.data, Z_OBJ_P(object));
+    iter->it.funcs = &excimer_log_iterator_funcs;
+    iter->index = 0;
+    ZVAL_UNDEF(&iter->current);
+    return &iter->it;
+}
+
+/* ---- clone ------------------------------------------------------------------ */
+
+static zend_object *excimer_log_clone_object(zend_object *old)
+{
+    zend_object *obj = excimer_log_create_object(old->ce);
+    excimer_log_obj *log = log_from_obj(obj);
+    stack_store_destroy(&log->data);
+    stack_store_copy(&log->data, &log_from_obj(old)->data);
+    log->iter_pos = log_from_obj(old)->iter_pos;
+    zend_objects_clone_members(obj, old);
+    return obj;
+}
+
+static zend_object *excimer_log_entry_clone_object(zend_object *old)
+{
+    zend_object *obj = old->ce->create_object(old->ce);
+    excimer_log_entry_obj *entry = entry_from_obj(obj), *from = entry_from_obj(old);
+    if (from->log) {
+        GC_ADDREF(from->log);
+        entry->log = from->log;
+    }
+    entry->index = from->index;
+    zend_objects_clone_members(obj, old);
+    return obj;
 }
 
 ZEND_METHOD(ExcimerLog, __construct)
@@ -308,7 +442,9 @@ void excimer_log_classes_register(void)
     memcpy(&excimer_log_handlers, zend_get_std_object_handlers(), sizeof(zend_object_handlers));
     excimer_log_handlers.offset = XtOffsetOf(excimer_log_obj, std);
     excimer_log_handlers.free_obj = excimer_log_free_object;
-    excimer_log_handlers.clone_obj = NULL;
+    excimer_log_handlers.clone_obj = excimer_log_clone_object;
+    /* Set after the interfaces: Iterator would install the user-method one. */
+    excimer_log_ce->get_iterator = excimer_log_get_iterator;
 
     excimer_log_entry_ce = register_class_ExcimerLogEntry();
     excimer_log_entry_ce->create_object = excimer_log_entry_create_object;
@@ -317,5 +453,5 @@ void excimer_log_classes_register(void)
     excimer_log_entry_handlers.offset = XtOffsetOf(excimer_log_entry_obj, std);
     excimer_log_entry_handlers.free_obj = excimer_log_entry_free_object;
     excimer_log_entry_handlers.get_gc = excimer_log_entry_get_gc;
-    excimer_log_entry_handlers.clone_obj = NULL;
+    excimer_log_entry_handlers.clone_obj = excimer_log_entry_clone_object;
 }

@@ -24,11 +24,11 @@ typedef struct excimer_profiler {
     double period;           /* seconds between samples, used at the next start() */
     double initial;          /* seconds before the first sample: random in [0, period) */
     int event_type;          /* EXCIMER_REAL or EXCIMER_CPU, used at the next start() */
-    zend_long max_depth;     /* frames per sample, 0 = all; also set on the live log */
+    zend_long max_depth;     /* levels kept above the leaf (stack_store.h); also on the live log */
     double epoch;            /* clock_mono() at creation: log timestamps count from it */
     zend_object *log;        /* the live ExcimerLog (a counted reference), never NULL */
     zval flush_callback;     /* the flush callable, IS_UNDEF when none */
-    zend_long max_samples;   /* entries at which the tick flushes (with a callback) */
+    zend_long max_samples;   /* entries at which the tick flushes (with a callback), <= 0 never */
     zend_object std;
 } excimer_profiler;
 
@@ -84,7 +84,10 @@ static void profiler_tick(zend_long event_count, void *user_data)
     excimer_log_data *data = excimer_log_data_from_object(p->log);
     stack_store_add_sample(data, EG(current_execute_data), event_count,
                            clock_mono() - p->epoch);
-    if (Z_TYPE(p->flush_callback) != IS_UNDEF && (zend_long)data->nentries >= p->max_samples) {
+    /* As in Excimer: 0 or a negative count never flushes by count, only at
+     * destruction or flush(). */
+    if (Z_TYPE(p->flush_callback) != IS_UNDEF && p->max_samples > 0
+        && (zend_long)data->nentries >= p->max_samples) {
         GC_ADDREF(&p->std);
         OBJ_RELEASE(profiler_flush(p));
         OBJ_RELEASE(&p->std);
@@ -100,7 +103,7 @@ static zend_object *excimer_profiler_create_object(zend_class_entry *ce)
     p->period = 0.1;
     p->initial = p->period * timerlib_random();
     p->event_type = EXCIMER_REAL;
-    p->max_depth = EXCIMER_G(default_max_depth) < 0 ? 0 : EXCIMER_G(default_max_depth);
+    p->max_depth = EXCIMER_G(default_max_depth);
     p->epoch = clock_mono();
     p->log = excimer_log_create(p->max_depth, max_log_entries(), p->period, p->epoch);
     ZVAL_UNDEF(&p->flush_callback);
@@ -160,6 +163,26 @@ static void excimer_profiler_free_object(zend_object *obj)
     zend_object_std_dtor(obj);
 }
 
+/* clone: a stopped profiler with the same settings, flush callback and a
+ * copy of the log so far. (Excimer's clone copies only the PHP object and
+ * crashes on first use.) */
+static zend_object *excimer_profiler_clone_object(zend_object *old)
+{
+    zend_object *obj = excimer_profiler_create_object(old->ce);
+    excimer_profiler *p = profiler_from_obj(obj), *from = profiler_from_obj(old);
+    p->period = from->period;
+    p->initial = from->initial;
+    p->event_type = from->event_type;
+    p->max_depth = from->max_depth;
+    p->epoch = from->epoch;
+    p->max_samples = from->max_samples;
+    ZVAL_COPY(&p->flush_callback, &from->flush_callback);
+    OBJ_RELEASE(p->log);
+    p->log = from->log->handlers->clone_obj(from->log);
+    zend_objects_clone_members(obj, old);
+    return obj;
+}
+
 /* The callback and the log, for the cycle collector. */
 static HashTable *excimer_profiler_get_gc(zend_object *obj, zval **table, int *n)
 {
@@ -207,7 +230,7 @@ ZEND_METHOD(ExcimerProfiler, setMaxDepth)
         Z_PARAM_LONG(max_depth)
     ZEND_PARSE_PARAMETERS_END();
     excimer_profiler *p = THIS_PROFILER();
-    p->max_depth = max_depth < 0 ? 0 : max_depth;
+    p->max_depth = max_depth;
     excimer_log_data_from_object(p->log)->max_depth = p->max_depth;
 }
 
@@ -299,7 +322,7 @@ zend_object *excimer_profiler_create_started(double period, int event_type, zend
     p->period = period > 0 ? period : 0;
     p->initial = p->period * timerlib_random();
     p->event_type = event_type;
-    p->max_depth = max_depth < 0 ? 0 : max_depth;
+    p->max_depth = max_depth;
     data->period = p->period;
     data->max_depth = p->max_depth;
     if (!(p->period > 0) || timerlib_init(&p->timer, p->event_type, profiler_tick, p) == FAILURE
@@ -329,5 +352,5 @@ void excimer_profiler_class_register(void)
     excimer_profiler_handlers.dtor_obj = excimer_profiler_dtor_object;
     excimer_profiler_handlers.free_obj = excimer_profiler_free_object;
     excimer_profiler_handlers.get_gc = excimer_profiler_get_gc;
-    excimer_profiler_handlers.clone_obj = NULL;
+    excimer_profiler_handlers.clone_obj = excimer_profiler_clone_object;
 }

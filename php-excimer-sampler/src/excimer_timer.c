@@ -72,6 +72,20 @@ static void excimer_timer_free_object(zend_object *obj)
     zend_object_std_dtor(obj);
 }
 
+/* clone: an unstarted timer with the same settings and callback. (Excimer's
+ * clone copies only the PHP object and crashes on first use.) */
+static zend_object *excimer_timer_clone_object(zend_object *old)
+{
+    zend_object *obj = excimer_timer_create_object(old->ce);
+    excimer_timer_obj *t = timer_from_obj(obj), *from = timer_from_obj(old);
+    ZVAL_COPY(&t->callback, &from->callback);
+    t->event_type = from->event_type;
+    t->interval = from->interval;
+    t->period = from->period;
+    zend_objects_clone_members(obj, old);
+    return obj;
+}
+
 /* The callback may refer back to the timer (a closure using it): report it
  * so that such cycles are collected. */
 static HashTable *excimer_timer_get_gc(zend_object *obj, zval **table, int *n)
@@ -198,5 +212,5 @@ void excimer_timer_class_register(void)
     excimer_timer_handlers.offset = XtOffsetOf(excimer_timer_obj, std);
     excimer_timer_handlers.free_obj = excimer_timer_free_object;
     excimer_timer_handlers.get_gc = excimer_timer_get_gc;
-    excimer_timer_handlers.clone_obj = NULL; /* one object, one OS timer */
+    excimer_timer_handlers.clone_obj = excimer_timer_clone_object; /* one object, one OS timer */
 }

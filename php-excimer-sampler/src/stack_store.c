@@ -20,8 +20,11 @@
 
 #include "stack_store.h"
 
-/* key_code of the fake root frame of truncated stacks (no code lives at 1). */
+/* key_code of the fake root frame of truncated stacks (no code lives at 1),
+ * and the file and line Excimer gives that frame. */
 #define SS_TRUNCATED_KEY ((uintptr_t)1)
+#define SS_TRUNCATED_FILE "excimer fake file"
+#define SS_TRUNCATED_LINE 1
 #define SS_NOT_FOUND UINT32_MAX
 
 /* ---- open-addressing hash: 64-bit key -> index ----------------------- */
@@ -144,7 +147,8 @@ static uint32_t ss_frame_find(excimer_log_data *log, uintptr_t code, uint32_t li
     f->lineno = lineno;
     f->closure_line = 0;
     if (code == SS_TRUNCATED_KEY) {
-        f->filename = NULL;
+        /* The original's marker: its own fake file, line 1. */
+        f->filename = zend_string_init(SS_TRUNCATED_FILE, sizeof(SS_TRUNCATED_FILE) - 1, 0);
         f->class_name = NULL;
         f->function_name = zend_string_init("excimer_truncated", sizeof("excimer_truncated") - 1, 0);
     } else {
@@ -229,7 +233,7 @@ void stack_store_init(excimer_log_data *log, zend_long max_depth, zend_long max_
     log->nodes[0].parent = 0;
     log->nodes[0].last_entry = 0;
     log->nnodes = 1;
-    log->max_depth = max_depth < 0 ? 0 : max_depth;
+    log->max_depth = max_depth;
     log->max_entries = max_entries < 0 ? 0 : max_entries;
     log->period = period;
     log->epoch = epoch;
@@ -266,6 +270,49 @@ void stack_store_destroy(excimer_log_data *log)
     memset(log, 0, sizeof(*log));
 }
 
+static void *ss_dup(const void *src, size_t n, size_t size)
+{
+    if (!src || n == 0) {
+        return NULL;
+    }
+    void *dst = safe_emalloc(n, size, 0);
+    memcpy(dst, src, n * size);
+    return dst;
+}
+
+static void ss_hash_copy(stack_hash *dst, const stack_hash *src)
+{
+    *dst = *src;
+    dst->keys = ss_dup(src->keys, src->size, sizeof(uint64_t));
+    dst->values = ss_dup(src->values, src->size, sizeof(uint32_t));
+}
+
+static zend_string *ss_str_copy(zend_string *s)
+{
+    return s ? zend_string_copy(s) : NULL;
+}
+
+void stack_store_copy(excimer_log_data *dst, const excimer_log_data *src)
+{
+    *dst = *src;
+    dst->frames_cap = src->nframes;
+    dst->frames = ss_dup(src->frames, src->nframes, sizeof(excimer_frame));
+    for (uint32_t i = 0; i < dst->nframes; i++) {
+        excimer_frame *f = &dst->frames[i];
+        f->filename = ss_str_copy(f->filename);
+        f->class_name = ss_str_copy(f->class_name);
+        f->function_name = ss_str_copy(f->function_name);
+    }
+    dst->nodes_cap = src->nnodes; /* never 0: nodes[0] is the sentinel */
+    dst->nodes = ss_dup(src->nodes, src->nnodes, sizeof(stack_node));
+    dst->entries_cap = src->nentries;
+    dst->entries = ss_dup(src->entries, src->nentries, sizeof(stack_entry));
+    ss_hash_copy(&dst->frame_index, &src->frame_index);
+    ss_hash_copy(&dst->node_index, &src->node_index);
+    dst->scratch = NULL;
+    dst->scratch_cap = 0;
+}
+
 /* ---- recording ----------------------------------------------------------- */
 
 void stack_store_add_sample(excimer_log_data *log, zend_execute_data *ex, zend_long event_count,
@@ -274,33 +321,34 @@ void stack_store_add_sample(excimer_log_data *log, zend_execute_data *ex, zend_l
     /* At the entry cap nothing new is created: a sample either folds into an
      * existing entry of the same stack or is dropped, so memory stays bounded. */
     bool create = !(log->max_entries > 0 && log->nentries >= (zend_ulong)log->max_entries);
-    zend_ulong max_depth = (zend_ulong)log->max_depth;
-    uint32_t depth = 0;
+    uint32_t depth = 0;        /* frames recorded in scratch */
+    zend_long level = 0;       /* execute_data walked, as Excimer counts depth */
     bool truncated = false;
 
-    /* Leaf to root: frame indexes into scratch. */
-    for (; ex; ex = ex->prev_execute_data) {
+    /* Leaf to root: frame indexes into scratch. As in Excimer, the frames at
+     * levels 0..max_depth are kept and anything above the last one becomes
+     * the marker; a negative max_depth keeps the leaf only. */
+    for (; ex; ex = ex->prev_execute_data, level++) {
         const zend_function *func = ex->func;
-        if (!func) {
-            continue;
-        }
-        if (max_depth && depth >= max_depth) {
-            truncated = true;
-            break;
-        }
-        uint32_t frame = ss_frame_of(log, ex, func, create);
-        if (frame == SS_NOT_FOUND) {
-            if (!create) {
+        if (func) {
+            uint32_t frame = ss_frame_of(log, ex, func, create);
+            if (frame == SS_NOT_FOUND && !create) {
                 log->dropped_events += event_count;
                 return;
             }
-            continue; /* an internal frame without a name */
+            if (frame != SS_NOT_FOUND) { /* else an internal frame without a name */
+                if (depth == log->scratch_cap) {
+                    log->scratch_cap = log->scratch_cap ? log->scratch_cap * 2 : 64;
+                    log->scratch = safe_erealloc(log->scratch, log->scratch_cap,
+                                                 sizeof(uint32_t), 0);
+                }
+                log->scratch[depth++] = frame;
+            }
         }
-        if (depth == log->scratch_cap) {
-            log->scratch_cap = log->scratch_cap ? log->scratch_cap * 2 : 64;
-            log->scratch = safe_erealloc(log->scratch, log->scratch_cap, sizeof(uint32_t), 0);
+        if (log->max_depth != 0 && level >= log->max_depth && ex->prev_execute_data) {
+            truncated = true;
+            break;
         }
-        log->scratch[depth++] = frame;
     }
     if (depth == 0) {
         log->dropped_events += event_count; /* no PHP code was running */
@@ -310,7 +358,8 @@ void stack_store_add_sample(excimer_log_data *log, zend_execute_data *ex, zend_l
     /* Root to leaf: the trie node of the stack. */
     uint32_t node = 0;
     if (truncated) {
-        uint32_t frame = ss_frame_find(log, SS_TRUNCATED_KEY, 0, NULL, NULL, NULL, NULL, create);
+        uint32_t frame = ss_frame_find(log, SS_TRUNCATED_KEY, SS_TRUNCATED_LINE, NULL, NULL, NULL,
+                                       NULL, create);
         node = frame == SS_NOT_FOUND ? SS_NOT_FOUND : ss_node_find(log, 0, frame, create);
     }
     for (uint32_t i = depth; i-- > 0 && node != SS_NOT_FOUND;) {
@@ -352,8 +401,10 @@ zend_long stack_store_event_count(const excimer_log_data *log)
 
 /* ---- output helpers ------------------------------------------------------ */
 
-/* The display name of a frame; spaces and NUL bytes become '_'. */
-static zend_string *ss_frame_name(const excimer_frame *f)
+/* The display name of a frame. formatCollapsed and speedscope replace spaces
+ * and NUL bytes with '_' (`for_lines`); aggregateByFunction keys by the name
+ * as it is, as Excimer does. */
+static zend_string *ss_frame_name(const excimer_frame *f, bool for_lines)
 {
     smart_str s = {0};
     if (f->closure_line) {
@@ -379,6 +430,9 @@ static zend_string *ss_frame_name(const excimer_frame *f)
         return ZSTR_EMPTY_ALLOC();
     }
     smart_str_0(&s);
+    if (!for_lines) {
+        return smart_str_extract(&s);
+    }
     char *p = ZSTR_VAL(s.s);
     for (size_t i = 0; i < ZSTR_LEN(s.s); i++) {
         if (p[i] == ' ' || p[i] == '\0') {
@@ -392,21 +446,19 @@ static zend_string *ss_frame_name(const excimer_frame *f)
 typedef struct ss_names {
     uint32_t *of_frame;        /* frame index -> name id */
     zend_string **names;       /* name id -> name */
-    uint32_t *first_frame;     /* name id -> first frame with that name */
     uint32_t count;            /* number of names */
 } ss_names;
 
-static void ss_names_build(ss_names *n, const excimer_log_data *log)
+static void ss_names_build(ss_names *n, const excimer_log_data *log, bool for_lines)
 {
     HashTable index;
     uint32_t size = log->nframes ? log->nframes : 1;
     n->of_frame = safe_emalloc(size, sizeof(uint32_t), 0);
     n->names = safe_emalloc(size, sizeof(zend_string *), 0);
-    n->first_frame = safe_emalloc(size, sizeof(uint32_t), 0);
     n->count = 0;
     zend_hash_init(&index, log->nframes, NULL, NULL, 0);
     for (uint32_t i = 0; i < log->nframes; i++) {
-        zend_string *name = ss_frame_name(&log->frames[i]);
+        zend_string *name = ss_frame_name(&log->frames[i], for_lines);
         zval *found = zend_hash_find(&index, name);
         if (found) {
             n->of_frame[i] = (uint32_t)Z_LVAL_P(found);
@@ -416,7 +468,6 @@ static void ss_names_build(ss_names *n, const excimer_log_data *log)
             ZVAL_LONG(&id, n->count);
             zend_hash_add_new(&index, name, &id);
             n->names[n->count] = name;
-            n->first_frame[n->count] = i;
             n->of_frame[i] = n->count++;
         }
     }
@@ -430,7 +481,6 @@ static void ss_names_destroy(ss_names *n)
     }
     efree(n->of_frame);
     efree(n->names);
-    efree(n->first_frame);
 }
 
 /* A growable array of uint32_t (name ids along one stack). */
@@ -446,16 +496,6 @@ static zend_always_inline void ss_u32vec_push(ss_u32vec *vec, uint32_t x)
         vec->v = safe_erealloc(vec->v, vec->cap, sizeof(uint32_t), 0);
     }
     vec->v[vec->n++] = x;
-}
-
-/* The name ids of a stack, leaf first, into vec (cleared first). */
-static void ss_stack_names(const excimer_log_data *log, const ss_names *names, uint32_t node,
-                           ss_u32vec *vec)
-{
-    vec->n = 0;
-    for (; node; node = log->nodes[node].parent) {
-        ss_u32vec_push(vec, names->of_frame[log->nodes[node].frame]);
-    }
 }
 
 /* A frame as an array: file, line, class?, function?, closure_line?. */
@@ -489,7 +529,7 @@ zend_string *stack_store_format_collapsed(const excimer_log_data *log)
         return ZSTR_EMPTY_ALLOC();
     }
     ss_names names;
-    ss_names_build(&names, log);
+    ss_names_build(&names, log, true);
 
     /* A second trie over names: stacks that differ only in lines share a
      * name node. Parents precede children in `nodes`, so one pass works. */
@@ -572,30 +612,70 @@ zend_string *stack_store_format_collapsed(const excimer_log_data *log)
 
 /* ---- getSpeedscopeData ------------------------------------------------------ */
 
+/* Speedscope frame ids, as Excimer numbers them: stacks' frames in the order
+ * they were first recorded (root first: trie nodes are created root to
+ * leaf), one id per distinct (name, file). Returns node -> id. */
+static uint32_t *ss_speedscope_frames(const excimer_log_data *log, zval *frames)
+{
+    uint32_t *id_of_node = safe_emalloc(log->nnodes, sizeof(uint32_t), 0);
+    zend_string **name_of_frame = ecalloc(log->nframes ? log->nframes : 1, sizeof(zend_string *));
+    HashTable ids;
+    zend_hash_init(&ids, 64, NULL, NULL, 0);
+    array_init(frames);
+    id_of_node[0] = 0;
+    for (uint32_t i = 1; i < log->nnodes; i++) {
+        uint32_t fi = log->nodes[i].frame;
+        const excimer_frame *f = &log->frames[fi];
+        if (!name_of_frame[fi]) {
+            name_of_frame[fi] = ss_frame_name(f, true);
+        }
+        smart_str key = {0};
+        smart_str_append(&key, name_of_frame[fi]);
+        smart_str_appendc(&key, '\0');
+        if (f->filename) {
+            smart_str_append(&key, f->filename);
+        }
+        smart_str_0(&key);
+        zval *found = zend_hash_find(&ids, key.s);
+        if (!found) {
+            zval id, frame;
+            ZVAL_LONG(&id, zend_hash_num_elements(Z_ARRVAL_P(frames)));
+            found = zend_hash_add_new(&ids, key.s, &id);
+            array_init_size(&frame, 2);
+            add_assoc_str(&frame, "name", zend_string_copy(name_of_frame[fi]));
+            /* Internal functions (ours only) get an empty file, as in getTrace(). */
+            add_assoc_str(&frame, "file", f->filename ? zend_string_copy(f->filename)
+                                                      : ZSTR_EMPTY_ALLOC());
+            add_next_index_zval(frames, &frame);
+        }
+        id_of_node[i] = (uint32_t)Z_LVAL_P(found);
+        smart_str_free(&key);
+    }
+    for (uint32_t i = 0; i < log->nframes; i++) {
+        if (name_of_frame[i]) {
+            zend_string_release(name_of_frame[i]);
+        }
+    }
+    efree(name_of_frame);
+    zend_hash_destroy(&ids);
+    return id_of_node;
+}
+
 void stack_store_speedscope(const excimer_log_data *log, zval *return_value)
 {
-    ss_names names;
-    ss_names_build(&names, log);
     zend_long period_ns = (zend_long)(log->period * 1e9 + 0.5);
-
     zval frames, samples, weights;
-    array_init_size(&frames, names.count);
-    for (uint32_t i = 0; i < names.count; i++) {
-        const excimer_frame *f = &log->frames[names.first_frame[i]];
-        zval frame;
-        array_init_size(&frame, 2);
-        add_assoc_str(&frame, "name", zend_string_copy(names.names[i]));
-        add_assoc_str(&frame, "file", f->filename ? zend_string_copy(f->filename)
-                                                  : ZSTR_EMPTY_ALLOC());
-        add_next_index_zval(&frames, &frame);
-    }
+    uint32_t *id_of_node = ss_speedscope_frames(log, &frames);
 
     array_init_size(&samples, log->nentries);
     array_init_size(&weights, log->nentries);
     ss_u32vec chain = {0};
     for (uint32_t i = 0; i < log->nentries; i++) {
         const stack_entry *e = &log->entries[i];
-        ss_stack_names(log, &names, e->node, &chain);
+        chain.n = 0;
+        for (uint32_t node = e->node; node; node = log->nodes[node].parent) {
+            ss_u32vec_push(&chain, id_of_node[node]);
+        }
         zval sample;
         array_init_size(&sample, chain.n);
         for (uint32_t j = chain.n; j-- > 0;) {
@@ -607,6 +687,7 @@ void stack_store_speedscope(const excimer_log_data *log, zval *return_value)
     if (chain.v) {
         efree(chain.v);
     }
+    efree(id_of_node);
     zend_long end_ns = 0;
     if (log->nentries) {
         double span = log->entries[log->nentries - 1].timestamp - log->entries[0].timestamp;
@@ -632,7 +713,6 @@ void stack_store_speedscope(const excimer_log_data *log, zval *return_value)
     add_assoc_string(return_value, "exporter", "Excimer");
     add_assoc_zval(return_value, "shared", &shared);
     add_assoc_zval(return_value, "profiles", &profiles);
-    ss_names_destroy(&names);
 }
 
 /* ---- aggregateByFunction ---------------------------------------------------- */
@@ -641,6 +721,7 @@ typedef struct ss_aggr {
     zend_long self, inclusive;
     uint32_t stamp;            /* last entry (index + 1) that counted it inclusively */
     uint32_t first_seen;       /* order of first appearance + 1, 0 = never */
+    uint32_t first_frame;      /* the frame it was first seen as: its file and line are shown */
 } ss_aggr;
 
 /* qsort_r order: inclusive descending, then first appearance. */
@@ -657,7 +738,7 @@ static int ss_aggr_cmp(const void *a, const void *b, void *arg)
 void stack_store_aggregate_by_function(const excimer_log_data *log, zval *return_value)
 {
     ss_names names;
-    ss_names_build(&names, log);
+    ss_names_build(&names, log, false);
     ss_aggr *aggr = ecalloc(names.count ? names.count : 1, sizeof(ss_aggr));
     uint32_t *order = safe_emalloc(names.count ? names.count : 1, sizeof(uint32_t), 0);
     uint32_t norder = 0;
@@ -666,11 +747,13 @@ void stack_store_aggregate_by_function(const excimer_log_data *log, zval *return
         const stack_entry *e = &log->entries[i];
         bool leaf = true;
         for (uint32_t node = e->node; node; node = log->nodes[node].parent) {
-            uint32_t id = names.of_frame[log->nodes[node].frame];
+            uint32_t frame = log->nodes[node].frame;
+            uint32_t id = names.of_frame[frame];
             ss_aggr *a = &aggr[id];
             if (!a->first_seen) {
                 order[norder++] = id;
                 a->first_seen = norder;
+                a->first_frame = frame;
             }
             if (leaf) {
                 a->self += e->event_count;
@@ -688,7 +771,7 @@ void stack_store_aggregate_by_function(const excimer_log_data *log, zval *return
     for (uint32_t k = 0; k < norder; k++) {
         uint32_t id = order[k];
         zval info;
-        ss_frame_array(&log->frames[names.first_frame[id]], &info);
+        ss_frame_array(&log->frames[aggr[id].first_frame], &info);
         add_assoc_long(&info, "self", aggr[id].self);
         add_assoc_long(&info, "inclusive", aggr[id].inclusive);
         zend_symtable_update(Z_ARRVAL_P(return_value), names.names[id], &info);

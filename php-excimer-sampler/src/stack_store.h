@@ -57,7 +57,7 @@ typedef struct excimer_log_data {
     stack_hash node_index;       /* (parent, frame) -> node */
     stack_entry *entries;        /* samples in arrival order */
     uint32_t nentries, entries_cap;
-    zend_long max_depth;         /* frames kept per sample, 0 = all */
+    zend_long max_depth;         /* levels kept above the leaf, 0 = all, < 0 the leaf only */
     zend_long max_entries;       /* entries kept at most, 0 = no limit */
     zend_long dropped_events;    /* events of samples dropped at max_entries */
     double period;               /* seconds per event (speedscope weights) */
@@ -69,10 +69,12 @@ typedef struct excimer_log_data {
 void stack_store_init(excimer_log_data *log, zend_long max_depth, zend_long max_entries,
                       double period, double epoch);
 void stack_store_destroy(excimer_log_data *log);
+/* dst becomes an independent copy of src (for clone). */
+void stack_store_copy(excimer_log_data *dst, const excimer_log_data *src);
 
 /* Records the stack that starts at `ex` (the leaf; walks prev_execute_data
  * iteratively, so any depth is fine). Frames beyond max_depth are replaced
- * by one root frame "excimer_truncated". */
+ * by one root frame "excimer_truncated" (file "excimer fake file", line 1). */
 void stack_store_add_sample(excimer_log_data *log, zend_execute_data *ex, zend_long event_count,
                             double timestamp);
 

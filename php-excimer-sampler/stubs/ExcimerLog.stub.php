@@ -4,8 +4,8 @@
 
 /**
  * The PHP API of class ExcimerLog (src/excimer_log.c). The first half of
- * src/excimer_log_arginfo.h mirrors this file (in the format of php-src's
- * build/gen_stub.php); change both together.
+ * src/excimer_log_arginfo.h is generated from this file by scripts/gen-arginfo
+ * (php-src's build/gen_stub.php).
  */
 
 /**
@@ -13,7 +13,9 @@
  * obtained from ExcimerProfiler::getLog() or ::flush(), or handed to the
  * flush callback; it cannot be constructed by users.
  *
- * Each element is an ExcimerLogEntry. The log is read-only: writing or
+ * Each element is an ExcimerLogEntry. Every foreach has a position of its
+ * own; the Iterator methods below keep another. A clone is an independent
+ * copy. The log is read-only: writing or
  * unsetting an element gives an E_WARNING "ExcimerLog cannot be modified".
  *
  * Memory is bounded by the INI setting excimer.max_log_entries (default

@@ -4,8 +4,8 @@
 
 /**
  * The PHP API of class ExcimerLogEntry (src/excimer_log.c). The second half
- * of src/excimer_log_arginfo.h mirrors this file (in the format of
- * php-src's build/gen_stub.php); change both together.
+ * of src/excimer_log_arginfo.h is generated
+ * from this file by scripts/gen-arginfo (php-src's build/gen_stub.php).
  */
 
 /**

@@ -4,8 +4,8 @@
 
 /**
  * The PHP API of class ExcimerProfiler (src/excimer_profiler.c).
- * src/excimer_profiler_arginfo.h mirrors this file (in the format of
- * php-src's build/gen_stub.php); change both together.
+ * src/excimer_profiler_arginfo.h is generated
+ * from this file by scripts/gen-arginfo (php-src's build/gen_stub.php).
  */
 
 /**
@@ -43,10 +43,11 @@ class ExcimerProfiler
     public function setEventType($event_type) {}
 
     /**
-     * The number of frames kept per sample (default: INI
-     * excimer.default_max_depth, 1000); 0 = unlimited. Takes effect at
-     * once. A deeper stack keeps its leaf-most $maxDepth frames under a
-     * fake root frame "excimer_truncated".
+     * How deep samples go (default: INI excimer.default_max_depth, 1000);
+     * 0 = unlimited. Takes effect at once. As in Excimer, a deeper stack
+     * keeps its leaf-most $max_depth + 1 frames under a fake root frame
+     * "excimer_truncated" (file "excimer fake file", line 1); a negative
+     * value keeps the leaf only.
      *
      * @param int $max_depth
      * @return void
@@ -55,7 +56,8 @@ class ExcimerProfiler
 
     /**
      * Calls $callback with the full ExcimerLog whenever the log holds
-     * $maxSamples entries or more; sampling continues into a fresh log.
+     * $max_samples entries or more (never when $max_samples <= 0);
+     * sampling continues into a fresh log.
      * The callback is also called by flush(), and when the profiler is
      * destroyed with a non-empty log. A non-callable $callback gives an
      * E_WARNING "flush callback is not callable: ..." and is ignored.

@@ -3,9 +3,8 @@
 /** @generate-class-entries */
 
 /**
- * The PHP API of src/excimer_timer.c. src/excimer_timer_arginfo.h mirrors
- * this file (in the format of php-src's build/gen_stub.php); change both
- * together.
+ * The PHP API of src/excimer_timer.c. src/excimer_timer_arginfo.h is generated
+ * from this file by scripts/gen-arginfo (php-src's build/gen_stub.php).
  */
 
 /**

@@ -1,5 +1,5 @@
 --TEST--
-excimer.default_max_depth: the leading integer of the value ("2.7" is 2, "abc" is 0: unlimited), without PHP's "Invalid quantity" warning, as the original reads it
+excimer.default_max_depth: the leading integer of the value ("2.7" is 2, "abc" is 0: unlimited, -1 the leaf only), without PHP's "Invalid quantity" warning, as the original reads it
 --EXTENSIONS--
 excimer
 --INI--
@@ -19,17 +19,19 @@ function trace_length(int $depth): int {
     $log = $p->getLog();
     return count($log[0]->getTrace());
 }
-foreach (['2.7', 'abc', ' 5', '7x'] as $value) {
+foreach (['2.7', 'abc', ' 5', '7x', '-1'] as $value) {
     var_dump(ini_set('excimer.default_max_depth', $value) !== false);
     echo "$value: ", trace_length(20), " frames\n";
 }
 ?>
 --EXPECT--
 bool(true)
-2.7: 3 frames
+2.7: 4 frames
 bool(true)
 abc: 22 frames
 bool(true)
- 5: 6 frames
+ 5: 7 frames
 bool(true)
-7x: 8 frames
+7x: 9 frames
+bool(true)
+-1: 2 frames

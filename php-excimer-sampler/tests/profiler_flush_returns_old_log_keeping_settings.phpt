@@ -36,6 +36,6 @@ var_dump($second[0]->getTimestamp() >= $first[count($first) - 1]->getTimestamp()
 --EXPECT--
 bool(true)
 int(0)
-int(4)
+int(5)
 bool(true)
 bool(true)

@@ -1,5 +1,5 @@
 --TEST--
-ExcimerProfiler::setMaxDepth(): deeper stacks keep their leaf-most frames under "excimer_truncated"; takes effect at once
+ExcimerProfiler::setMaxDepth(N): as in Excimer 1.2.5, deeper stacks keep their N+1 leaf-most frames under "excimer_truncated" (file "excimer fake file", line 1); takes effect at once; -1 keeps the leaf only
 --EXTENSIONS--
 excimer
 --FILE--
@@ -22,10 +22,11 @@ function depths(ExcimerLog $log, ?int $max): array {
         if ($max === null) {
             /* depths only */
         } elseif (($root['function'] ?? '') === 'excimer_truncated') {
-            if (count($trace) !== $max + 1 || $root['file'] !== '' || $root['line'] !== 0) {
+            if (count($trace) !== $max + 2 || $root['file'] !== 'excimer fake file'
+                || $root['line'] !== 1) {
                 echo "bad truncation\n";
             }
-        } elseif (count($trace) > $max) {
+        } elseif (count($trace) > $max + 1) {
             echo "not truncated\n";
         }
         $depths[] = count($trace);
@@ -40,7 +41,7 @@ $p->start();
 down($p->getLog(), 30);
 $p->stop();
 var_dump(max(depths($p->getLog(), 5)));
-var_dump((bool)preg_match('/^excimer_truncated;down;down;down;down;burn_until_samples \d+$/m',
+var_dump((bool)preg_match('/^excimer_truncated;down;down;down;down;down;burn_until_samples \d+$/m',
                           $p->getLog()->formatCollapsed()));
 
 /* A stack that fits is not truncated; the flushed log keeps the depth. */
@@ -71,13 +72,23 @@ $p->start();
 down_then_limit($p, 20);
 $p->stop();
 $depths = depths($p->getLog(), null);
-var_dump(in_array(23, $depths, true), in_array(4, $depths, true));
+var_dump(in_array(23, $depths, true), in_array(5, $depths, true));
+
+/* Negative: the leaf and the marker, as the original's `max_depth && depth >= max_depth`. */
+$p->flush();
+$p->setMaxDepth(-1);
+$p->start();
+down($p->getLog(), 4);
+$p->stop();
+var_dump(max(depths($p->getLog(), null)), $p->getLog()[0]->getTrace()[1]['function']);
 ?>
 --EXPECT--
-int(6)
+int(7)
 bool(true)
 int(0)
 int(5)
-int(6)
+int(7)
 bool(true)
 bool(true)
+int(2)
+string(17) "excimer_truncated"
