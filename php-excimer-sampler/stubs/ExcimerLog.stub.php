@@ -49,10 +49,13 @@ class ExcimerLog implements Iterator, Countable, ArrayAccess
      * (https://www.speedscope.app/file-format-schema.json), ready for
      * json_encode(): one "sampled" profile in nanoseconds; each sample is
      * the list of its frame indexes from root to leaf, weighted by its
-     * event count times the period; frames are functions (lines merged).
+     * event count times the period; frames are functions (lines merged),
+     * one per name and file, in the order stacks first reached them from
+     * the root.
      *
+     * @return array
      */
-    public function getSpeedscopeData(): array {}
+    public function getSpeedscopeData() {}
 
     /**
      * Samples per function, keyed by the frame name as in formatCollapsed():

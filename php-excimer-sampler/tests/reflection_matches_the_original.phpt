@@ -1,5 +1,5 @@
 --TEST--
-Reflection of every class, method, parameter, return type, constant and function equals the original's (php-excimer: recorded from Debian's 1.0.4 module, plus 1.2's getSpeedscopeData(); our excimer_arclamp_* functions left out)
+Reflection of every class, method, parameter, return type, constant and function equals the original's (php-excimer: recorded from Debian's 1.0.4 module, plus 1.2.5's getSpeedscopeData(), built from its source against PHP 8.2; our excimer_arclamp_* functions left out)
 --EXTENSIONS--
 excimer
 --FILE--
@@ -56,7 +56,7 @@ function excimer_set_timeout($callback, $interval)
   public current(): ~mixed
   public formatCollapsed()
   public getEventCount()
-  public getSpeedscopeData(): array
+  public getSpeedscopeData()
   public key(): ~mixed
   public next(): ~void
   public offsetExists($offset): ~bool
