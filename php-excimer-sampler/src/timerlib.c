@@ -523,7 +523,7 @@ int timerlib_start(timerlib_timer *t, double initial, double period)
     }
     /* As the original, where the kernel refuses them: NaN and +INF. */
     if (isnan(initial) || isnan(period) || initial == INFINITY || period == INFINITY) {
-        php_error_docref(NULL, E_WARNING, "timer_settime(): %s", strerror(EINVAL));
+        php_error_docref(NULL, E_WARNING, "Error in timer_settime(): %s", strerror(EINVAL));
         return FAILURE;
     }
     struct itimerspec its = {

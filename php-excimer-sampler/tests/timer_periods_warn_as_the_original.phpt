@@ -15,22 +15,22 @@ foreach ([INF, NAN, 1e-12, -1] as $v) { echo "profiler period $v: "; $p->setPeri
 ?>
 --EXPECTF--
 v=INF interval only: 
-Warning: ExcimerTimer::start(): timer_settime(): Invalid argument in %s on line 5
+Warning: ExcimerTimer::start(): Error in timer_settime(): Invalid argument in %s on line 5
 getTime=0
 v=INF period only: 
-Warning: ExcimerTimer::start(): timer_settime(): Invalid argument in %s on line 5
+Warning: ExcimerTimer::start(): Error in timer_settime(): Invalid argument in %s on line 5
 getTime=0
 v=INF both: 
-Warning: ExcimerTimer::start(): timer_settime(): Invalid argument in %s on line 5
+Warning: ExcimerTimer::start(): Error in timer_settime(): Invalid argument in %s on line 5
 getTime=0
 v=NAN interval only: 
-Warning: ExcimerTimer::start(): timer_settime(): Invalid argument in %s on line 5
+Warning: ExcimerTimer::start(): Error in timer_settime(): Invalid argument in %s on line 5
 getTime=0
 v=NAN period only: 
-Warning: ExcimerTimer::start(): timer_settime(): Invalid argument in %s on line 5
+Warning: ExcimerTimer::start(): Error in timer_settime(): Invalid argument in %s on line 5
 getTime=0
 v=NAN both: 
-Warning: ExcimerTimer::start(): timer_settime(): Invalid argument in %s on line 5
+Warning: ExcimerTimer::start(): Error in timer_settime(): Invalid argument in %s on line 5
 getTime=0
 v=1.0E-12 interval only: 
 Warning: ExcimerTimer::start(): Unable to start timer with a value of zero duration and period in %s on line 5
@@ -60,10 +60,10 @@ v=-INF both:
 Warning: ExcimerTimer::start(): Unable to start timer with a value of zero duration and period in %s on line 5
 getTime=0
 profiler period INF: 
-Warning: ExcimerProfiler::start(): timer_settime(): Invalid argument in %s on line 9
+Warning: ExcimerProfiler::start(): Error in timer_settime(): Invalid argument in %s on line 9
 
 profiler period NAN: 
-Warning: ExcimerProfiler::start(): timer_settime(): Invalid argument in %s on line 9
+Warning: ExcimerProfiler::start(): Error in timer_settime(): Invalid argument in %s on line 9
 
 profiler period 1.0E-12: 
 Warning: ExcimerProfiler::start(): Unable to start timer with a value of zero duration and period in %s on line 9
