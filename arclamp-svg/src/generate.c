@@ -605,6 +605,13 @@ enum generate_status generate_run(const struct gen_config *cfg,
     if (datadir_drop_root(cfg->data_dir, err, errlen) < 0)
         return GENERATE_ERROR;
     char why[1024];
+    /* No logs, nothing to draw: leave a missing data_dir uncreated (a
+     * wrong --data-dir or the built-in default should not appear on disk). */
+    struct stat logs_st;
+    if (stat(cfg->logs_dir, &logs_st) < 0 && errno == ENOENT) {
+        snprintf(err, errlen, "logs_dir: %s: %s (nothing done)", cfg->logs_dir, strerror(errno));
+        return GENERATE_ERROR;
+    }
     int data_fd = datadir_open_base(cfg->data_dir, 1, why, sizeof why);
     if (data_fd < 0) {
         snprintf(err, errlen, "data_dir: %s", why);

@@ -521,3 +521,14 @@ def test_file_names_cannot_forge_log_lines(tree):
     assert b"\x1b" not in err
     assert not [l for l in err.split(b"\n") if l.startswith(b"2026-11-22T00:00:00Z")]
     assert b"\\x0a2026-11-22T00:00:00Z" in err
+
+
+def test_missing_data_dir_without_logs_is_not_created(tree):
+    # A mistyped --data-dir (or the built-in default on a machine without
+    # Arc Lamp) must not appear on disk: nothing to draw, nothing created.
+    missing = tree.root / "no" / "such" / "arclamp"
+    proc = tree.run("generate", "--data-dir", str(missing), data_dir=False)
+    assert proc.returncode == 1
+    assert b"logs_dir: %s/logs: No such file or directory (nothing done)" % str(missing).encode() \
+        in proc.stderr
+    assert not (tree.root / "no").exists()
