@@ -29,6 +29,7 @@ struct render_args {
     int flamechart;               /* --flamechart: input order, no sorting */
     const char *output;           /* --output FILE, else standard output */
     const char *reversed_output;  /* --reversed-output FILE: also the reversed graph */
+    const char *total_text;       /* --total as given, for its warning */
     int quiet;
     struct flame_limits limits;   /* --max-stacks, --max-frames */
     struct flame_budget budget;   /* --max-memory */
@@ -229,7 +230,7 @@ static int apply_option(int opt, const char *arg, struct render_args *a)
     case OPT_INVERTED: s->inverted = 1; return 0;
     case OPT_NEGATE: s->negate = 1; return 0;
     case OPT_NOTES: s->notes = arg; return 0;
-    case OPT_TOTAL: return parse_number(arg, "total", 0, &s->total);
+    case OPT_TOTAL: a->total_text = arg; return parse_number(arg, "total", 0, &s->total);
     case OPT_FACTOR: return parse_number(arg, "factor", 1e-9, &s->factor);
     case OPT_OUTPUT: a->output = arg; return 0;
     case OPT_REVERSED_OUTPUT: a->reversed_output = arg; return 0;
@@ -351,11 +352,12 @@ int cmd_render(int argc, char **argv)
         fprintf(stderr, "Ignored %zu lines with invalid format\n", ignored);
     /* svg_render never lets --total shrink the graph below its samples; say
      * so unless the given total is under 2% of the real one, where
-     * flamegraph.pl stays quiet too. */
-    double actual = flame_total(f) * a.svg.factor;
+     * flamegraph.pl stays quiet too. Both in the input's units (--factor
+     * applies to neither), the real one as Perl prints a number. */
+    double actual = flame_total(f);
     if (a.svg.total > 0 && a.svg.total < actual && a.svg.total / actual > 0.02)
-        fprintf(stderr, "Specified --total %g is less than actual total %g, so ignored\n",
-                a.svg.total, actual);
+        fprintf(stderr, "Specified --total %s is less than actual total %.15g, so ignored\n",
+                a.total_text, actual);
     /* As flamegraph.pl: nothing to draw is exit status 2, with the error
      * SVG still written for tools that always expect a document. */
     if (flame_total(f) <= 0) {

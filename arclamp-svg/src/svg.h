@@ -50,7 +50,8 @@ struct svg_options {
     int inverted;            /* icicle graph: the root at the top, growing down */
     int negate;              /* differential: swap the meaning of red and blue */
     double factor;           /* counts are multiplied by this (1) */
-    double total;            /* > 0: percentages relative to this instead of the root */
+    double total;            /* > 0: --total, the counts (before factor) spanning the full
+                                width, when not below the real total */
     size_t max_bytes;        /* the document stays about this small: boxes deeper than
                                 what fits are left out, and the subtitle says so
                                 (SVG_DEFAULT_MAX_BYTES; 0: no limit) */

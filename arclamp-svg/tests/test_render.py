@@ -301,10 +301,29 @@ def test_total_scales_the_graph_and_a_smaller_one_is_ignored():
     doc = run(["--total", "40"], stdin=data).stdout
     f = box(doc, "f")
     assert f[0] == "f (10 samples, 25.00%)" and f[2] == 295.0   # 1180 * 10 / 40
-    assert box(doc, "all")[0] == "all (10 samples, 100%)"
+    # the root spans the full width and says the total, as flamegraph.pl's
+    assert box(doc, "all")[0] == "all (40 samples, 100%)" and box(doc, "all")[2] == 1180.0
     small = run(["--total", "5"], stdin=data)
     assert b"Specified --total 5 is less than actual total 10, so ignored" in small.stderr
     assert small.stdout == run([], stdin=data).stdout
+
+
+def test_total_is_in_input_units_before_factor():
+    """--total N counts as the input counts (flamegraph.pl's timemax), and
+    --factor scales the texts only: 10 samples, --total 1000 --factor 2."""
+    data = b"main;f 10\n"
+    doc = run(["--total", "1000", "--factor", "2"], stdin=data).stdout
+    assert box(doc, "all")[0] == "all (2,000 samples, 100%)"
+    assert box(doc, "f")[0] == "f (20 samples, 1.00%)" and box(doc, "f")[2] == 11.8
+    # 15 is above the 10 of the input, though below its 20 after --factor
+    above = run(["--total", "15", "--factor", "2"], stdin=data)
+    assert b"Specified --total" not in above.stderr
+    assert box(above.stdout, "all")[0] == "all (30 samples, 100%)"
+    below = run(["--total", "5", "--factor", "2"], stdin=data)
+    assert b"Specified --total 5 is less than actual total 10, so ignored" in below.stderr
+    assert box(below.stdout, "all")[0] == "all (20 samples, 100%)"
+    # at most 2% of the real total: ignored without a word, as flamegraph.pl
+    assert b"Specified" not in run(["--total", "0.2"], stdin=data).stderr
 
 
 def test_bgcolors_names_and_flat_colours():
@@ -333,6 +352,54 @@ def test_differential_tooltips_colours_and_negate():
     neg = run(["--negate"], stdin=data).stdout
     assert box(neg, "grew")[0] == "grew (3 samples, 37.50%; -25.00%)"
     assert box(neg, "grew")[4] == "rgb(0,0,255)"
+
+
+def test_differential_change_is_the_leafs_own_as_flamegraph_pl():
+    """A line's change (COUNT2 - COUNT1) belongs to the frame ending it
+    only: a parent whose own lines did not change reads 0.00% and is white
+    however much its children changed."""
+    doc = run([], stdin=b"main;same 5 5\nmain;grew 1 3\nmain 2 1\n").stdout
+    assert box(doc, "main")[0] == "main (9 samples, 100.00%; -11.11%)"
+    assert box(doc, "grew")[0] == "grew (3 samples, 33.33%; +22.22%)"
+    doc = run([], stdin=b"main;same 5 5\nmain;grew 1 3\n").stdout
+    assert box(doc, "main")[0] == "main (8 samples, 100.00%; 0.00%)"
+    assert box(doc, "main")[4] == "rgb(255,255,255)"
+
+
+def test_differential_colour_scale_is_of_the_largest_line_change():
+    """maxdelta is the largest |COUNT2 - COUNT1| of one line (at least 1),
+    not of a box: y gained 6 over two lines of 3, x 4 in one line."""
+    doc = run([], stdin=b"x 0 4\ny;z 0 3\ny;w 0 3\n").stdout
+    assert box(doc, "z")[4] == "rgb(255,52,52)"      # int(210 * (4 - 3) / 4)
+    assert box(doc, "x")[4] == "rgb(255,0,0)"
+    assert box(doc, "y")[4] == "rgb(255,255,255)"
+    shrank = run([], stdin=b"x 5 1\ny;z 4 1\ny;w 3 1\n").stdout
+    assert box(shrank, "z")[4] == "rgb(52,52,255)"
+    assert box(shrank, "w")[4] == "rgb(105,105,255)"  # int(210 * (4 - 2) / 4)
+    # maxdelta starts at 1: a change of 0.25 is pale, not full red
+    assert box(run([], stdin=b"a 0.5 0.75\n").stdout, "a")[4] == "rgb(255,157,157)"
+    # --factor scales the width, not the change: +2 of 4 * 2
+    assert box(run(["--factor", "2"], stdin=b"a 2 4\n").stdout, "a")[0] == \
+        "a (8 samples, 100.00%; +25.00%)"
+
+
+def test_separator_frames_are_grey_in_every_mode():
+    for args, data in (([], b"a;--;b 2\na;-;c 1\n"), (["--colors", "java"], b"a;--;b 2\na;-;c 1\n"),
+                       ([], b"a;--;b 1 2\na;-;c 1 1\n")):
+        doc = run(args, stdin=data).stdout
+        assert box(doc, "--")[4] == "rgb(160,160,160)", args
+        assert box(doc, "-")[4] == "rgb(200,200,200)", args
+
+
+def test_zero_count_lines_of_difffolded_keep_their_own_boxes():
+    """difffolded.pl writes a vanished stack as 'STACK N 0'. flamegraph.pl
+    names a box by function, depth and end, so the empty a under q takes
+    the place of the a under p (both end at 3); here each stays a box."""
+    doc = run(["--minwidth", "0"], stdin=b"p;a 0 3\nq;a 2 0\n").stdout
+    titles = sorted(b[0] for b in boxes(doc) if b[0].startswith("a ("))
+    assert titles == ["a (0 samples, 0.00%; -66.67%)", "a (3 samples, 100.00%; +100.00%)"]
+    wide = [b for b in boxes(doc) if b[0].startswith("a (3")][0]
+    assert (wide[1], wide[2]) == (10.0, 1180.0)
 
 
 def test_quiet_drops_the_summary_not_the_warnings(tmp_path):
