@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "xmlesc.h"
 
@@ -147,8 +148,11 @@ static void write_header(strbuf *out, const struct geometry *g, const struct svg
     background_stops(opt->background, opt->palette, &top, &bottom);
     if (opt->background_flat[0])
         top = bottom = opt->background_flat;
+    strbuf_appends(out, "<?xml version=\"1.0\"");
+    if (opt->encoding)   /* render checked it: [A-Za-z0-9._-] only */
+        strbuf_appendf(out, " encoding=\"%s\"", opt->encoding);
     strbuf_appendf(out,
-                   "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+                   " standalone=\"no\"?>\n"
                    "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" "
                    "\"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n"
                    "<svg version=\"1.1\" width=\"%g\" height=\"%g\" onload=\"init(evt)\" "
@@ -262,7 +266,9 @@ static void write_title(const struct box_ctx *c, const struct flame_box *b, cons
 }
 
 /* flamegraph.pl's order: the separators of chain graphs in grey whatever
- * the mode, then a differential graph's change, then the palette. */
+ * the mode, then a differential graph's change, then palette.map (--cp,
+ * keyed by the name flamegraph.pl has for the box: the root's is empty),
+ * then the palette. */
 static struct rgb box_color(const struct box_ctx *c, const struct flame_box *b,
                             const char *name, size_t len)
 {
@@ -272,7 +278,11 @@ static struct rgb box_color(const struct box_ctx *c, const struct flame_box *b,
         return (struct rgb){200, 200, 200};
     if (c->differential)
         return palette_diff_color(b->delta, c->g->max_delta, c->opt->negate);
-    return palette_color(c->opt->palette, name, len);
+    struct rgb col = palette_color(c->opt->palette, name, len);
+    if (c->opt->palette_map)
+        col = palmap_color(c->opt->palette_map, b->depth ? name : "", b->depth ? len : 0, col,
+                           !c->measuring);
+    return col;
 }
 
 /* The rect as flamegraph.pl writes it: x is x1 to one decimal, and the
@@ -289,33 +299,51 @@ static void write_rect(strbuf *out, double x1, double x2, double y1, double y2, 
                    x1r, y1, strtod(x2r, NULL) - strtod(x1r, NULL), y2 - y1, col.r, col.g, col.b);
 }
 
+/* Where a box goes: x from its start and end (the root's end is the full
+ * width, also when --total makes it wider than its samples), y from its
+ * depth. */
+static void box_edges(const struct box_ctx *c, const struct flame_box *b, double *end,
+                      double x[2], double y[2])
+{
+    const struct svg_options *opt = c->opt;
+    *end = b->depth == 0 ? c->g->timemax : b->end;
+    x[0] = XPAD + b->start * c->g->scale;
+    x[1] = XPAD + *end * c->g->scale;
+    if (opt->inverted) {
+        y[0] = c->g->ypad1 + b->depth * opt->frame_height;
+        y[1] = y[0] + opt->frame_height - FRAMEPAD;
+    } else {
+        y[1] = c->g->height - c->g->ypad2 - b->depth * opt->frame_height;
+        y[0] = y[1] - opt->frame_height + FRAMEPAD;
+    }
+}
+
 static void write_box(const struct box_ctx *c, const struct flame_box *b)
 {
     const struct svg_options *opt = c->opt;
-    const struct geometry *g = c->g;
     strbuf *out = c->out;
-    /* The root spans the full width, also when --total makes it wider
-     * than its samples. */
-    double end = b->depth == 0 ? g->timemax : b->end;
-    double x1 = XPAD + b->start * g->scale, x2 = XPAD + end * g->scale, y1, y2;
-    if (opt->inverted) {
-        y1 = g->ypad1 + b->depth * opt->frame_height;
-        y2 = y1 + opt->frame_height - FRAMEPAD;
-    } else {
-        y2 = g->height - g->ypad2 - b->depth * opt->frame_height;
-        y1 = y2 - opt->frame_height + FRAMEPAD;
-    }
+    double end, x[2], y[2];
+    box_edges(c, b, &end, x, y);
     size_t len = 3;
     const char *name = b->depth == 0 ? "all" : flame_frame_name(c->f, b->frame, &len);
     size_t shown = display_len(name, len);
+    /* --nameattr: by the name flamegraph.pl has for the box (the root's is empty) */
+    const struct name_attrs *na =
+        opt->name_attrs ? nameattr_find(opt->name_attrs, name, b->depth ? len : 0) : NULL;
 
-    strbuf_appends(out, "<g><title>");
-    write_title(c, b, name, shown, end);
+    strbuf_appends(out, na ? na->open : "<g>");
+    strbuf_appends(out, "<title>");
+    if (na && na->title)
+        xml_escape(out, na->title, na->title_len);
+    else
+        write_title(c, b, name, shown, end);
     strbuf_appends(out, "</title>");
-    write_rect(out, x1, x2, y1, y2, box_color(c, b, name, len));
-    strbuf_appendf(out, "<text x=\"%.2f\" y=\"%.2f\">", x1 + 3, 3 + (y1 + y2) / 2);
-    append_label(out, name, shown, x1, x2, opt);
-    strbuf_appends(out, "</text></g>\n");
+    write_rect(out, x[0], x[1], y[0], y[1], box_color(c, b, name, len));
+    strbuf_appendf(out, "<text x=\"%.2f\" y=\"%.2f\">", x[0] + 3, 3 + (y[0] + y[1]) / 2);
+    append_label(out, name, shown, x[0], x[1], opt);
+    strbuf_appends(out, "</text>");
+    strbuf_appends(out, na ? na->close : "</g>");
+    strbuf_appendc(out, '\n');
 }
 
 static void on_box(void *arg, const struct flame_box *b)
@@ -427,13 +455,9 @@ static double time_max(const struct flame *f, const struct svg_options *opt)
     return opt->total > 0 && opt->total >= time ? opt->total : time;
 }
 
-void svg_render(const struct flame *f, enum flame_direction dir,
-                const struct svg_options *opt, strbuf *out)
+static void write_graph(const struct flame *f, enum flame_direction dir,
+                        const struct svg_options *opt, strbuf *out)
 {
-    if (!(flame_total(f) > 0)) {
-        write_empty(out, opt);
-        return;
-    }
     strbuf note = STRBUF_INIT;
     note_truncation(&note, f, opt);
     note_input_cut(&note, opt);
@@ -478,4 +502,20 @@ void svg_render(const struct flame *f, enum flame_direction dir,
     strbuf_appends(out, "</g>\n</svg>\n");
     strbuf_free(&subtitle);
     strbuf_free(&note);
+}
+
+void svg_render(const struct flame *f, enum flame_direction dir,
+                const struct svg_options *opt, strbuf *out)
+{
+    size_t from = out->len;
+    if (flame_total(f) > 0)
+        write_graph(f, dir, opt, out);
+    else
+        write_empty(out, opt);
+    /* Declared in another encoding, the document is made pure ASCII: its
+     * text then reads the same in any encoding that keeps ASCII (the
+     * scripts and the style are ASCII already). */
+    if (opt->encoding && strcasecmp(opt->encoding, "UTF-8") != 0 &&
+        strcasecmp(opt->encoding, "UTF8") != 0)
+        xml_to_ascii(out, from);
 }

@@ -406,6 +406,40 @@ START_TEST(flame_chart_ends_with_truncated_once_full)
 }
 END_TEST
 
+/* The names of the boxes of a chain graph read in direction `dir`. */
+static char *chain_names(const char *line, enum flame_direction dir)
+{
+    struct flame *f = flame_new();
+    flame_chain(f, dir);
+    flame_add_line(f, line, strlen(line));
+    flame_finish(f);
+    char *s = layout_of(f, dir);
+    flame_free(f);
+    return s;
+}
+
+START_TEST(chain_marks_wakers_as_flamegraph_pl_rewrites_stacks)
+{
+    char *s = chain_names("t;--;w1;w2 5", FLAME_FORWARD);
+    ck_assert_str_eq(s, "4:w2_[w]:0:5\n3:w1_[w]:0:5\n2:--:0:5\n1:t:0:5\n0:all:0:5\n");
+    free(s);
+    /* Perl's split: "--" right after a separator is a waker frame; a later
+     * separator stays "--"; an empty part is marked too */
+    s = chain_names("a;--;--;b;--;;--;c 1", FLAME_FORWARD);
+    ck_assert_str_eq(s, "8:c_[w]:0:1\n7:--:0:1\n6:_[w]:0:1\n5:--:0:1\n4:b_[w]:0:1\n"
+                        "3:--_[w]:0:1\n2:--:0:1\n1:a:0:1\n0:all:0:1\n");
+    free(s);
+    /* no separator (one at either end is none): nothing marked */
+    s = chain_names("--;a;-- 1", FLAME_FORWARD);
+    ck_assert_str_eq(s, "3:--:0:1\n2:a:0:1\n1:--:0:1\n0:all:0:1\n");
+    free(s);
+    /* reversed: marked from the leaf, as flamegraph.pl reverses first */
+    s = chain_names("t1;t2;--;w 3", FLAME_REVERSED);
+    ck_assert_str_eq(s, "4:t1_[w]:0:3\n3:t2_[w]:0:3\n2:--:0:3\n1:w:0:3\n0:all:0:3\n");
+    free(s);
+}
+END_TEST
+
 Suite *flame_suite(void)
 {
     Suite *s = suite_create("flame");
@@ -420,6 +454,7 @@ Suite *flame_suite(void)
     tcase_add_test(tc, fractional_counts_and_crlf);
     tcase_add_test(tc, differential_lines_keep_both_columns);
     tcase_add_test(tc, differential_change_is_the_sum_of_lines_ending_at_a_box);
+    tcase_add_test(tc, chain_marks_wakers_as_flamegraph_pl_rewrites_stacks);
     tcase_add_test(tc, hostile_bytes_are_kept_as_frames);
     tcase_add_test(tc, deep_stack_without_recursion);
     tcase_add_test(tc, memory_grows_with_distinct_stacks_not_lines);
