@@ -18,6 +18,7 @@
  * [truncated] stack is always kept in reserve. */
 #include "flame.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -28,12 +29,12 @@ struct stack {
     uint32_t path;      /* offset of its frames in f->path */
     uint32_t len;       /* number of frames */
     double count;       /* samples (second column for differential input) */
-    double count1;      /* differential input: the first column */
+    double delta;       /* differential lines: sum of second - first column */
 };
 
 /* Flame chart mode: a run of adjacent input lines with the same stack. */
 struct run {
-    double count, count1;
+    double count, delta;
     uint32_t stack;
 };
 
@@ -77,6 +78,12 @@ struct flame {
     char *names;                    /* every frame name, back to back */
     size_t names_len;
 
+    /* --colors chain (flame_chain): waker frames marked per line, in
+     * chain_buf, for the direction chain_dir. */
+    int chain;
+    enum flame_direction chain_dir;
+    strbuf chain_buf;
+
     /* Flame chart mode (flame_keep_order): the input order, as runs. */
     struct run *runs;
     size_t nruns;
@@ -91,7 +98,8 @@ struct flame {
     uint32_t *sorted[2];
     int finished;
 
-    double total, total1;
+    double total;
+    double max_delta;               /* the largest |second - first| of one line */
     uint32_t max_depth;
     size_t lines, ignored;
     int differential;
@@ -373,7 +381,7 @@ static uint32_t stack_store(struct flame *f, const char *stack, size_t len)
 {
     struct stack *s = &f->stacks[f->nstacks];
     s->path = (uint32_t)f->path_len;
-    s->count = s->count1 = 0;
+    s->count = s->delta = 0;
     FOR_EACH_FRAME(stack, len, p, n, { f->path[f->path_len++] = frame_intern(f, p, n); });
     s->len = (uint32_t)(f->path_len - s->path);
     if (s->len > f->max_depth)
@@ -405,6 +413,78 @@ static struct stack *stack_find(struct flame *f, const char *stack, size_t len)
             return NULL;
     }
     return NULL;
+}
+
+/* --- chain graphs ------------------------------------------------------ */
+
+/* One frame of a chain rewrite into buf: forward, appended at *pos; reversed,
+ * put before *pos (the stack is built from its end). */
+static void chain_put(char *buf, size_t *pos, int rev, const char *p, size_t n)
+{
+    if (rev)
+        *pos -= n;
+    memcpy(buf + *pos, p, n);
+    if (!rev)
+        *pos += n;
+}
+
+/* The next frame of stack[0..*left) in the direction: from the front, or
+ * from the back when reversed. Returns whether more frames follow. */
+static int chain_next(const char *stack, size_t len, size_t *left, int rev, const char **p,
+                      size_t *n)
+{
+    if (!rev) {
+        *p = stack + (len - *left);
+        const char *semi = memchr(*p, ';', *left);
+        *n = semi ? (size_t)(semi - *p) : *left;
+        *left -= *n + (semi != NULL);
+        return semi != NULL;
+    }
+    const char *semi = memrchr(stack, ';', *left);
+    *p = semi ? semi + 1 : stack;
+    *n = (size_t)(stack + *left - *p);
+    *left = semi ? (size_t)(semi - stack) : 0;
+    return semi != NULL;
+}
+
+/* --colors chain, as flamegraph.pl prepares each line before merging: the
+ * stack (reversed first for --reverse) is split at ";--;" like Perl's split
+ * (leftmost, not overlapping: of "a;--;--;b" only the first "--" is a
+ * separator), and every frame after the first separator gets "_[w]", the
+ * waker mark the palette colours aqua and the labels hide; separators stay
+ * "--". The result, stored in forward order, goes to f->chain_buf. */
+static void chain_rewrite(struct flame *f, const char *stack, size_t len)
+{
+    size_t frames = len ? 1 : 0;
+    for (const char *p = stack; len && (p = memchr(p, ';', (size_t)(stack + len - p))); p++)
+        frames++;
+    size_t cap = len + 4 * frames, pos, left = len;
+    int rev = f->chain_dir == FLAME_REVERSED, seen = 0, prev_sep = 0;
+    strbuf_reset(&f->chain_buf);
+    strbuf_reserve(&f->chain_buf, cap + 1);
+    char *buf = f->chain_buf.data;
+    pos = rev ? cap : 0;
+    for (size_t i = 0; i < frames; i++) {
+        const char *p;
+        size_t n;
+        int more = chain_next(stack, len, &left, rev, &p, &n);
+        int sep = i > 0 && more && !prev_sep && n == 2 && p[0] == '-' && p[1] == '-';
+        int waker = seen && !sep;
+        size_t marked = waker ? 4 : 0;
+        if (i > 0)
+            chain_put(buf, &pos, rev, ";", 1);
+        if (rev)   /* written backwards: the mark first */
+            chain_put(buf, &pos, rev, "_[w]", marked);
+        chain_put(buf, &pos, rev, p, n);
+        if (!rev)
+            chain_put(buf, &pos, rev, "_[w]", marked);
+        seen |= sep;
+        prev_sep = sep;
+    }
+    size_t used = rev ? cap - pos : pos;
+    if (rev)
+        memmove(buf, buf + pos, used);
+    f->chain_buf.len = used;
 }
 
 /* --- lines -------------------------------------------------------------- */
@@ -464,17 +544,17 @@ static int run_room(struct flame *f)
 /* Chart mode: appends the line to the run of its stack when the previous
  * line had the same stack, as flamegraph.pl merges adjacent lines. Returns
  * -1 when a new run does not fit. */
-static int run_add(struct flame *f, uint32_t stack, double count, double count1)
+static int run_add(struct flame *f, uint32_t stack, double count, double delta)
 {
     if (f->nruns > 0 && f->runs[f->nruns - 1].stack == stack) {
         f->runs[f->nruns - 1].count += count;
-        f->runs[f->nruns - 1].count1 += count1;
+        f->runs[f->nruns - 1].delta += delta;
         return 0;
     }
     int is_trunc = f->trunc_plus1 && stack == f->trunc_plus1 - 1;
     if (is_trunc ? f->nruns >= f->t.runs_alloc : run_room(f) != 0)
         return -1;   /* (the [truncated] run always has its room kept) */
-    f->runs[f->nruns++] = (struct run){count, count1, stack};
+    f->runs[f->nruns++] = (struct run){count, delta, stack};
     return 0;
 }
 
@@ -499,49 +579,69 @@ static struct stack *trunc_stack(struct flame *f)
 
 /* Counts a line beyond the limits: its samples go to [truncated]. In chart
  * mode every later line goes there too (the chart ends where the room did). */
-static void add_truncated(struct flame *f, double count, double count1)
+static void add_truncated(struct flame *f, double count, double delta)
 {
     struct stack *t = trunc_stack(f);
     t->count += count;
-    t->count1 += count1;
+    t->delta += delta;
     f->trunc_lines++;
     f->trunc_samples += count;
     if (f->keep_order)
-        run_add(f, f->trunc_plus1 - 1, count, count1);
+        run_add(f, f->trunc_plus1 - 1, count, delta);
+}
+
+/* Takes the counts off the end of a line: "STACK COUNT" or, differential,
+ * "STACK BEFORE AFTER" (as flamegraph.pl: the width is AFTER). Shortens *len
+ * to the stack, without the empty frames Perl's split drops at the end ("a;"
+ * is "a", ";;;" only the root). 0, or -1 when there is no valid count. */
+static int parse_line(const char *line, size_t *len, double *count, double *first,
+                      int *differential)
+{
+    if (*len > 0 && line[*len - 1] == '\r')
+        (*len)--;
+    if (take_count(line, len, count) != 0)
+        return -1;
+    size_t stack_len = *len;
+    *differential = take_count(line, &stack_len, first) == 0;
+    if (*differential)
+        *len = stack_len;
+    while (*len > 0 && line[*len - 1] == ';')
+        (*len)--;
+    return 0;
 }
 
 int flame_add_line(struct flame *f, const char *line, size_t len)
 {
-    if (len > 0 && line[len - 1] == '\r')
-        len--;
     double count, first = 0;
-    if (f->finished || take_count(line, &len, &count) != 0) {
+    int differential;
+    if (f->finished || parse_line(line, &len, &count, &first, &differential) != 0) {
         f->ignored++;
         return -1;
     }
-    /* A second number before the count makes the line differential
-     * ("STACK BEFORE AFTER"), as in flamegraph.pl. */
-    size_t stack_len = len;
-    if (take_count(line, &stack_len, &first) == 0) {
-        len = stack_len;
+    /* A line's change, flamegraph.pl's COUNT2 - COUNT1; a line with one
+     * count has none, even in a differential graph. */
+    double delta = differential ? count - first : 0;
+    if (differential) {
         f->differential = 1;
+        if (fabs(delta) > f->max_delta)
+            f->max_delta = fabs(delta);
     }
-    /* Empty frames at the end are no frames, as Perl's split drops
-     * trailing empty fields: "a;" is "a", and ";;;" only the root. */
-    while (len > 0 && line[len - 1] == ';')
-        len--;
+    if (f->chain) {
+        chain_rewrite(f, line, len);
+        line = f->chain_buf.data;
+        len = f->chain_buf.len;
+    }
     f->total += count;
-    f->total1 += first;
     f->lines++;
     struct stack *s = f->keep_order && f->trunc_plus1 ? NULL : stack_find(f, line, len);
-    if (s && f->keep_order && run_add(f, (uint32_t)(s - f->stacks), count, first) != 0)
+    if (s && f->keep_order && run_add(f, (uint32_t)(s - f->stacks), count, delta) != 0)
         s = NULL;
     if (!s) {
-        add_truncated(f, count, first);
+        add_truncated(f, count, delta);
         return 0;
     }
     s->count += count;
-    s->count1 += first;
+    s->delta += delta;
     return 0;
 }
 
@@ -618,7 +718,8 @@ void flame_finish(struct flame *f)
 /* The open boxes of the current path: depth d is open[d]. */
 struct open_box {
     uint32_t rank;
-    double start, start1;
+    double start;
+    double delta;   /* the change of the lines ending here so far */
 };
 
 static uint32_t frame_at(const struct flame *f, const struct stack *s, enum flame_direction dir,
@@ -630,26 +731,26 @@ static uint32_t frame_at(const struct flame *f, const struct stack *s, enum flam
 }
 
 static void close_box(const struct flame *f, const struct open_box *b, uint32_t depth, double x,
-                      double x1, flame_box_fn fn, void *arg)
+                      flame_box_fn fn, void *arg)
 {
-    struct flame_box box = {depth, depth ? f->order[b->rank] : 0, b->start, x - b->start,
-                            x1 - b->start1};
+    struct flame_box box = {depth, depth ? f->order[b->rank] : 0, b->start, x, x - b->start,
+                            b->delta};
     fn(arg, &box);
 }
 
 /* The i-th stack laid out and the samples it spans: a distinct stack in
  * sorted order, or in chart mode a run of lines in input order. */
 static const struct stack *item_at(const struct flame *f, enum flame_direction dir, size_t i,
-                                   double *count, double *count1)
+                                   double *count, double *delta)
 {
     if (f->keep_order) {
         *count = f->runs[i].count;
-        *count1 = f->runs[i].count1;
+        *delta = f->runs[i].delta;
         return &f->stacks[f->runs[i].stack];
     }
     const struct stack *s = &f->stacks[f->sorted[dir][i]];
     *count = s->count;
-    *count1 = s->count1;
+    *delta = s->delta;
     return s;
 }
 
@@ -657,30 +758,29 @@ void flame_layout(const struct flame *f, enum flame_direction dir, flame_box_fn 
 {
     struct open_box *open = xcalloc((size_t)f->max_depth + 1, sizeof(*open));
     uint32_t depth = 0;          /* boxes open at depths 1..depth */
-    double x = 0, x1 = 0;        /* samples laid out so far (both columns) */
+    double x = 0;                /* samples laid out so far */
     const struct stack *prev = NULL;
     size_t items = f->keep_order ? f->nruns : f->nstacks;
     for (size_t i = 0; i < items; i++) {
-        double count, count1;
-        const struct stack *s = item_at(f, dir, i, &count, &count1);
+        double count, delta;
+        const struct stack *s = item_at(f, dir, i, &count, &delta);
         uint32_t common = 0;     /* leading frames shared with the open path */
         while (prev && common < depth && common < s->len &&
                frame_at(f, s, dir, common + 1) == open[common + 1].rank)
             common++;
         for (; depth > common; depth--)
-            close_box(f, &open[depth], depth, x, x1, fn, arg);
-        for (; depth < s->len; depth++) {
-            open[depth + 1].rank = frame_at(f, s, dir, depth + 1);
-            open[depth + 1].start = x;
-            open[depth + 1].start1 = x1;
-        }
+            close_box(f, &open[depth], depth, x, fn, arg);
+        for (; depth < s->len; depth++)
+            open[depth + 1] = (struct open_box){frame_at(f, s, dir, depth + 1), x, 0};
+        /* the stack's change belongs to its last frame (its leaf in this
+         * direction), or the root for an empty stack */
+        open[s->len].delta += delta;
         x += count;
-        x1 += count1;
         prev = s;
     }
     for (; depth > 0; depth--)
-        close_box(f, &open[depth], depth, x, x1, fn, arg);
-    close_box(f, &open[0], 0, x, x1, fn, arg);
+        close_box(f, &open[depth], depth, x, fn, arg);
+    close_box(f, &open[0], 0, x, fn, arg);
     free(open);
 }
 
@@ -714,6 +814,12 @@ void flame_keep_order(struct flame *f)
     f->keep_order = 1;
 }
 
+void flame_chain(struct flame *f, enum flame_direction dir)
+{
+    f->chain = 1;
+    f->chain_dir = dir;
+}
+
 void flame_free(struct flame *f)
 {
     if (!f)
@@ -732,6 +838,7 @@ void flame_free(struct flame *f)
     free(f->order);
     free(f->sorted[0]);
     free(f->sorted[1]);
+    strbuf_free(&f->chain_buf);
     free(f);
 }
 
@@ -742,6 +849,7 @@ size_t flame_lines(const struct flame *f) { return f->lines; }
 size_t flame_distinct_stacks(const struct flame *f) { return f->nstacks - (f->trunc_plus1 != 0); }
 size_t flame_distinct_frames(const struct flame *f) { return f->nframes; }
 int flame_is_differential(const struct flame *f) { return f->differential; }
+double flame_max_line_delta(const struct flame *f) { return f->max_delta; }
 size_t flame_truncated_lines(const struct flame *f) { return f->trunc_lines; }
 double flame_truncated_samples(const struct flame *f) { return f->trunc_samples; }
 

@@ -41,8 +41,12 @@ struct flame_box {
     uint32_t depth;     /* 0 for the root ("all"), 1 for the first frame, ... */
     uint32_t frame;     /* the frame's name (flame_frame_name); unused for the root */
     double start;       /* samples to the left of the box */
+    double end;         /* samples up to its right edge: start + total, as summed (x2 is
+                           drawn from it, so adjacent boxes share an edge exactly) */
     double total;       /* samples in the box (second column for differential input) */
-    double total1;      /* differential input: the first column's samples, else 0 */
+    double delta;       /* differential input: the change of the lines that END at this
+                           box (second column - first), as flamegraph.pl gives a line's
+                           change to its leaf only; 0 for other boxes and other input */
 };
 
 /* Called for every box, children before their parents, the root last. */
@@ -97,6 +101,12 @@ struct flame *flame_new_limited(const struct flame_limits *lim);
  * adjacent lines with the same stack share boxes. Each run of such lines is
  * kept (24 bytes), so memory then grows with the runs in the input. */
 void flame_keep_order(struct flame *f);
+/* Chain graphs (--colors chain), before the first line: each stack is read
+ * as flamegraph.pl rewrites it, with the frames after its first "--"
+ * separator marked "_[w]" (wakers); which frames those are depends on the
+ * direction the graph will be drawn in (`dir`), as flamegraph.pl reverses a
+ * stack before marking it. */
+void flame_chain(struct flame *f, enum flame_direction dir);
 void flame_free(struct flame *f);
 
 /* Adds one line (len bytes, without its newline; a trailing '\r' is ignored).
@@ -126,6 +136,8 @@ size_t flame_lines(const struct flame *f);        /* lines accepted */
 size_t flame_distinct_stacks(const struct flame *f);
 size_t flame_distinct_frames(const struct flame *f);
 int flame_is_differential(const struct flame *f); /* any line had two counts */
+/* The largest |second - first column| of one differential line, 0 if none. */
+double flame_max_line_delta(const struct flame *f);
 /* Bytes of memory held or reserved by the tables (what the budget counts). */
 size_t flame_memory(const struct flame *f);
 

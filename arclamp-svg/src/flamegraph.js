@@ -120,7 +120,10 @@ var init = (function () {
 
     /* The label flamegraph.pl's renderer would give a box this wide: as many
      * characters as fit at the average glyph width, none if fewer than three
-     * fit, else cut with "..". Counted in code points, like svg.c. */
+     * fit, else cut with "..". Counted in code points: svg.c counts bytes,
+     * as flamegraph.pl does, which is the same for ASCII names; for others
+     * a byte count would cut characters in two, and a zoomed label is
+     * refitted by flamegraph.pl's own script in its own way anyway. */
     function fitLabel(name, w) {
         var chars = Math.floor(w / (fontsize * fontwidth));
         if (chars < 3) {

@@ -64,10 +64,13 @@ static struct rgb rgb(double r, double g, double b)
     return (struct rgb){(unsigned char)r, (unsigned char)g, (unsigned char)b};
 }
 
-/* The flat single-hue palettes, also used by the language palettes. */
-static struct rgb flat_color(enum palette p, double v1)
+/* flamegraph.pl's formulas, one per palette: the themes (hot, mem, io) use
+ * up to three values, the flat hues one. */
+struct rgb palette_formula(enum palette p, double v1, double v2, double v3)
 {
     switch (p) {
+    case PALETTE_MEM: return rgb(0, 190 + (int)(50 * v2), (int)(210 * v1));
+    case PALETTE_IO: return rgb(80 + (int)(60 * v1), 80 + (int)(60 * v1), 190 + (int)(55 * v2));
     case PALETTE_RED: return rgb(200 + (int)(55 * v1), 50 + (int)(80 * v1), 50 + (int)(80 * v1));
     case PALETTE_GREEN: return rgb(50 + (int)(60 * v1), 200 + (int)(55 * v1), 50 + (int)(60 * v1));
     case PALETTE_BLUE: return rgb(80 + (int)(60 * v1), 80 + (int)(60 * v1), 205 + (int)(50 * v1));
@@ -75,53 +78,80 @@ static struct rgb flat_color(enum palette p, double v1)
     case PALETTE_YELLOW: return rgb(175 + (int)(55 * v1), 175 + (int)(55 * v1), 50 + (int)(20 * v1));
     case PALETTE_PURPLE: return rgb(190 + (int)(65 * v1), 80 + (int)(60 * v1), 190 + (int)(65 * v1));
     case PALETTE_ORANGE: return rgb(190 + (int)(65 * v1), 90 + (int)(65 * v1), 0);
-    default: return rgb(205 + (int)(50 * v1), (int)(230 * v1), (int)(55 * v1));
+    default: return rgb(205 + (int)(50 * v3), (int)(230 * v1), (int)(55 * v2));   /* hot */
     }
 }
 
-/* Language palettes pick a hue from the kind of frame: kernel, JIT-compiled,
- * inlined, user code, and C++ or package-qualified names. */
-static enum palette language_hue(enum palette p, const char *name, size_t len)
+/* Java: JIT-compiled and inlined frames by their annotations, then Java
+ * by package (a class path such as java/lang or Lorg/), perf-map-agent's
+ * ":::", C++'s "::", the kernel; the rest is system code. */
+static enum palette java_hue(const char *name, size_t len)
 {
-    if (ends_with(name, len, "_[k]"))
-        return PALETTE_ORANGE;
-    if (ends_with(name, len, "_[i]"))
-        return PALETTE_AQUA;
+    static const char *const packages[] = {"java/", "javax/", "jdk/", "net/", "org/",
+                                           "com/", "io/", "sun/"};
     if (ends_with(name, len, "_[j]"))
         return PALETTE_GREEN;
+    if (ends_with(name, len, "_[i]"))
+        return PALETTE_AQUA;
+    size_t skip = len > 0 && name[0] == 'L';   /* /^L?(java|...)\// */
+    for (size_t i = 0; i < sizeof(packages) / sizeof(packages[0]); i++) {
+        if (len - skip >= strlen(packages[i]) &&
+            memcmp(name + skip, packages[i], strlen(packages[i])) == 0)
+            return PALETTE_GREEN;
+    }
+    if (contains(name, len, ":::"))
+        return PALETTE_GREEN;
+    if (contains(name, len, "::"))
+        return PALETTE_YELLOW;
+    return ends_with(name, len, "_[k]") ? PALETTE_ORANGE : PALETTE_RED;
+}
+
+/* Perl: C++ "::" first (Perl's own packages use it too), then Perl code
+ * ("Perl" or ".pl" anywhere), the kernel; the rest is system code. */
+static enum palette perl_hue(const char *name, size_t len)
+{
+    if (contains(name, len, "::"))
+        return PALETTE_YELLOW;
+    if (contains(name, len, "Perl") || contains(name, len, ".pl"))
+        return PALETTE_GREEN;
+    return ends_with(name, len, "_[k]") ? PALETTE_ORANGE : PALETTE_RED;
+}
+
+/* JavaScript: JIT frames are source (with a path) or builtins, then C++,
+ * a ".js" after a "/", builtins (a ":"), the missing symbol " ", the kernel
+ * ("_[k]" anywhere here); the rest is system code. */
+static enum palette js_hue(const char *name, size_t len)
+{
+    if (ends_with(name, len, "_[j]"))
+        return contains(name, len, "/") ? PALETTE_GREEN : PALETTE_AQUA;
+    if (contains(name, len, "::"))
+        return PALETTE_YELLOW;
+    const char *slash = memchr(name, '/', len);
+    if (slash && contains(slash, len - (size_t)(slash - name), ".js"))   /* m:/.*\.js: */
+        return PALETTE_GREEN;
+    if (memchr(name, ':', len))
+        return PALETTE_AQUA;
+    if (len == 1 && name[0] == ' ')
+        return PALETTE_GREEN;
+    return contains(name, len, "_[k]") ? PALETTE_ORANGE : PALETTE_RED;
+}
+
+enum palette palette_hue(enum palette p, const char *name, size_t len)
+{
     switch (p) {
-    case PALETTE_JAVA:
-        if (contains(name, len, "::"))
-            return PALETTE_YELLOW;
-        return contains(name, len, "/") || contains(name, len, ".") ? PALETTE_GREEN : PALETTE_RED;
-    case PALETTE_JS:
-        if (contains(name, len, "::"))
-            return PALETTE_YELLOW;
-        return contains(name, len, "/") || contains(name, len, ".js") ? PALETTE_GREEN : PALETTE_RED;
-    default: /* perl */
-        if (contains(name, len, "::"))
-            return PALETTE_YELLOW;
-        return contains(name, len, "Perl") || contains(name, len, ".pl") ? PALETTE_GREEN
-                                                                         : PALETTE_RED;
+    case PALETTE_JAVA: return java_hue(name, len);
+    case PALETTE_PERL: return perl_hue(name, len);
+    case PALETTE_JS: return js_hue(name, len);
+    case PALETTE_WAKEUP: return PALETTE_AQUA;
+    case PALETTE_CHAIN: return contains(name, len, "_[w]") ? PALETTE_AQUA : PALETTE_BLUE;
+    default: return p;
     }
 }
 
 struct rgb palette_color(enum palette p, const char *name, size_t len)
 {
-    double v1 = name_value(name, len, 1), v2 = name_value(name, len, 2),
-           v3 = name_value(name, len, 3);
-    switch (p) {
-    case PALETTE_HOT: return rgb(205 + (int)(50 * v3), (int)(230 * v1), (int)(55 * v2));
-    case PALETTE_MEM: return rgb(0, 190 + (int)(50 * v2), (int)(210 * v1));
-    case PALETTE_IO: return rgb(80 + (int)(60 * v1), 80 + (int)(60 * v1), 190 + (int)(55 * v2));
-    case PALETTE_WAKEUP: return flat_color(PALETTE_AQUA, v1);
-    case PALETTE_CHAIN:
-        return flat_color(ends_with(name, len, "_[w]") ? PALETTE_AQUA : PALETTE_BLUE, v1);
-    case PALETTE_JAVA:
-    case PALETTE_JS:
-    case PALETTE_PERL: return flat_color(language_hue(p, name, len), v1);
-    default: return flat_color(p, v1);
-    }
+    return palette_formula(palette_hue(p, name, len), name_value(name, len, 1),
+                           name_value(name, len, 2), name_value(name, len, 3));
 }
 
 struct rgb palette_diff_color(double delta, double max_delta, int negate)

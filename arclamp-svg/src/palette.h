@@ -25,8 +25,18 @@ const char *palette_name(enum palette p);
 int background_from_name(const char *name);
 
 /* The colour of a box for function `name` (len bytes, annotations such as
- * "_[k]" included: they select variants in some palettes). */
+ * "_[k]" included: they select variants in some palettes): the formula of
+ * its hue with values from a hash of the name. */
 struct rgb palette_color(enum palette p, const char *name, size_t len);
+
+/* The palette whose formula colours `name`: for java, js, perl, wakeup and
+ * chain the flat hue flamegraph.pl picks by the name (red, green, aqua,
+ * yellow, orange or blue); any other palette is its own. */
+enum palette palette_hue(enum palette p, const char *name, size_t len);
+
+/* flamegraph.pl's formula of palette `p` (hot, mem, io or a flat hue) for
+ * the values v1..v3 in [0, 1) it would draw; the flat hues use v1 only. */
+struct rgb palette_formula(enum palette p, double v1, double v2, double v3);
 
 /* The colour of a differential box: `delta` = second - first column,
  * `max_delta` the largest |delta| in the graph. */

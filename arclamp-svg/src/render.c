@@ -7,11 +7,15 @@
  * --output / --reversed-output to files (both graphs from one read; written
  * atomically, gzip'ed when the name ends in .svgz).
  *
+ * Options are read as flamegraph.pl's Getopt::Long reads them: --opt or
+ * -opt, "=value" or the next argument, any unambiguous prefix.
+ *
  * Memory is bounded whatever the input (flame.h's limits, --max-stacks,
  * --max-frames, --max-memory; the document by --max-svg), and so can the
  * input read be (--max-input). */
 #include <errno.h>
 #include <getopt.h>
+#include <iconv.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +33,9 @@ struct render_args {
     int flamechart;               /* --flamechart: input order, no sorting */
     const char *output;           /* --output FILE, else standard output */
     const char *reversed_output;  /* --reversed-output FILE: also the reversed graph */
+    const char *total_text;       /* --total as given, for its warning */
+    const char *nameattr;         /* --nameattr FILE */
+    int cp;                       /* --cp: palette.map in the current directory */
     int quiet;
     struct flame_limits limits;   /* --max-stacks, --max-frames */
     struct flame_budget budget;   /* --max-memory */
@@ -40,8 +47,12 @@ enum {
     OPT_FONTSIZE, OPT_FONTWIDTH, OPT_COUNTNAME, OPT_NAMETYPE, OPT_COLORS, OPT_BGCOLORS,
     OPT_HASH, OPT_REVERSE, OPT_INVERTED, OPT_NEGATE, OPT_NOTES, OPT_TOTAL, OPT_FACTOR,
     OPT_OUTPUT, OPT_REVERSED_OUTPUT, OPT_QUIET, OPT_HELP, OPT_FLAMECHART, OPT_MAX_STACKS,
-    OPT_MAX_FRAMES, OPT_MAX_MEMORY, OPT_MAX_SVG, OPT_MAX_INPUT,
+    OPT_MAX_FRAMES, OPT_MAX_MEMORY, OPT_MAX_SVG, OPT_MAX_INPUT, OPT_RANDOM, OPT_CP,
+    OPT_NAMEATTR, OPT_ENCODING,
 };
+
+/* --cp's file, in the current directory as flamegraph.pl has it. */
+#define PALETTE_FILE "palette.map"
 
 static const struct option render_options[] = {
     {"title", required_argument, NULL, OPT_TITLE},
@@ -57,6 +68,10 @@ static const struct option render_options[] = {
     {"colors", required_argument, NULL, OPT_COLORS},
     {"bgcolors", required_argument, NULL, OPT_BGCOLORS},
     {"hash", no_argument, NULL, OPT_HASH},
+    {"random", no_argument, NULL, OPT_RANDOM},
+    {"cp", no_argument, NULL, OPT_CP},
+    {"nameattr", required_argument, NULL, OPT_NAMEATTR},
+    {"encoding", required_argument, NULL, OPT_ENCODING},
     {"reverse", no_argument, NULL, OPT_REVERSE},
     {"inverted", no_argument, NULL, OPT_INVERTED},
     {"negate", no_argument, NULL, OPT_NEGATE},
@@ -81,7 +96,8 @@ static void render_usage(FILE *out)
     fputs("Usage: arclamp-svg render [OPTIONS] [FILE...] > graph.svg\n"
           "\n"
           "Draws a flame graph from collapsed stacks (\"a;b;c COUNT\" lines; files may be\n"
-          "gzip'ed; no FILE or \"-\" reads standard input). Options as flamegraph.pl:\n"
+          "gzip'ed; no FILE or \"-\" reads standard input). Options as flamegraph.pl (also\n"
+          "-opt, -opt=value and unambiguous prefixes):\n"
           "  --title TEXT        title (default \"Flame Graph\")\n"
           "  --subtitle TEXT     second title line\n"
           "  --width PX          image width (1200)\n"
@@ -95,14 +111,20 @@ static void render_usage(FILE *out)
           "  --colors PALETTE    hot (default), mem, io, wakeup, chain, java, js, perl,\n"
           "                      red, green, blue, aqua, yellow, purple, orange\n"
           "  --bgcolors NAME     yellow, blue, green, grey or #rrggbb (default: by palette)\n"
-          "  --hash              accepted; colours always come from a hash of the name\n"
+          "  --hash, --random    accepted; colours always come from a hash of the name\n"
+          "  --cp                consistent palette: colours from ./palette.map, which is\n"
+          "                      written back with those of the functions drawn\n"
+          "  --nameattr FILE     per-function attributes: FUNC<TAB>key=value<TAB>... (title,\n"
+          "                      id, class, g_extra, href, target, a_extra)\n"
+          "  --encoding ENC      declared in <?xml?>; other than UTF-8, the SVG is ASCII\n"
           "  --reverse           reverse each stack (leaf frames at the bottom)\n"
           "  --inverted          icicle graph (grows downwards)\n"
           "  --flamechart        keep the input order (time left to right): only\n"
           "                      adjacent lines with the same frames share a box\n"
           "  --negate            differential: swap red and blue\n"
           "  --notes TEXT        a note stored in the SVG's <desc>\n"
-          "  --total N           samples that span the full width (to compare graphs)\n"
+          "  --total N           counts (before --factor) that span the full width, to\n"
+          "                      compare graphs at one scale\n"
           "  --factor F          multiply every count by F\n"
           "Ours:\n"
           "  -o, --output FILE   write the graph to FILE (atomically; gzip'ed if *.svgz)\n"
@@ -190,6 +212,36 @@ static int apply_limit(int opt, const char *arg, struct render_args *a)
     }
 }
 
+/* --encoding: a name of the characters encoding names have, that iconv
+ * knows and that reads ASCII as ASCII. svg_render then writes the document
+ * as pure ASCII, which such an encoding reads as meant whatever it is; an
+ * encoding such as UTF-16 would make it unreadable. */
+static int check_encoding(const char *enc)
+{
+    static const char ascii[] = "\t\n !\"#$%&'()*+,-./0123456789:;<=>?@"
+                                "ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~";
+    const char *why = NULL;
+    if (!*enc || strlen(enc) > 64 ||
+        strspn(enc, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") !=
+            strlen(enc)) {
+        why = "not an encoding name ([A-Za-z0-9._-])";
+    } else {
+        iconv_t cd = iconv_open("UTF-8", enc);
+        char out[sizeof(ascii) * 4], *in = (char *)ascii, *o = out;
+        size_t inleft = sizeof(ascii) - 1, outleft = sizeof(out);
+        if (cd == (iconv_t)-1)
+            why = "unknown encoding";
+        else if (iconv(cd, &in, &inleft, &o, &outleft) == (size_t)-1 || inleft ||
+                 (size_t)(o - out) != sizeof(ascii) - 1 || memcmp(out, ascii, sizeof(ascii) - 1))
+            why = "does not keep ASCII as it is";
+        if (cd != (iconv_t)-1)
+            iconv_close(cd);
+    }
+    if (why)
+        fprintf(stderr, "arclamp-svg render: --encoding: \"%s\": %s\n", enc, why);
+    return why ? -1 : 0;
+}
+
 /* Applies one option; returns 0, 1 for --help, or -1 for a bad value. */
 static int apply_option(int opt, const char *arg, struct render_args *a)
 {
@@ -224,12 +276,15 @@ static int apply_option(int opt, const char *arg, struct render_args *a)
         }
         s->background = (enum background)v;
         return 0;
-    case OPT_HASH: return 0;
+    case OPT_HASH: case OPT_RANDOM: return 0;   /* colours are always the name's */
+    case OPT_CP: a->cp = 1; return 0;
+    case OPT_NAMEATTR: a->nameattr = arg; return 0;
+    case OPT_ENCODING: s->encoding = arg; return check_encoding(arg);
     case OPT_REVERSE: a->reverse = 1; return 0;
     case OPT_INVERTED: s->inverted = 1; return 0;
     case OPT_NEGATE: s->negate = 1; return 0;
     case OPT_NOTES: s->notes = arg; return 0;
-    case OPT_TOTAL: return parse_number(arg, "total", 0, &s->total);
+    case OPT_TOTAL: a->total_text = arg; return parse_number(arg, "total", 0, &s->total);
     case OPT_FACTOR: return parse_number(arg, "factor", 1e-9, &s->factor);
     case OPT_OUTPUT: a->output = arg; return 0;
     case OPT_REVERSED_OUTPUT: a->reversed_output = arg; return 0;
@@ -240,18 +295,29 @@ static int apply_option(int opt, const char *arg, struct render_args *a)
     }
 }
 
+/* The aggregations one read fills. */
+struct graphs {
+    struct flame *main;      /* the graph; with --reverse, of the reversed stacks */
+    struct flame *reversed;  /* --reversed-output with --colors chain (and no --reverse):
+                                the reversed graph's own, as its waker frames are marked
+                                from the leaf; otherwise NULL (main has both orders) */
+};
+
 static int add_line(void *arg, const char *line, size_t len)
 {
-    flame_add_line(arg, line, len);
+    struct graphs *g = arg;
+    flame_add_line(g->main, line, len);
+    if (g->reversed)
+        flame_add_line(g->reversed, line, len);
     return 0;
 }
 
 /* Reads one input within --max-input (each file its own limit); 0 or -1. */
-static int read_input(const char *path, struct flame *f, struct render_args *a,
+static int read_input(const char *path, struct graphs *g, struct render_args *a,
                       struct input_stats *st)
 {
     char err[512];
-    if (input_read_path_limited(path, &a->input, add_line, f, st, err, sizeof(err)) != 0) {
+    if (input_read_path_limited(path, &a->input, add_line, g, st, err, sizeof(err)) != 0) {
         fprintf(stderr, "arclamp-svg render: %s\n", err);
         return -1;
     }
@@ -261,6 +327,32 @@ static int read_input(const char *path, struct flame *f, struct render_args *a,
         a->svg.input_cut_at = a->input.max_bytes;
     }
     return 0;
+}
+
+/* A new aggregation for the graph drawn in direction `dir`. */
+static struct flame *new_graph(const struct render_args *a, enum flame_direction dir)
+{
+    struct flame *f = flame_new_limited(&a->limits);
+    if (a->flamechart)
+        flame_keep_order(f);
+    if (a->svg.palette == PALETTE_CHAIN)
+        flame_chain(f, dir);
+    return f;
+}
+
+static void make_graphs(struct render_args *a, struct graphs *g)
+{
+    g->main = new_graph(a, a->reverse ? FLAME_REVERSED : FLAME_FORWARD);
+    g->reversed = a->reversed_output && !a->reverse && a->svg.palette == PALETTE_CHAIN
+                      ? new_graph(a, FLAME_REVERSED) : NULL;
+    if (a->flamechart && !a->svg.title)
+        a->svg.title = "Flame Chart";   /* flamegraph.pl's default there */
+}
+
+static void free_graphs(struct graphs *g)
+{
+    flame_free(g->main);
+    flame_free(g->reversed);
 }
 
 /* Says on standard error what went to [truncated] (the graph says it too). */
@@ -304,73 +396,133 @@ static int write_graph(const struct flame *f, enum flame_direction dir,
     return rc;
 }
 
+/* Reads the command line into `a`: 0, 1 after --help, or -1 (said). */
+static int parse_args(int argc, char **argv, struct render_args *a)
+{
+    int opt, rc;
+    optind = 1;
+    while ((opt = getopt_long_only(argc, argv, "o:qh", render_options, NULL)) != -1) {
+        if (opt == 'o' || opt == 'q' || opt == 'h')
+            opt = opt == 'o' ? OPT_OUTPUT : opt == 'q' ? OPT_QUIET : OPT_HELP;
+        if (opt == '?' || (rc = apply_option(opt, optarg, a)) < 0) {
+            fputs("Try 'arclamp-svg render --help'.\n", stderr);
+            return -1;
+        }
+        if (rc == 1) {
+            render_usage(stdout);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* --nameattr and --cp's palette.map, read before the input: 0, or the exit
+ * status after saying what went wrong (2 for a refused --nameattr file, 1
+ * for a palette.map that cannot be read). */
+static int load_extras(struct render_args *a)
+{
+    char err[1024];
+    if (a->nameattr && !(a->svg.name_attrs = nameattr_load(a->nameattr, err, sizeof(err)))) {
+        fprintf(stderr, "arclamp-svg render: %s\n", err);
+        return 2;
+    }
+    if (a->cp) {
+        a->svg.palette_map = palmap_new();
+        if (palmap_load(a->svg.palette_map, PALETTE_FILE, err, sizeof(err)) != 0) {
+            fprintf(stderr, "arclamp-svg render: --cp: %s\n", err);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void free_extras(struct render_args *a)
+{
+    nameattr_free((struct nameattr *)a->svg.name_attrs);
+    palmap_free(a->svg.palette_map);
+}
+
+/* The warnings and the summary of a finished read; 2 when there is nothing
+ * to draw, else 0. */
+static int report(const struct render_args *a, const struct flame *f, size_t too_long)
+{
+    warn_truncated(f);
+    size_t ignored = flame_ignored(f) + too_long;
+    if (ignored > 0)
+        fprintf(stderr, "Ignored %zu lines with invalid format\n", ignored);
+    /* svg_render never lets --total shrink the graph below its samples; say
+     * so unless the given total is under 2% of the real one, where
+     * flamegraph.pl stays quiet too. Both in the input's units (--factor
+     * applies to neither), the real one as Perl prints a number. */
+    double actual = flame_total(f);
+    if (a->svg.total > 0 && a->svg.total < actual && a->svg.total / actual > 0.02)
+        fprintf(stderr, "Specified --total %s is less than actual total %.15g, so ignored\n",
+                a->total_text, actual);
+    if (!a->quiet && (a->output || a->reversed_output))
+        fprintf(stderr, "arclamp-svg render: %zu lines, %zu distinct stacks, %zu frames\n",
+                flame_lines(f), flame_distinct_stacks(f), flame_distinct_frames(f));
+    /* As flamegraph.pl: nothing to draw is exit status 2, with the error
+     * SVG still written for tools that always expect a document. */
+    if (flame_total(f) <= 0) {
+        fputs("ERROR: No stack counts found\n", stderr);
+        return 2;
+    }
+    return 0;
+}
+
+/* Draws the graphs asked for; 0, or 1 when one could not be written. With
+ * --cp, palette.map gets the colours of what was drawn, as flamegraph.pl
+ * writes it after drawing (not after its error document). */
+static int write_all(const struct render_args *a, const struct graphs *g, int drawn)
+{
+    int status = 0;
+    if (write_graph(g->main, a->reverse ? FLAME_REVERSED : FLAME_FORWARD, &a->svg, a->output) != 0)
+        status = 1;
+    if (a->reversed_output &&
+        write_graph(g->reversed ? g->reversed : g->main, FLAME_REVERSED, &a->svg,
+                    a->reversed_output) != 0)
+        status = 1;
+    char err[1024];
+    if (a->cp && drawn && palmap_save(a->svg.palette_map, PALETTE_FILE, err, sizeof(err)) != 0) {
+        fprintf(stderr, "arclamp-svg render: --cp: %s\n", err);
+        status = 1;
+    }
+    return status;
+}
+
 int cmd_render(int argc, char **argv)
 {
     struct render_args a = {0};
     svg_options_init(&a.svg);
     a.budget.limit = FLAME_DEFAULT_MAX_MEMORY;
     a.limits.budget = &a.budget;
-    int opt, rc;
-    optind = 1;
-    while ((opt = getopt_long(argc, argv, "o:qh", render_options, NULL)) != -1) {
-        if (opt == 'o' || opt == 'q' || opt == 'h')
-            opt = opt == 'o' ? OPT_OUTPUT : opt == 'q' ? OPT_QUIET : OPT_HELP;
-        if (opt == '?' || (rc = apply_option(opt, optarg, &a)) < 0) {
-            fputs("Try 'arclamp-svg render --help'.\n", stderr);
-            return 2;
-        }
-        if (rc == 1) {
-            render_usage(stdout);
-            return 0;
-        }
+    int status = parse_args(argc, argv, &a);
+    if (status != 0)
+        return status > 0 ? 0 : 2;
+    if ((status = load_extras(&a)) != 0) {
+        free_extras(&a);
+        return status;
     }
-    struct flame *f = flame_new_limited(&a.limits);
-    if (a.flamechart) {
-        flame_keep_order(f);
-        if (!a.svg.title)
-            a.svg.title = "Flame Chart";   /* flamegraph.pl's default there */
-    }
+    struct graphs g;
+    make_graphs(&a, &g);
     struct input_stats st = {0};
-    int status = 0;
     int nfiles = optind >= argc ? 1 : argc - optind;
     for (int i = 0; i < nfiles; i++) {
         const char *path = optind >= argc ? "-" : argv[optind + i];
-        if (read_input(path, f, &a, &st) != 0)
+        if (read_input(path, &g, &a, &st) != 0)
             status = 1;
     }
     /* An input that could not be read is an error of the command line, not
      * an empty graph: read_input said which, and no SVG is written. */
-    if (status != 0) {
-        flame_free(f);
-        return status;
-    }
-    flame_finish(f);
-    warn_truncated(f);
-    size_t ignored = flame_ignored(f) + st.too_long;
-    if (ignored > 0)
-        fprintf(stderr, "Ignored %zu lines with invalid format\n", ignored);
-    /* svg_render never lets --total shrink the graph below its samples; say
-     * so unless the given total is under 2% of the real one, where
-     * flamegraph.pl stays quiet too. */
-    double actual = flame_total(f) * a.svg.factor;
-    if (a.svg.total > 0 && a.svg.total < actual && a.svg.total / actual > 0.02)
-        fprintf(stderr, "Specified --total %g is less than actual total %g, so ignored\n",
-                a.svg.total, actual);
-    /* As flamegraph.pl: nothing to draw is exit status 2, with the error
-     * SVG still written for tools that always expect a document. */
-    if (flame_total(f) <= 0) {
-        fputs("ERROR: No stack counts found\n", stderr);
-        status = 2;
-    }
-    if (!a.quiet && (a.output || a.reversed_output))
-        fprintf(stderr, "arclamp-svg render: %zu lines, %zu distinct stacks, %zu frames\n",
-                flame_lines(f), flame_distinct_stacks(f), flame_distinct_frames(f));
-    if (write_graph(f, a.reverse ? FLAME_REVERSED : FLAME_FORWARD, &a.svg, a.output) != 0)
-        status = 1;
-    if (a.reversed_output) {
-        if (write_graph(f, FLAME_REVERSED, &a.svg, a.reversed_output) != 0)
+    if (status == 0) {
+        flame_finish(g.main);
+        if (g.reversed)
+            flame_finish(g.reversed);
+        status = report(&a, g.main, st.too_long);
+        if (write_all(&a, &g, status == 0) != 0)
             status = 1;
     }
-    flame_free(f);
+    free_graphs(&g);
+    free_extras(&a);
     return status;
 }

@@ -2,14 +2,19 @@
  * document (see svg.h for its shape, which flamegraph.js relies on).
  *
  * The layout pass runs twice: once to find the deepest box that is wide
- * enough to keep (the image height depends on it) and the largest
- * differential delta (colours depend on it), once to write the boxes. */
+ * enough to keep (the image height depends on it) and the bytes each level
+ * takes, once to write the boxes.
+ *
+ * Numbers are formatted as flamegraph.pl formats them (x and widths from
+ * rounded edges, counts with %.0f and commas, percentages of the rounded
+ * count), so the same input gives the same geometry and tooltips. */
 #include "svg.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "xmlesc.h"
 
@@ -39,13 +44,15 @@ void svg_options_init(struct svg_options *opt)
     opt->max_bytes = SVG_DEFAULT_MAX_BYTES;
 }
 
-/* Where things go, from the options and the depth of the kept boxes. */
+/* Where things go, from the options and the depth of the kept boxes.
+ * Times are in the input's counts, before --factor, as flamegraph.pl's. */
 struct geometry {
     double width, height;
     double ypad1, ypad2;      /* space above and below the boxes */
-    double scale;             /* px per sample */
-    double min_samples;       /* boxes with fewer samples are dropped */
-    double timemax;           /* samples that span the full width */
+    double scale;             /* px per count: flamegraph.pl's widthpertime */
+    double min_time;          /* boxes spanning fewer counts are dropped */
+    double timemax;           /* counts that span the full width (--total) */
+    double max_delta;         /* differential: the largest change of a line, at least 1 */
 };
 
 /* --- text helpers ------------------------------------------------------- */
@@ -60,50 +67,64 @@ static size_t display_len(const char *name, size_t len)
     return len;
 }
 
-/* Appends a sample count: "1,234", or "12.5" for fractions. */
+/* A count as flamegraph.pl prints one: printf's %.0f (halves to even),
+ * then commas between thousands of the digits, at any size (1e15 is
+ * "1,000,000,000,000,000", never exponent notation). `num` holds at least
+ * COUNT_TEXT bytes; the rounded value is returned. */
+#define COUNT_TEXT 512   /* %.0f of the largest double is 309 digits, plus commas */
+static double format_count(char *num, double v)
+{
+    char digits[COUNT_TEXT / 2];
+    snprintf(digits, sizeof(digits), "%.0f", v);
+    const char *d = digits + (digits[0] == '-');
+    size_t n = strspn(d, "0123456789"), o = (size_t)(d - digits);
+    memcpy(num, digits, o);
+    for (size_t i = 0; i < n; i++) {
+        num[o++] = d[i];
+        if (i + 1 < n && (n - i - 1) % 3 == 0)
+            num[o++] = ',';
+    }
+    snprintf(num + o, COUNT_TEXT - o, "%s", d + n);   /* "inf", "nan": as printf has them */
+    return strtod(digits, NULL);
+}
+
 static void append_count(strbuf *out, double v)
 {
-    char num[64];
-    if (v == floor(v) && fabs(v) < 1e15)
-        snprintf(num, sizeof(num), "%.0f", v);
-    else
-        snprintf(num, sizeof(num), "%.15g", v);
-    size_t digits = strspn(num + (num[0] == '-'), "0123456789") + (num[0] == '-');
-    if (strchr(num, 'e'))
-        digits = 0;   /* no separators in exponent notation */
-    for (size_t i = 0; num[i]; i++) {
-        strbuf_appendc(out, num[i]);
-        size_t left = digits > i + 1 ? digits - i - 1 : 0;
-        if (left > 0 && left % 3 == 0 && num[i] != '-')
-            strbuf_appendc(out, ',');
-    }
+    char num[COUNT_TEXT];
+    format_count(num, v);
+    strbuf_appends(out, num);
 }
 
-/* Appends a differential tooltip's change: "; +1.25%", "; -0.50%" or
- * "; 0.00%" (a plus only for growth, as flamegraph.pl). */
-static void append_delta(strbuf *out, double pct)
+/* Appends a differential tooltip's change, flamegraph.pl's "; +1.25%",
+ * "; -0.50%" or "; 0.00%": the line's change in points of the full width
+ * (the change unscaled, the width times --factor, as there), a plus only
+ * when it grew. */
+static void append_delta(strbuf *out, double delta, const struct svg_options *opt,
+                         const struct geometry *g)
 {
-    strbuf_appendf(out, pct > 0 ? "; +%.2f%%" : "; %.2f%%", pct);
+    double d = opt->negate ? -delta : delta;
+    if (d == 0)
+        d = 0;   /* Perl's -0 is 0: never "-0.00" */
+    strbuf_appendf(out, d > 0 ? "; +%.2f%%" : "; %.2f%%", 100 * d / (g->timemax * opt->factor));
 }
 
-/* Appends the label for a box `px` wide: as many characters as fit, none
- * if fewer than 3 fit, else cut with "..". */
-static void append_label(strbuf *out, const char *name, size_t len, double px,
+/* Appends the label for a box spanning x1..x2 px (unrounded), as
+ * flamegraph.pl cuts it: chars = int(width / (fontsize * fontwidth)); none
+ * below 3, else the first `chars` bytes of the name with the last two
+ * replaced by ".." when the name is longer. Bytes, not characters, as
+ * flamegraph.pl does not decode its input; a character cut in two is
+ * escaped as U+FFFD. */
+static void append_label(strbuf *out, const char *name, size_t len, double x1, double x2,
                          const struct svg_options *opt)
 {
-    double chars_fit = px / (opt->font_size * opt->font_width);
-    if (chars_fit < 3)
+    double chars_fit = (x2 - x1) / (opt->font_size * opt->font_width);
+    if (!(chars_fit >= 3))
         return;
-    size_t fit = (size_t)chars_fit, chars = utf8_length(name, len);
-    if (chars <= fit) {
+    if (chars_fit >= (double)len) {
         xml_escape(out, name, len);
         return;
     }
-    size_t keep = 0;
-    unsigned cp;
-    for (size_t i = 0; i < fit - 2; i++)
-        keep += utf8_next(name + keep, len - keep, &cp);
-    xml_escape(out, name, keep);
+    xml_escape(out, name, (size_t)chars_fit - 2);
     strbuf_appends(out, "..");
 }
 
@@ -127,8 +148,11 @@ static void write_header(strbuf *out, const struct geometry *g, const struct svg
     background_stops(opt->background, opt->palette, &top, &bottom);
     if (opt->background_flat[0])
         top = bottom = opt->background_flat;
+    strbuf_appends(out, "<?xml version=\"1.0\"");
+    if (opt->encoding)   /* render checked it: [A-Za-z0-9._-] only */
+        strbuf_appendf(out, " encoding=\"%s\"", opt->encoding);
     strbuf_appendf(out,
-                   "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+                   " standalone=\"no\"?>\n"
                    "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" "
                    "\"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n"
                    "<svg version=\"1.1\" width=\"%g\" height=\"%g\" onload=\"init(evt)\" "
@@ -209,66 +233,123 @@ struct box_ctx {
     const struct svg_options *opt;
     const struct geometry *g;
     strbuf *out;          /* NULL in the measuring pass */
+    int measuring;        /* writing into scratch only to measure */
     uint32_t deepest;     /* measuring: the deepest kept box; writing: the deepest written */
     size_t *depth_bytes;  /* measuring: bytes of the kept boxes at each depth */
     strbuf scratch;       /* measuring: one box, written to be measured */
-    double max_delta;     /* differential: the largest |delta| of a kept box */
     int differential;
 };
+
+/* The tooltip: flamegraph.pl's "NAME (1,234 samples, 5.67%)", with
+ * "; +1.00%" for a differential graph, and "all (N samples, 100%)" for the
+ * root. The percentage is of the rounded count, as there. */
+static void write_title(const struct box_ctx *c, const struct flame_box *b, const char *name,
+                        size_t shown, double end)
+{
+    const struct svg_options *opt = c->opt;
+    strbuf *out = c->out;
+    char num[COUNT_TEXT];
+    double samples = format_count(num, (end - b->start) * opt->factor);
+    xml_escape(out, name, shown);
+    strbuf_appends(out, " (");
+    strbuf_appends(out, num);
+    strbuf_appendc(out, ' ');
+    xml_escape(out, opt->count_name, strlen(opt->count_name));
+    if (b->depth == 0) {
+        strbuf_appends(out, ", 100%)");
+        return;
+    }
+    strbuf_appendf(out, ", %.2f%%", 100 * samples / (c->g->timemax * opt->factor));
+    if (c->differential)
+        append_delta(out, b->delta, opt, c->g);
+    strbuf_appendc(out, ')');
+}
+
+/* flamegraph.pl's order: the separators of chain graphs in grey whatever
+ * the mode, then a differential graph's change, then palette.map (--cp,
+ * keyed by the name flamegraph.pl has for the box: the root's is empty),
+ * then the palette. */
+static struct rgb box_color(const struct box_ctx *c, const struct flame_box *b,
+                            const char *name, size_t len)
+{
+    if (b->depth != 0 && len == 2 && memcmp(name, "--", 2) == 0)
+        return (struct rgb){160, 160, 160};
+    if (b->depth != 0 && len == 1 && name[0] == '-')
+        return (struct rgb){200, 200, 200};
+    if (c->differential)
+        return palette_diff_color(b->delta, c->g->max_delta, c->opt->negate);
+    struct rgb col = palette_color(c->opt->palette, name, len);
+    if (c->opt->palette_map)
+        col = palmap_color(c->opt->palette_map, b->depth ? name : "", b->depth ? len : 0, col,
+                           !c->measuring);
+    return col;
+}
+
+/* The rect as flamegraph.pl writes it: x is x1 to one decimal, and the
+ * width the difference of the two rounded edges, so adjacent boxes tile
+ * exactly. */
+static void write_rect(strbuf *out, double x1, double x2, double y1, double y2, struct rgb col)
+{
+    char x1r[64], x2r[64];
+    snprintf(x1r, sizeof(x1r), "%0.1f", x1);
+    snprintf(x2r, sizeof(x2r), "%0.1f", x2);
+    strbuf_appendf(out,
+                   "<rect x=\"%s\" y=\"%.1f\" width=\"%0.1f\" height=\"%.1f\" "
+                   "fill=\"rgb(%u,%u,%u)\" rx=\"2\" ry=\"2\"/>",
+                   x1r, y1, strtod(x2r, NULL) - strtod(x1r, NULL), y2 - y1, col.r, col.g, col.b);
+}
+
+/* Where a box goes: x from its start and end (the root's end is the full
+ * width, also when --total makes it wider than its samples), y from its
+ * depth. */
+static void box_edges(const struct box_ctx *c, const struct flame_box *b, double *end,
+                      double x[2], double y[2])
+{
+    const struct svg_options *opt = c->opt;
+    *end = b->depth == 0 ? c->g->timemax : b->end;
+    x[0] = XPAD + b->start * c->g->scale;
+    x[1] = XPAD + *end * c->g->scale;
+    if (opt->inverted) {
+        y[0] = c->g->ypad1 + b->depth * opt->frame_height;
+        y[1] = y[0] + opt->frame_height - FRAMEPAD;
+    } else {
+        y[1] = c->g->height - c->g->ypad2 - b->depth * opt->frame_height;
+        y[0] = y[1] - opt->frame_height + FRAMEPAD;
+    }
+}
 
 static void write_box(const struct box_ctx *c, const struct flame_box *b)
 {
     const struct svg_options *opt = c->opt;
-    const struct geometry *g = c->g;
     strbuf *out = c->out;
-    double samples = b->total * opt->factor;
-    double x1 = XPAD + b->start * opt->factor * g->scale, x2 = x1 + samples * g->scale, y1, y2;
-    if (opt->inverted) {
-        y1 = g->ypad1 + b->depth * opt->frame_height;
-        y2 = y1 + opt->frame_height - FRAMEPAD;
-    } else {
-        y2 = g->height - g->ypad2 - b->depth * opt->frame_height;
-        y1 = y2 - opt->frame_height + FRAMEPAD;
-    }
+    double end, x[2], y[2];
+    box_edges(c, b, &end, x, y);
     size_t len = 3;
     const char *name = b->depth == 0 ? "all" : flame_frame_name(c->f, b->frame, &len);
     size_t shown = display_len(name, len);
+    /* --nameattr: by the name flamegraph.pl has for the box (the root's is empty) */
+    const struct name_attrs *na =
+        opt->name_attrs ? nameattr_find(opt->name_attrs, name, b->depth ? len : 0) : NULL;
 
-    strbuf_appends(out, "<g><title>");
-    xml_escape(out, name, shown);
-    strbuf_appends(out, " (");
-    append_count(out, samples);
-    strbuf_appendc(out, ' ');
-    xml_escape(out, opt->count_name, strlen(opt->count_name));
-    /* The root reads 100% (with no delta) whatever --total says, as in
-     * flamegraph.pl. */
-    if (b->depth == 0)
-        strbuf_appends(out, ", 100%");
+    strbuf_appends(out, na ? na->open : "<g>");
+    strbuf_appends(out, "<title>");
+    if (na && na->title)
+        xml_escape(out, na->title, na->title_len);
     else
-        strbuf_appendf(out, ", %.2f%%", 100 * samples / g->timemax);
-    struct rgb col;
-    if (c->differential) {
-        double delta = (b->total - b->total1) * opt->factor;
-        if (b->depth != 0)
-            append_delta(out, 100 * (opt->negate ? -delta : delta) / g->timemax);
-        col = palette_diff_color(delta, c->max_delta, opt->negate);
-    } else {
-        col = palette_color(opt->palette, name, len);
-    }
-    strbuf_appends(out, ")</title>");
-    strbuf_appendf(out,
-                   "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-                   "fill=\"rgb(%u,%u,%u)\" rx=\"2\" ry=\"2\"/>",
-                   x1, y1, x2 - x1, y2 - y1, col.r, col.g, col.b);
-    strbuf_appendf(out, "<text x=\"%.2f\" y=\"%.2f\">", x1 + 3, 3 + (y1 + y2) / 2);
-    append_label(out, name, shown, x2 - x1, opt);
-    strbuf_appends(out, "</text></g>\n");
+        write_title(c, b, name, shown, end);
+    strbuf_appends(out, "</title>");
+    write_rect(out, x[0], x[1], y[0], y[1], box_color(c, b, name, len));
+    strbuf_appendf(out, "<text x=\"%.2f\" y=\"%.2f\">", x[0] + 3, 3 + (y[0] + y[1]) / 2);
+    append_label(out, name, shown, x[0], x[1], opt);
+    strbuf_appends(out, "</text>");
+    strbuf_appends(out, na ? na->close : "</g>");
+    strbuf_appendc(out, '\n');
 }
 
 static void on_box(void *arg, const struct flame_box *b)
 {
     struct box_ctx *c = arg;
-    if (b->depth != 0 && b->total * c->opt->factor < c->g->min_samples)
+    if (b->depth != 0 && b->total < c->g->min_time)
         return;   /* too narrow; its children were narrower still */
     if (c->out) {
         if (b->depth <= c->deepest)
@@ -280,11 +361,9 @@ static void on_box(void *arg, const struct flame_box *b)
     struct box_ctx m = *c;
     strbuf_reset(&c->scratch);
     m.out = &c->scratch;
+    m.measuring = 1;
     write_box(&m, b);
     c->depth_bytes[b->depth] += c->scratch.len + 4;   /* 4: a digit more in y or height */
-    double delta = fabs((b->total - b->total1) * c->opt->factor);
-    if (delta > c->max_delta)
-        c->max_delta = delta;
 }
 
 /* --- the document ------------------------------------------------------- */
@@ -367,22 +446,28 @@ static uint32_t depth_that_fits(const struct box_ctx *c, const struct svg_option
     return c->deepest;
 }
 
-void svg_render(const struct flame *f, enum flame_direction dir,
-                const struct svg_options *opt, strbuf *out)
+/* --total: the counts spanning the full width, as flamegraph.pl takes it
+ * (in the input's units, before --factor): ignored when below the real
+ * total (render warns). */
+static double time_max(const struct flame *f, const struct svg_options *opt)
 {
-    double root = flame_total(f) * opt->factor;
-    if (!(root > 0)) {
-        write_empty(out, opt);
-        return;
-    }
+    double time = flame_total(f);
+    return opt->total > 0 && opt->total >= time ? opt->total : time;
+}
+
+static void write_graph(const struct flame *f, enum flame_direction dir,
+                        const struct svg_options *opt, strbuf *out)
+{
     strbuf note = STRBUF_INIT;
     note_truncation(&note, f, opt);
     note_input_cut(&note, opt);
     struct geometry g = {.width = opt->width};
-    g.timemax = opt->total > root ? opt->total : root;
+    g.timemax = time_max(f, opt);
     g.scale = (opt->width - 2 * XPAD) / g.timemax;
-    g.min_samples = opt->min_width_is_percent ? g.timemax * opt->min_width / 100
-                                              : opt->min_width / g.scale;
+    g.min_time = opt->min_width_is_percent ? g.timemax * opt->min_width / 100
+                                           : opt->min_width / g.scale;
+    /* flamegraph.pl's maxdelta starts at 1 */
+    g.max_delta = flame_max_line_delta(f) > 1 ? flame_max_line_delta(f) : 1;
     g.ypad1 = opt->font_size * 3 + (opt->subtitle || note.len ? opt->font_size * 2 : 0);
     g.ypad2 = opt->font_size * 2 + 10;
 
@@ -409,7 +494,7 @@ void svg_render(const struct flame *f, enum flame_direction dir,
     if (opt->subtitle && note.len)
         strbuf_appends(&subtitle, " \xE2\x80\x94 ");   /* an em dash */
     strbuf_append(&subtitle, note.data ? note.data : "", note.len);
-    write_header(out, &g, opt, g.timemax);
+    write_header(out, &g, opt, g.timemax * opt->factor);
     write_chrome(out, &g, opt, opt->subtitle || note.len ? strbuf_cstr(&subtitle) : NULL);
     strbuf_appends(out, "<g id=\"frames\">\n");
     c.out = out;
@@ -417,4 +502,20 @@ void svg_render(const struct flame *f, enum flame_direction dir,
     strbuf_appends(out, "</g>\n</svg>\n");
     strbuf_free(&subtitle);
     strbuf_free(&note);
+}
+
+void svg_render(const struct flame *f, enum flame_direction dir,
+                const struct svg_options *opt, strbuf *out)
+{
+    size_t from = out->len;
+    if (flame_total(f) > 0)
+        write_graph(f, dir, opt, out);
+    else
+        write_empty(out, opt);
+    /* Declared in another encoding, the document is made pure ASCII: its
+     * text then reads the same in any encoding that keeps ASCII (the
+     * scripts and the style are ASCII already). */
+    if (opt->encoding && strcasecmp(opt->encoding, "UTF-8") != 0 &&
+        strcasecmp(opt->encoding, "UTF8") != 0)
+        xml_to_ascii(out, from);
 }

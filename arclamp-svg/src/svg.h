@@ -17,6 +17,7 @@
  *   <text id="ignorecase"/> <text id="matched"/>
  *   <g id="frames"> one <g> per box: <title>NAME (N samples, P%)</title>
  *       <rect x y width height fill rx ry/> <text x y>LABEL</text> </g> ... </g>
+ *   (with --nameattr, a box's <g> may carry more attributes, or be an <a>)
  *
  * What a graph does not show is said in its subtitle (after the given one):
  * samples folded into [truncated] by the aggregation's limits (flame.h),
@@ -28,7 +29,9 @@
 #define ARCLAMP_SVG_H
 
 #include "flame.h"
+#include "nameattr.h"
 #include "palette.h"
+#include "palmap.h"
 #include "strbuf.h"
 
 struct svg_options {
@@ -50,12 +53,20 @@ struct svg_options {
     int inverted;            /* icicle graph: the root at the top, growing down */
     int negate;              /* differential: swap the meaning of red and blue */
     double factor;           /* counts are multiplied by this (1) */
-    double total;            /* > 0: percentages relative to this instead of the root */
+    double total;            /* > 0: --total, the counts (before factor) spanning the full
+                                width, when not below the real total */
     size_t max_bytes;        /* the document stays about this small: boxes deeper than
                                 what fits are left out, and the subtitle says so
                                 (SVG_DEFAULT_MAX_BYTES; 0: no limit) */
     unsigned long long input_cut_at; /* > 0: the input was read only this far (its reader's
                                 limit); the subtitle says so */
+    struct palmap *palette_map;  /* --cp: colours taken from it, and those of other drawn
+                                boxes added to it; NULL: none */
+    const struct nameattr *name_attrs; /* --nameattr: tags and tooltips by function; NULL */
+    const char *encoding;    /* --encoding: declared in <?xml?>; NULL: none. Other than
+                                UTF-8, every non-ASCII character is written as a character
+                                reference, so the bytes read the same in any encoding that
+                                keeps ASCII as it is */
 };
 
 /* Far above a normal graph (about 1 MB at 1 px, 10 MB at 0.1 px). */

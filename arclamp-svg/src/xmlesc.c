@@ -48,6 +48,28 @@ size_t utf8_next(const char *s, size_t len, unsigned *cp)
     return need + 1;
 }
 
+void xml_to_ascii(strbuf *out, size_t from)
+{
+    size_t i = from;
+    while (i < out->len && !(out->data[i] & 0x80))
+        i++;
+    if (i == out->len)
+        return;   /* ASCII already */
+    strbuf tail = STRBUF_INIT;
+    unsigned cp;
+    for (i = from; i < out->len;) {
+        if (!(out->data[i] & 0x80)) {
+            strbuf_appendc(&tail, out->data[i++]);
+            continue;
+        }
+        i += utf8_next(out->data + i, out->len - i, &cp);
+        strbuf_appendf(&tail, "&#x%X;", cp);
+    }
+    out->len = from;
+    strbuf_append(out, tail.data, tail.len);
+    strbuf_free(&tail);
+}
+
 size_t utf8_length(const char *s, size_t len)
 {
     size_t n = 0;

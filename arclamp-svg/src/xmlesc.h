@@ -17,6 +17,13 @@ void xml_escape(strbuf *out, const char *s, size_t len);
  * <script>: quotes included, everything but [A-Za-z0-9 _.,:()-] \u-escaped. */
 void js_string(strbuf *out, const char *s, size_t len);
 
+/* Rewrites out[from..], valid UTF-8 as the escapers write it, with every
+ * character beyond ASCII as a character reference ("&#xE9;"), so its bytes
+ * mean the same in any encoding that keeps ASCII as it is. Only for
+ * markup whose non-ASCII characters are in text and attribute values
+ * (references mean nothing in comments or CDATA). */
+void xml_to_ascii(strbuf *out, size_t from);
+
 /* Decodes one UTF-8 character of s[0..len); returns the bytes it takes
  * (>= 1) and stores the code point, or U+FFFD for an invalid sequence
  * (consuming one byte). */

@@ -21,7 +21,7 @@ struct boxes {
     const struct flame *f;
     strbuf text;
     size_t n;
-    double total1_of_last;
+    strbuf deltas;      /* "name:delta " of every box with a change */
 };
 
 static void collect_box(void *arg, const struct flame_box *b)
@@ -31,15 +31,17 @@ static void collect_box(void *arg, const struct flame_box *b)
     const char *name = b->depth ? flame_frame_name(bx->f, b->frame, &len) : "all";
     strbuf_appendf(&bx->text, "%u:%.*s:%g:%g\n", b->depth, (int)len, name, b->start, b->total);
     bx->n++;
-    bx->total1_of_last = b->total1;
+    if (b->delta != 0)
+        strbuf_appendf(&bx->deltas, "%.*s:%g ", (int)len, name, b->delta);
 }
 
 static char *layout_of(const struct flame *f, enum flame_direction dir)
 {
-    struct boxes bx = {f, STRBUF_INIT, 0, 0};
+    struct boxes bx = {f, STRBUF_INIT, 0, STRBUF_INIT};
     flame_layout(f, dir, collect_box, &bx);
     char *s = xstrdup(strbuf_cstr(&bx.text));
     strbuf_free(&bx.text);
+    strbuf_free(&bx.deltas);
     return s;
 }
 
@@ -129,11 +131,35 @@ START_TEST(differential_lines_keep_both_columns)
     struct flame *f = flame_of(lines);
     ck_assert(flame_is_differential(f));
     ck_assert_double_eq(flame_total(f), 10);    /* widths from the second column */
-    struct boxes bx = {f, STRBUF_INIT, 0, 0};
+    struct boxes bx = {f, STRBUF_INIT, 0, STRBUF_INIT};
     flame_layout(f, FLAME_FORWARD, collect_box, &bx);
     ck_assert_str_eq(strbuf_cstr(&bx.text), "2:b:0:4\n2:c:4:6\n1:a:0:10\n0:all:0:10\n");
-    ck_assert_double_eq(bx.total1_of_last, 10);   /* the root's first column */
+    /* only the leaves changed: a line's change is its leaf's, not its
+     * ancestors' (flamegraph.pl's self change) */
+    ck_assert_str_eq(strbuf_cstr(&bx.deltas), "b:-6 c:6 ");
+    ck_assert_double_eq(flame_max_line_delta(f), 6);
     strbuf_free(&bx.text);
+    strbuf_free(&bx.deltas);
+    flame_free(f);
+}
+END_TEST
+
+START_TEST(differential_change_is_the_sum_of_lines_ending_at_a_box)
+{
+    /* a's own line, a line ending at b twice (summed), one at the root;
+     * the largest change is of one line (5), not of a box (b: 2 + 5) */
+    const char *lines[] = {"a 1 2", "a;b 0 2", "a;b 5 10", "a;c 4 4", " 3 1", "x 7", NULL};
+    struct flame *f = flame_of(lines);
+    struct boxes bx = {f, STRBUF_INIT, 0, STRBUF_INIT};
+    flame_layout(f, FLAME_FORWARD, collect_box, &bx);
+    ck_assert_str_eq(strbuf_cstr(&bx.deltas), "b:7 a:1 all:-2 ");
+    ck_assert_double_eq(flame_max_line_delta(f), 5);
+    strbuf_reset(&bx.deltas);
+    /* reversed, each line's change goes to its first frame */
+    flame_layout(f, FLAME_REVERSED, collect_box, &bx);
+    ck_assert_str_eq(strbuf_cstr(&bx.deltas), "a:1 a:7 all:-2 ");
+    strbuf_free(&bx.text);
+    strbuf_free(&bx.deltas);
     flame_free(f);
 }
 END_TEST
@@ -171,7 +197,7 @@ START_TEST(deep_stack_without_recursion)
     ck_assert_int_eq(flame_add_line(f, line, n + 2), 0);
     flame_finish(f);
     ck_assert_uint_eq(flame_max_depth(f), depth);
-    struct boxes bx = {f, STRBUF_INIT, 0, 0};
+    struct boxes bx = {f, STRBUF_INIT, 0, STRBUF_INIT};
     flame_layout(f, FLAME_REVERSED, collect_box, &bx);
     ck_assert_uint_eq(bx.n, depth + 1);
     strbuf_free(&bx.text);
@@ -380,6 +406,40 @@ START_TEST(flame_chart_ends_with_truncated_once_full)
 }
 END_TEST
 
+/* The names of the boxes of a chain graph read in direction `dir`. */
+static char *chain_names(const char *line, enum flame_direction dir)
+{
+    struct flame *f = flame_new();
+    flame_chain(f, dir);
+    flame_add_line(f, line, strlen(line));
+    flame_finish(f);
+    char *s = layout_of(f, dir);
+    flame_free(f);
+    return s;
+}
+
+START_TEST(chain_marks_wakers_as_flamegraph_pl_rewrites_stacks)
+{
+    char *s = chain_names("t;--;w1;w2 5", FLAME_FORWARD);
+    ck_assert_str_eq(s, "4:w2_[w]:0:5\n3:w1_[w]:0:5\n2:--:0:5\n1:t:0:5\n0:all:0:5\n");
+    free(s);
+    /* Perl's split: "--" right after a separator is a waker frame; a later
+     * separator stays "--"; an empty part is marked too */
+    s = chain_names("a;--;--;b;--;;--;c 1", FLAME_FORWARD);
+    ck_assert_str_eq(s, "8:c_[w]:0:1\n7:--:0:1\n6:_[w]:0:1\n5:--:0:1\n4:b_[w]:0:1\n"
+                        "3:--_[w]:0:1\n2:--:0:1\n1:a:0:1\n0:all:0:1\n");
+    free(s);
+    /* no separator (one at either end is none): nothing marked */
+    s = chain_names("--;a;-- 1", FLAME_FORWARD);
+    ck_assert_str_eq(s, "3:--:0:1\n2:a:0:1\n1:--:0:1\n0:all:0:1\n");
+    free(s);
+    /* reversed: marked from the leaf, as flamegraph.pl reverses first */
+    s = chain_names("t1;t2;--;w 3", FLAME_REVERSED);
+    ck_assert_str_eq(s, "4:t1_[w]:0:3\n3:t2_[w]:0:3\n2:--:0:3\n1:w:0:3\n0:all:0:3\n");
+    free(s);
+}
+END_TEST
+
 Suite *flame_suite(void)
 {
     Suite *s = suite_create("flame");
@@ -393,6 +453,8 @@ Suite *flame_suite(void)
     tcase_add_test(tc, lines_without_count_are_ignored);
     tcase_add_test(tc, fractional_counts_and_crlf);
     tcase_add_test(tc, differential_lines_keep_both_columns);
+    tcase_add_test(tc, differential_change_is_the_sum_of_lines_ending_at_a_box);
+    tcase_add_test(tc, chain_marks_wakers_as_flamegraph_pl_rewrites_stacks);
     tcase_add_test(tc, hostile_bytes_are_kept_as_frames);
     tcase_add_test(tc, deep_stack_without_recursion);
     tcase_add_test(tc, memory_grows_with_distinct_stacks_not_lines);

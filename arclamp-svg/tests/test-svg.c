@@ -120,15 +120,45 @@ START_TEST(labels_fit_or_are_cut_with_dots)
 }
 END_TEST
 
-START_TEST(labels_cut_at_character_boundaries)
+START_TEST(labels_are_cut_in_bytes_as_flamegraph_pl_cuts_them)
 {
+    /* ten "é" (20 bytes), 60 px: int(60 / 7.08) = 8 bytes fit, the last two
+     * of them become ".." */
     const char *lines[] = {"\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9"
                            "\xC3\xA9\xC3\xA9 60", "other 940", NULL};
     struct svg_options opt;
     svg_options_init(&opt);
     opt.width = 1020;
     char *doc = render(lines, FLAME_FORWARD, &opt);
-    ck_assert_ptr_nonnull(strstr(doc, ">\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9..</text>"));
+    ck_assert_ptr_nonnull(strstr(doc, ">\xC3\xA9\xC3\xA9\xC3\xA9..</text>"));
+    free(doc);
+    /* 55 px: 7 bytes, 5 kept: a character cut in two is U+FFFD, never a
+     * broken byte */
+    const char *odd[] = {"\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9 55", "other 945", NULL};
+    doc = render(odd, FLAME_FORWARD, &opt);
+    ck_assert_ptr_nonnull(strstr(doc, ">\xC3\xA9\xC3\xA9\xEF\xBF\xBD..</text>"));
+    free(doc);
+}
+END_TEST
+
+START_TEST(widths_are_differences_of_rounded_edges)
+{
+    /* 1180 px in thirds: edges 10, 403.33, 796.67, 1190; written 10.0,
+     * 403.3, 796.7: the middle box is 393.4 wide so the boxes tile */
+    const char *lines[] = {"a 1", "b 1", "c 1", NULL};
+    struct svg_options opt;
+    svg_options_init(&opt);
+    char *doc = render(lines, FLAME_FORWARD, &opt);
+    ck_assert_ptr_nonnull(strstr(box(doc, "a ("), "<rect x=\"10.0\" y=\"37.0\" width=\"393.3\""));
+    ck_assert_ptr_nonnull(strstr(box(doc, "b ("), "<rect x=\"403.3\" y=\"37.0\" width=\"393.4\""));
+    ck_assert_ptr_nonnull(strstr(box(doc, "c ("), "<rect x=\"796.7\" y=\"37.0\" width=\"393.3\""));
+    ck_assert_ptr_nonnull(strstr(box(doc, "b ("), "<text x=\"406.33\""));
+    free(doc);
+    /* labels from the unrounded edges: 1180 / 3 / (12 * 0.59) = 55.6 fit */
+    const char *names[] = {"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa 1",
+                           "b 1", "c 1", NULL};
+    doc = render(names, FLAME_FORWARD, &opt);
+    ck_assert_ptr_nonnull(strstr(doc, ">aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa..</text>"));
     free(doc);
 }
 END_TEST
@@ -195,10 +225,38 @@ START_TEST(counts_get_thousands_separators_and_factor)
     char *doc = render(lines, FLAME_FORWARD, &opt);
     ck_assert_ptr_nonnull(strstr(doc, "<title>f (1,234,567 samples, 100.00%)</title>"));
     free(doc);
+    /* 617,283.5: printf's %.0f rounds a half to even */
     opt.factor = 0.5;
     opt.count_name = "ms";
     doc = render(lines, FLAME_FORWARD, &opt);
-    ck_assert_ptr_nonnull(strstr(doc, "<title>f (617,283.5 ms, 100.00%)</title>"));
+    ck_assert_ptr_nonnull(strstr(doc, "<title>f (617,284 ms, 100.00%)</title>"));
+    free(doc);
+    /* commas at any size, never exponent notation */
+    const char *big[] = {"f 1000000000000000", NULL};
+    opt.factor = 1;
+    doc = render(big, FLAME_FORWARD, &opt);
+    ck_assert_ptr_nonnull(strstr(doc, "<title>f (1,000,000,000,000,000 ms, 100.00%)</title>"));
+    free(doc);
+}
+END_TEST
+
+START_TEST(percentages_are_of_the_rounded_count)
+{
+    /* with --factor 0.5: a is 0.5 -> "0" (half to even) -> 0.00%, b is 1 of
+     * 1.5 -> 66.67%, c 2.5 -> "2" of 4 */
+    const char *lines[] = {"a 1", "b 2", NULL};
+    struct svg_options opt;
+    svg_options_init(&opt);
+    opt.factor = 0.5;
+    opt.min_width = 0;
+    char *doc = render(lines, FLAME_FORWARD, &opt);
+    ck_assert_ptr_nonnull(box(doc, "a (0 samples, 0.00%)</title>"));
+    ck_assert_ptr_nonnull(box(doc, "b (1 samples, 66.67%)</title>"));
+    ck_assert_ptr_nonnull(box(doc, "all (2 samples, 100%)</title>"));
+    free(doc);
+    const char *half[] = {"c 5", "d 3", NULL};
+    doc = render(half, FLAME_FORWARD, &opt);
+    ck_assert_ptr_nonnull(box(doc, "c (2 samples, 50.00%)</title>"));
     free(doc);
 }
 END_TEST
@@ -363,11 +421,13 @@ Suite *svg_suite(void)
     tcase_add_test(tc, inverted_grows_down_from_the_top);
     tcase_add_test(tc, narrow_boxes_and_their_children_are_dropped);
     tcase_add_test(tc, labels_fit_or_are_cut_with_dots);
-    tcase_add_test(tc, labels_cut_at_character_boundaries);
+    tcase_add_test(tc, labels_are_cut_in_bytes_as_flamegraph_pl_cuts_them);
+    tcase_add_test(tc, widths_are_differences_of_rounded_edges);
     tcase_add_test(tc, options_and_names_never_become_markup);
     tcase_add_test(tc, same_input_same_bytes);
     tcase_add_test(tc, differential_tooltips_and_colors);
     tcase_add_test(tc, counts_get_thousands_separators_and_factor);
+    tcase_add_test(tc, percentages_are_of_the_rounded_count);
     tcase_add_test(tc, empty_input_gives_a_valid_message);
     tcase_add_test(tc, golden_php_request);
     tcase_add_test(tc, golden_php_request_reversed);

@@ -70,6 +70,17 @@ START_TEST(utf8_length_counts_characters)
 }
 END_TEST
 
+START_TEST(to_ascii_writes_references_after_the_start)
+{
+    strbuf sb = STRBUF_INIT;
+    strbuf_appends(&sb, "\xC3\xA9 kept; ");
+    strbuf_appends(&sb, "<t a=\"caf\xC3\xA9\">\xF0\x9F\x94\xA5 &amp;</t>");
+    xml_to_ascii(&sb, 9);
+    ck_assert_str_eq(strbuf_cstr(&sb), "\xC3\xA9 kept; <t a=\"caf&#xE9;\">&#x1F525; &amp;</t>");
+    strbuf_free(&sb);
+}
+END_TEST
+
 Suite *xmlesc_suite(void)
 {
     Suite *s = suite_create("xmlesc");
@@ -81,6 +92,7 @@ Suite *xmlesc_suite(void)
     tcase_add_test(tc, cdata_terminator_cannot_survive);
     tcase_add_test(tc, js_string_escapes_everything_risky);
     tcase_add_test(tc, utf8_length_counts_characters);
+    tcase_add_test(tc, to_ascii_writes_references_after_the_start);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-BIN = os.environ.get("ARCLAMP_SVG_BIN", str(REPO / "build/bin/arclamp-svg"))
+# absolute: some tests run it in a directory of their own (--cp)
+BIN = os.path.abspath(os.environ.get("ARCLAMP_SVG_BIN", str(REPO / "build/bin/arclamp-svg")))
 SVG = "{http://www.w3.org/2000/svg}"
 
 # Every element and attribute a graph may contain: anything else was injected.
@@ -53,8 +54,9 @@ HOSTILE_FRAMES = [
 ]
 
 
-def run(args, stdin=None, check=True):
-    proc = subprocess.run([BIN, "render", *args], input=stdin, capture_output=True, timeout=120)
+def run(args, stdin=None, check=True, cwd=None):
+    proc = subprocess.run([BIN, "render", *args], input=stdin, capture_output=True, timeout=120,
+                          cwd=cwd)
     if check:
         assert proc.returncode == 0, proc.stderr.decode(errors="replace")
     return proc
@@ -301,10 +303,29 @@ def test_total_scales_the_graph_and_a_smaller_one_is_ignored():
     doc = run(["--total", "40"], stdin=data).stdout
     f = box(doc, "f")
     assert f[0] == "f (10 samples, 25.00%)" and f[2] == 295.0   # 1180 * 10 / 40
-    assert box(doc, "all")[0] == "all (10 samples, 100%)"
+    # the root spans the full width and says the total, as flamegraph.pl's
+    assert box(doc, "all")[0] == "all (40 samples, 100%)" and box(doc, "all")[2] == 1180.0
     small = run(["--total", "5"], stdin=data)
     assert b"Specified --total 5 is less than actual total 10, so ignored" in small.stderr
     assert small.stdout == run([], stdin=data).stdout
+
+
+def test_total_is_in_input_units_before_factor():
+    """--total N counts as the input counts (flamegraph.pl's timemax), and
+    --factor scales the texts only: 10 samples, --total 1000 --factor 2."""
+    data = b"main;f 10\n"
+    doc = run(["--total", "1000", "--factor", "2"], stdin=data).stdout
+    assert box(doc, "all")[0] == "all (2,000 samples, 100%)"
+    assert box(doc, "f")[0] == "f (20 samples, 1.00%)" and box(doc, "f")[2] == 11.8
+    # 15 is above the 10 of the input, though below its 20 after --factor
+    above = run(["--total", "15", "--factor", "2"], stdin=data)
+    assert b"Specified --total" not in above.stderr
+    assert box(above.stdout, "all")[0] == "all (30 samples, 100%)"
+    below = run(["--total", "5", "--factor", "2"], stdin=data)
+    assert b"Specified --total 5 is less than actual total 10, so ignored" in below.stderr
+    assert box(below.stdout, "all")[0] == "all (20 samples, 100%)"
+    # at most 2% of the real total: ignored without a word, as flamegraph.pl
+    assert b"Specified" not in run(["--total", "0.2"], stdin=data).stderr
 
 
 def test_bgcolors_names_and_flat_colours():
@@ -335,6 +356,54 @@ def test_differential_tooltips_colours_and_negate():
     assert box(neg, "grew")[4] == "rgb(0,0,255)"
 
 
+def test_differential_change_is_the_leafs_own_as_flamegraph_pl():
+    """A line's change (COUNT2 - COUNT1) belongs to the frame ending it
+    only: a parent whose own lines did not change reads 0.00% and is white
+    however much its children changed."""
+    doc = run([], stdin=b"main;same 5 5\nmain;grew 1 3\nmain 2 1\n").stdout
+    assert box(doc, "main")[0] == "main (9 samples, 100.00%; -11.11%)"
+    assert box(doc, "grew")[0] == "grew (3 samples, 33.33%; +22.22%)"
+    doc = run([], stdin=b"main;same 5 5\nmain;grew 1 3\n").stdout
+    assert box(doc, "main")[0] == "main (8 samples, 100.00%; 0.00%)"
+    assert box(doc, "main")[4] == "rgb(255,255,255)"
+
+
+def test_differential_colour_scale_is_of_the_largest_line_change():
+    """maxdelta is the largest |COUNT2 - COUNT1| of one line (at least 1),
+    not of a box: y gained 6 over two lines of 3, x 4 in one line."""
+    doc = run([], stdin=b"x 0 4\ny;z 0 3\ny;w 0 3\n").stdout
+    assert box(doc, "z")[4] == "rgb(255,52,52)"      # int(210 * (4 - 3) / 4)
+    assert box(doc, "x")[4] == "rgb(255,0,0)"
+    assert box(doc, "y")[4] == "rgb(255,255,255)"
+    shrank = run([], stdin=b"x 5 1\ny;z 4 1\ny;w 3 1\n").stdout
+    assert box(shrank, "z")[4] == "rgb(52,52,255)"
+    assert box(shrank, "w")[4] == "rgb(105,105,255)"  # int(210 * (4 - 2) / 4)
+    # maxdelta starts at 1: a change of 0.25 is pale, not full red
+    assert box(run([], stdin=b"a 0.5 0.75\n").stdout, "a")[4] == "rgb(255,157,157)"
+    # --factor scales the width, not the change: +2 of 4 * 2
+    assert box(run(["--factor", "2"], stdin=b"a 2 4\n").stdout, "a")[0] == \
+        "a (8 samples, 100.00%; +25.00%)"
+
+
+def test_separator_frames_are_grey_in_every_mode():
+    for args, data in (([], b"a;--;b 2\na;-;c 1\n"), (["--colors", "java"], b"a;--;b 2\na;-;c 1\n"),
+                       ([], b"a;--;b 1 2\na;-;c 1 1\n")):
+        doc = run(args, stdin=data).stdout
+        assert box(doc, "--")[4] == "rgb(160,160,160)", args
+        assert box(doc, "-")[4] == "rgb(200,200,200)", args
+
+
+def test_zero_count_lines_of_difffolded_keep_their_own_boxes():
+    """difffolded.pl writes a vanished stack as 'STACK N 0'. flamegraph.pl
+    names a box by function, depth and end, so the empty a under q takes
+    the place of the a under p (both end at 3); here each stays a box."""
+    doc = run(["--minwidth", "0"], stdin=b"p;a 0 3\nq;a 2 0\n").stdout
+    titles = sorted(b[0] for b in boxes(doc) if b[0].startswith("a ("))
+    assert titles == ["a (0 samples, 0.00%; -66.67%)", "a (3 samples, 100.00%; +100.00%)"]
+    wide = [b for b in boxes(doc) if b[0].startswith("a (3")][0]
+    assert (wide[1], wide[2]) == (10.0, 1180.0)
+
+
 def test_quiet_drops_the_summary_not_the_warnings(tmp_path):
     out = tmp_path / "g.svg"
     loud = run(["-o", str(out)], stdin=b"a 1\nbad\n")
@@ -342,3 +411,228 @@ def test_quiet_drops_the_summary_not_the_warnings(tmp_path):
     quiet = run(["-q", "-o", str(out)], stdin=b"a 1\nbad\n")
     assert b"distinct stacks" not in quiet.stderr
     assert b"Ignored 1 lines with invalid format" in quiet.stderr
+
+
+# --- flamegraph.pl's command line: Getopt::Long's spellings ----------------
+
+
+EVERY_OPTION = [("title", "T"), ("subtitle", "S"), ("width", "900"), ("height", "20"),
+                ("minwidth", "0"), ("fonttype", "monospace"), ("fontsize", "11"),
+                ("fontwidth", "0.6"), ("countname", "ms"), ("nametype", "Fn:"),
+                ("colors", "java"), ("bgcolors", "blue"), ("hash", None), ("random", None),
+                ("reverse", None), ("inverted", None), ("flamechart", None), ("negate", None),
+                ("notes", "N"), ("total", "20"), ("factor", "2"), ("encoding", "UTF-8")]
+
+
+@pytest.mark.parametrize("name,value", EVERY_OPTION, ids=[o[0] for o in EVERY_OPTION])
+def test_every_option_also_with_a_single_dash(name, value):
+    # a box too narrow for the default --minwidth; differential for --negate
+    data = b"main;a 3 1\nmain;b 1 2\n" if name == "negate" else b"main;a 3\nmain;b 2\nc 0.0001\n"
+    double = ["--" + name] + ([value] if value else [])
+    want = run(double, stdin=data).stdout
+    assert want != run([], stdin=data).stdout or name in ("hash", "random", "encoding")
+    single = ["-" + name] + ([value] if value else [])
+    assert run(single, stdin=data).stdout == want
+    if value:
+        assert run(["-%s=%s" % (name, value)], stdin=data).stdout == want
+        assert run(["--%s=%s" % (name, value)], stdin=data).stdout == want
+
+
+def test_unambiguous_prefixes_and_unknown_options():
+    data = b"main;a 3\n"
+    assert run(["-tit", "X", "--wid=900"], stdin=data).stdout == \
+        run(["--title", "X", "--width", "900"], stdin=data).stdout
+    for args in (["-no-such-option"], ["--no-such-option"], ["-font", "9"], ["--f", "1"]):
+        proc = run(args, stdin=data, check=False)
+        assert proc.returncode == 2 and proc.stdout == b"", args
+
+
+def test_random_is_accepted_and_colours_stay_the_names():
+    data = b"main;parse;strlen 3\nmain;render 2\n"
+    assert run(["--random"], stdin=data).stdout == run([], stdin=data).stdout
+
+
+# --- --cp: palette.map -----------------------------------------------------
+
+
+def fills(doc):
+    return {b[0].split(" (")[0]: b[4] for b in boxes(doc)}
+
+
+def test_cp_uses_and_writes_back_palette_map(tmp_path):
+    data = b"main;foo 3\nmain;bar 2\n"
+    plain = fills(run([], stdin=data).stdout)
+    pal = tmp_path / "palette.map"
+    pal.write_bytes(b"foo->rgb(1,2,3)\nzzz->rgb(9,9,9)\n"
+                    b"evil->rgb(1,2,3)\" onload=\"x\nbad->red\nno arrow\n"
+                    b"a->b->rgb(4,5,6)\n")
+    doc = run(["--cp"], stdin=data, cwd=tmp_path).stdout
+    got = fills(doc)
+    assert got["foo"] == "rgb(1,2,3)"                          # from the map
+    assert got["bar"] == plain["bar"] and got["main"] == plain["main"]
+    # written back sorted by name, with every drawn function (the root's
+    # name is empty, as flamegraph.pl's); lines that are not colours dropped
+    assert pal.read_bytes() == (
+        b"->" + plain["all"].encode() + b"\n"
+        b"a->b->rgb(4,5,6)\n"
+        b"bar->" + plain["bar"].encode() + b"\n"
+        b"foo->rgb(1,2,3)\n"
+        b"main->" + plain["main"].encode() + b"\n"
+        b"zzz->rgb(9,9,9)\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["palette.map"], "written atomically"
+    # the names the map holds keep their colours in the next graph
+    pal.write_bytes(pal.read_bytes().replace(plain["bar"].encode(), b"rgb(7,7,7)"))
+    assert fills(run(["--cp"], stdin=b"x;bar 1\n", cwd=tmp_path).stdout)["bar"] == "rgb(7,7,7)"
+    assert b"x->" in pal.read_bytes()
+
+
+def test_cp_starts_a_map_and_only_when_asked_and_drawn(tmp_path):
+    data = b"main;foo 3\n"
+    run([], stdin=data, cwd=tmp_path)
+    assert not (tmp_path / "palette.map").exists()
+    proc = run(["--cp"], stdin=b"no counts\n", cwd=tmp_path, check=False)
+    assert proc.returncode == 2 and not (tmp_path / "palette.map").exists()
+    doc = run(["--cp"], stdin=data, cwd=tmp_path).stdout
+    assert doc == run([], stdin=data).stdout     # a new map: the usual colours
+    want = fills(doc)
+    assert (tmp_path / "palette.map").read_text() == \
+        "->%s\nfoo->%s\nmain->%s\n" % (want["all"], want["foo"], want["main"])
+
+
+def test_cp_keeps_differential_and_grey_boxes_out_of_the_map(tmp_path):
+    run(["--cp"], stdin=b"a;--;b 1 2\n", cwd=tmp_path)
+    assert (tmp_path / "palette.map").read_bytes() == b""
+
+
+# --- --nameattr --------------------------------------------------------------
+
+
+def frames_of(doc):
+    """The children of <g id="frames"> as (tag, attributes, tooltip)."""
+    lint = subprocess.run(["xmllint", "--noout", "--nonet", "-"], input=doc, capture_output=True)
+    assert lint.returncode == 0, lint.stderr.decode(errors="replace")
+    root = ET.fromstring(doc)
+    out = []
+    for el in root.find(f".//{SVG}g[@id='frames']"):
+        out.append((el.tag[len(SVG):], dict(el.attrib), el.find(SVG + "title").text))
+    return out
+
+
+def test_nameattr_adds_attributes_links_and_tooltips(tmp_path):
+    attrs = tmp_path / "attrs"
+    attrs.write_bytes(b"foo\ttitle=<b>hi</b> & more\tid=f1\tclass=hot\t"
+                      b"g_extra=style=\"opacity:0.5\" data-x='y\"<'\n"
+                      b"bar\thref=https://example.org/?a=1&b=2\ttarget=_blank\tfoo=ignored\n"
+                      b"baz\thref=/src/baz.php\ta_extra=rel=\"noopener\"\tid=z\n"
+                      b"\tclass=root\n"
+                      b"main\ttitle=\n")
+    doc = run(["--nameattr", str(attrs)], stdin=b"main;foo 3\nmain;bar 2\nmain;baz 1\n").stdout
+    got = {t[2].split(" (")[0] if t[0] != "g" or "id" not in t[1] else t[1]["id"]: t
+           for t in frames_of(doc)}
+    xlink = "{http://www.w3.org/1999/xlink}href"
+    assert got["f1"] == ("g", {"id": "f1", "class": "hot", "style": "opacity:0.5",
+                               "data-x": 'y"<'}, "<b>hi</b> & more")
+    assert got["bar"] == ("a", {xlink: "https://example.org/?a=1&b=2", "target": "_blank"},
+                          "bar (2 samples, 33.33%)")
+    assert got["baz"][1] == {xlink: "/src/baz.php", "target": "_top", "rel": "noopener", "id": "z"}
+    assert got["all"] == ("g", {"class": "root"}, "all (6 samples, 100%)")   # the root is ""
+    assert got["main"][2] == "main (6 samples, 100.00%)"    # an empty title keeps the tooltip
+    assert b'<a xlink:href="https://example.org/?a=1&amp;b=2" target="_blank"><title>' in doc
+
+
+@pytest.mark.parametrize("line,message", [
+    (b"foo", b"Invalid format in "),
+    (b"", b"Invalid format in "),
+    (b"foo\tg_extra=onclick=\"alert(1)\"", b"onclick: an event handler"),
+    (b"foo\tg_extra=ONLOAD='x'", b"ONLOAD: an event handler"),
+    (b"foo\tg_extra=xmlns:evil=\"x\"", b"a namespace declaration"),
+    (b"foo\tg_extra=xlink:href=\"javascript:x\"", b"a link"),
+    (b"foo\tid=a\tg_extra=id=\"b\"", b"id: already on the element"),
+    (b"foo\tg_extra=a=\"1\" a=\"2\"", b"a: already on the element"),
+    (b"foo\thref=x\ta_extra=target=\"y\"", b"target: already on the element"),
+    (b"foo\tg_extra=\"><script>alert(1)</script>", b"not name=\"value\" attributes"),
+    (b"foo\tg_extra=a=\"1\"/><script>", b"not name=\"value\" attributes"),
+    (b"foo\tg_extra=a=unquoted", b"not name=\"value\" attributes"),
+    (b"foo\thref= JavaScript:alert(1)", b"href: a script URL"),
+    (b"foo\thref=java\x01script:alert(1)", b"href: a script URL"),
+    (b"foo\thref=data:text/html,x", b"href: a script URL"),
+    (b"foo\tnovalue", b"is not key=value"),
+])
+def test_nameattr_refuses_what_could_become_markup_or_script(tmp_path, line, message):
+    attrs = tmp_path / "attrs"
+    attrs.write_bytes(b"ok\tid=fine\n" + line + b"\n")
+    proc = run(["--nameattr", str(attrs)], stdin=b"foo 1\n", check=False)
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert message in proc.stderr, proc.stderr
+
+
+def test_nameattr_missing_file_fails_without_an_svg(tmp_path):
+    proc = run(["--nameattr", str(tmp_path / "none")], stdin=b"foo 1\n", check=False)
+    assert proc.returncode == 2 and proc.stdout == b"" and b"none" in proc.stderr
+
+
+# --- --encoding --------------------------------------------------------------
+
+
+def test_encoding_is_declared_and_the_document_reads_the_same():
+    data = "main;café;\u65e5\u672c 3\n".encode()
+    utf8 = run(["--encoding", "UTF-8"], stdin=data).stdout
+    assert utf8.startswith(b'<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n')
+    assert utf8.replace(b' encoding="UTF-8"', b"") == run([], stdin=data).stdout
+    latin = run(["--encoding", "ISO-8859-1"], stdin=data).stdout
+    assert latin.startswith(b'<?xml version="1.0" encoding="ISO-8859-1" standalone="no"?>\n')
+    assert max(latin) < 0x80, "pure ASCII: the same bytes in any ASCII-compatible encoding"
+    assert b"caf&#xE9;" in latin
+    assert [b[0] for b in boxes(latin)] == [b[0] for b in boxes(utf8)]
+
+
+@pytest.mark.parametrize("enc", ["UTF-16", "UTF-32BE", "no-such-encoding", 'x"y', "a b", "", "IBM037"])
+def test_encoding_refuses_names_and_encodings_that_would_break_the_document(enc):
+    proc = run(["--encoding", enc], stdin=b"a 1\n", check=False)
+    assert proc.returncode == 2 and proc.stdout == b"", enc
+    assert b"--encoding" in proc.stderr
+
+
+# --- --colors chain ------------------------------------------------------------
+
+
+def test_chain_marks_frames_after_the_first_separator_as_wakers():
+    """flamegraph.pl rewrites each stack before merging: split at ';--;',
+    frames after the first separator get _[w] (aqua; hidden in the labels),
+    separators stay '--' (grey)."""
+    doc = run(["--colors", "chain"], stdin=b"target;sched;--;waker1;waker2 5\nt2;x 3\n").stdout
+    hue = lambda fill: "aqua" if fill.split(",")[1] == fill.split(",")[2][:-1] and \
+        int(fill.split(",")[1]) >= 165 else fill
+    got = {b[0].split(" (")[0]: b[4] for b in boxes(doc)}
+    assert got["--"] == "rgb(160,160,160)"
+    assert hue(got["waker1"]) == "aqua" and hue(got["waker2"]) == "aqua"
+    for blue in ("target", "sched", "t2", "x"):
+        r, g, b = (int(v) for v in got[blue][4:-1].split(","))
+        assert r == g and b >= 205, (blue, got[blue])
+    labels = [t.text for t in check_document(doc).iter(SVG + "text")]
+    assert "waker1" in labels and not any("_[w]" in (t or "") for t in labels)
+    # Perl's split: of "a;--;--;b" only the first is a separator, the
+    # second "--" is a waker frame (aqua, not grey)
+    two = [b for b in boxes(run(["--colors", "chain"], stdin=b"a;--;--;b 3\n").stdout)
+           if b[0].startswith("-- (")]
+    assert sorted(b[4] == "rgb(160,160,160)" for b in two) == [False, True]
+
+
+def test_chain_reversed_marks_from_the_leaf_as_flamegraph_pl():
+    """--reverse reverses each stack before the rewrite: in t1;t2;--;w the
+    wakers are then t2 and t1."""
+    data = b"t1;t2;--;w 3\n"
+    doc = run(["--colors", "chain", "--reverse"], stdin=data).stdout
+    got = {b[0].split(" (")[0]: b[4] for b in boxes(doc)}
+    for waker in ("t1", "t2"):
+        r, g, b = (int(v) for v in got[waker][4:-1].split(","))
+        assert g == b and g >= 165 and r < 120, (waker, got[waker])
+    r, g, b = (int(v) for v in got["w"][4:-1].split(","))
+    assert r == g and b >= 205
+    # --reversed-output draws the same reversed graph from the same read
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "r.svg")
+        forward = run(["--colors", "chain", "--reversed-output", out], stdin=data).stdout
+        assert open(out, "rb").read() == doc
+        assert forward == run(["--colors", "chain"], stdin=data).stdout
