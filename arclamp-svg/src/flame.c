@@ -83,6 +83,7 @@ struct flame {
     int chain;
     enum flame_direction chain_dir;
     strbuf chain_buf;
+    strbuf chain_tmp;     /* the reversed stack's rewrite, for --reverse */
 
     /* Flame chart mode (flame_keep_order): the input order, as runs. */
     struct run *runs;
@@ -417,74 +418,74 @@ static struct stack *stack_find(struct flame *f, const char *stack, size_t len)
 
 /* --- chain graphs ------------------------------------------------------ */
 
-/* One frame of a chain rewrite into buf: forward, appended at *pos; reversed,
- * put before *pos (the stack is built from its end). */
-static void chain_put(char *buf, size_t *pos, int rev, const char *p, size_t n)
+/* The frames of s[0..len) in reverse order, joined by ';', into out. */
+static void reverse_frames(strbuf *out, const char *s, size_t len)
 {
-    if (rev)
-        *pos -= n;
-    memcpy(buf + *pos, p, n);
-    if (!rev)
-        *pos += n;
-}
-
-/* The next frame of stack[0..*left) in the direction: from the front, or
- * from the back when reversed. Returns whether more frames follow. */
-static int chain_next(const char *stack, size_t len, size_t *left, int rev, const char **p,
-                      size_t *n)
-{
-    if (!rev) {
-        *p = stack + (len - *left);
-        const char *semi = memchr(*p, ';', *left);
-        *n = semi ? (size_t)(semi - *p) : *left;
-        *left -= *n + (semi != NULL);
-        return semi != NULL;
+    strbuf_reset(out);
+    size_t end = len;
+    for (;;) {
+        const char *semi = memrchr(s, ';', end);
+        size_t start = semi ? (size_t)(semi - s) + 1 : 0;
+        strbuf_append(out, s + start, end - start);
+        if (!semi)
+            break;
+        strbuf_appendc(out, ';');
+        end = start - 1;
     }
-    const char *semi = memrchr(stack, ';', *left);
-    *p = semi ? semi + 1 : stack;
-    *n = (size_t)(stack + *left - *p);
-    *left = semi ? (size_t)(semi - stack) : 0;
-    return semi != NULL;
 }
 
-/* --colors chain, as flamegraph.pl prepares each line before merging: the
- * stack (reversed first for --reverse) is split at ";--;" like Perl's split
- * (leftmost, not overlapping: of "a;--;--;b" only the first "--" is a
- * separator), and every frame after the first separator gets "_[w]", the
- * waker mark the palette colours aqua and the labels hide; separators stay
- * "--". The result, stored in forward order, goes to f->chain_buf. */
+/* The next ";--;" in s[from..len) at or after `from`, or len. */
+static size_t next_separator(const char *s, size_t len, size_t from)
+{
+    for (size_t i = from; i + 4 <= len; i++) {
+        if (memcmp(s + i, ";--;", 4) == 0)
+            return i;
+    }
+    return len;
+}
+
+/* flamegraph.pl's chain rewrite of one stack, into out: split at ";--;"
+ * (leftmost, not overlapping, as Perl's split), keep the first part, then
+ * ";--;", then the other parts joined by ";--;" with every frame marked
+ * "_[w]" (the waker mark the palette colours aqua and the labels hide).
+ * A stack without a separator so ends in a "--" frame, as there. */
+static void chain_stack(strbuf *out, const char *s, size_t len)
+{
+    strbuf_reset(out);
+    size_t sep = next_separator(s, len, 0);
+    strbuf_append(out, s, sep);
+    strbuf_append(out, ";--", 3);
+    if (sep == len)
+        return;
+    strbuf_appendc(out, ';');
+    for (size_t from = sep + 4; from <= len;) {
+        size_t end = next_separator(s, len, from);
+        for (size_t i = from; i < end; i++) {
+            if (s[i] == ';')
+                strbuf_append(out, "_[w]", 4);
+            strbuf_appendc(out, s[i]);
+        }
+        strbuf_append(out, "_[w]", 4);
+        if (end == len)
+            break;
+        strbuf_append(out, ";--;", 4);
+        from = end + 4;
+    }
+}
+
+/* --colors chain, as flamegraph.pl prepares each line before merging
+ * (chain_stack), on the stack reversed first for --reverse. The result,
+ * stored in forward order (the tree reverses it again), goes to
+ * f->chain_buf. */
 static void chain_rewrite(struct flame *f, const char *stack, size_t len)
 {
-    size_t frames = len ? 1 : 0;
-    for (const char *p = stack; len && (p = memchr(p, ';', (size_t)(stack + len - p))); p++)
-        frames++;
-    size_t cap = len + 4 * frames, pos, left = len;
-    int rev = f->chain_dir == FLAME_REVERSED, seen = 0, prev_sep = 0;
-    strbuf_reset(&f->chain_buf);
-    strbuf_reserve(&f->chain_buf, cap + 1);
-    char *buf = f->chain_buf.data;
-    pos = rev ? cap : 0;
-    for (size_t i = 0; i < frames; i++) {
-        const char *p;
-        size_t n;
-        int more = chain_next(stack, len, &left, rev, &p, &n);
-        int sep = i > 0 && more && !prev_sep && n == 2 && p[0] == '-' && p[1] == '-';
-        int waker = seen && !sep;
-        size_t marked = waker ? 4 : 0;
-        if (i > 0)
-            chain_put(buf, &pos, rev, ";", 1);
-        if (rev)   /* written backwards: the mark first */
-            chain_put(buf, &pos, rev, "_[w]", marked);
-        chain_put(buf, &pos, rev, p, n);
-        if (!rev)
-            chain_put(buf, &pos, rev, "_[w]", marked);
-        seen |= sep;
-        prev_sep = sep;
+    if (f->chain_dir != FLAME_REVERSED) {
+        chain_stack(&f->chain_buf, stack, len);
+        return;
     }
-    size_t used = rev ? cap - pos : pos;
-    if (rev)
-        memmove(buf, buf + pos, used);
-    f->chain_buf.len = used;
+    reverse_frames(&f->chain_buf, stack, len);
+    chain_stack(&f->chain_tmp, f->chain_buf.data, f->chain_buf.len);
+    reverse_frames(&f->chain_buf, f->chain_tmp.data, f->chain_tmp.len);
 }
 
 /* --- lines -------------------------------------------------------------- */
@@ -839,6 +840,7 @@ void flame_free(struct flame *f)
     free(f->sorted[0]);
     free(f->sorted[1]);
     strbuf_free(&f->chain_buf);
+    strbuf_free(&f->chain_tmp);
     free(f);
 }
 

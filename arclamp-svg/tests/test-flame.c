@@ -429,9 +429,13 @@ START_TEST(chain_marks_wakers_as_flamegraph_pl_rewrites_stacks)
     ck_assert_str_eq(s, "8:c_[w]:0:1\n7:--:0:1\n6:_[w]:0:1\n5:--:0:1\n4:b_[w]:0:1\n"
                         "3:--_[w]:0:1\n2:--:0:1\n1:a:0:1\n0:all:0:1\n");
     free(s);
-    /* no separator (one at either end is none): nothing marked */
+    /* no separator (one at either end is none): nothing marked, and as
+     * flamegraph.pl appends ";--;" after the first part, a "--" leaf */
     s = chain_names("--;a;-- 1", FLAME_FORWARD);
-    ck_assert_str_eq(s, "3:--:0:1\n2:a:0:1\n1:--:0:1\n0:all:0:1\n");
+    ck_assert_str_eq(s, "4:--:0:1\n3:--:0:1\n2:a:0:1\n1:--:0:1\n0:all:0:1\n");
+    free(s);
+    s = chain_names("a;b 2", FLAME_REVERSED);
+    ck_assert_str_eq(s, "3:a:0:2\n2:b:0:2\n1:--:0:2\n0:all:0:2\n");
     free(s);
     /* reversed: marked from the leaf, as flamegraph.pl reverses first */
     s = chain_names("t1;t2;--;w 3", FLAME_REVERSED);
