@@ -199,7 +199,7 @@ static void *sender_main(void *arg)
         while (batch) {
             sender_job *end = batch->next;
             while (end && !batch->waited && !end->waited &&
-                   memcmp(&end->target, &batch->target, sizeof end->target) == 0)
+                   transport_target_equal(&end->target, &batch->target))
                 end = end->next;
             sender_job *next = end;
             deliver(batch, end);

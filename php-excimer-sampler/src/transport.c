@@ -296,10 +296,19 @@ void transport_conn_close(transport_conn *tc)
     tc->target_set = 0;
 }
 
+int transport_target_equal(const transport_target *a, const transport_target *b)
+{
+    /* Field by field: a struct copy need not copy the padding before `db`. */
+    return a->kind == b->kind && a->redis_unix == b->redis_unix && a->db == b->db
+           && strcmp(a->host, b->host) == 0 && strcmp(a->port, b->port) == 0
+           && strcmp(a->path, b->path) == 0 && strcmp(a->key, b->key) == 0
+           && strcmp(a->user, b->user) == 0 && strcmp(a->password, b->password) == 0;
+}
+
 /* The connection for t, made anew when the target changed. */
 static redisconn *conn_for(transport_conn *tc, const transport_target *t)
 {
-    if (tc->target_set && memcmp(&tc->target, t, sizeof *t) == 0)
+    if (tc->target_set && transport_target_equal(&tc->target, t))
         return &tc->redis;
     transport_conn_close(tc);
     struct redisconn_options opt = {

@@ -51,6 +51,9 @@ typedef struct transport_target {
     long db;               /* SELECT this first when not 0 */
 } transport_target;
 
+/* Whether two parsed targets name the same destination. */
+int transport_target_equal(const transport_target *a, const transport_target *b);
+
 /* Why a send failed; names are the keys of excimer_arclamp_stats()['errors']. */
 enum transport_error {
     TRANSPORT_ERR_CONNECT,   /* could not resolve, connect, or authenticate */
