@@ -435,7 +435,7 @@ START_TEST(chain_marks_wakers_as_flamegraph_pl_rewrites_stacks)
     ck_assert_str_eq(s, "4:--:0:1\n3:--:0:1\n2:a:0:1\n1:--:0:1\n0:all:0:1\n");
     free(s);
     s = chain_names("a;b 2", FLAME_REVERSED);
-    ck_assert_str_eq(s, "3:a:0:2\n2:b:0:2\n1:--:0:2\n0:all:0:2\n");
+    ck_assert_str_eq(s, "3:--:0:2\n2:a:0:2\n1:b:0:2\n0:all:0:2\n");
     free(s);
     /* reversed: marked from the leaf, as flamegraph.pl reverses first */
     s = chain_names("t1;t2;--;w 3", FLAME_REVERSED);
