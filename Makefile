@@ -37,7 +37,7 @@ BENCH_BINS := $(BENCH_SRC:bench/src/%.c=$(BUILD)/bench/%)
 
 .PHONY: all deps check unit-tests asan-tests log-tests svg-tests php-tests php-tests-valgrind \
         demo bench install clean nix-tests integration system-tests
-all: $(PROGRAMS) $(BUILD)/php/excimer.so
+all: $(PROGRAMS) $(BUILD)/php/excimer.so $(EXT_API_SO)
 
 deps:
 	@scripts/install-deps
@@ -104,7 +104,7 @@ $(BUILD)/bench/%: bench/src/%.c
 # into build/php-ext, configured once, and the module copied to build/php/.
 EXT_DIR     := php-excimer-sampler
 # The parts of common/ the extension compiles in (its config.m4 names them).
-EXT_COMMON  := $(foreach f,redisconn netaddr clock strbuf,common/src/$(f).c common/src/$(f).h)
+EXT_COMMON  := $(foreach f,redisconn netaddr clock cpuclock strbuf,common/src/$(f).c common/src/$(f).h)
 EXT_SOURCES := $(EXT_DIR)/config.m4 $(wildcard $(EXT_DIR)/*.h $(EXT_DIR)/src/*.[ch]) $(EXT_COMMON)
 RUN_TESTS   := /usr/lib/php/20220829/build/run-tests.php
 
@@ -122,23 +122,35 @@ $(BUILD)/php/excimer.so: $(BUILD)/php-ext/configured $(EXT_SOURCES)
 	$(MAKE) --no-print-directory -C $(BUILD)/php-ext >/dev/null
 	cp $(BUILD)/php-ext/modules/excimer.so $@.tmp && mv -f $@.tmp $@
 
+# The API modules of the hierarchical profiler (xhprof.so, tideways_xhprof.so,
+# uprofiler.so): one small file each, calling into excimer.so (hprof.h), so a
+# plain compile against PHP's headers is all they need.
+EXT_API     := xhprof tideways_xhprof uprofiler
+EXT_API_SO  := $(EXT_API:%=$(BUILD)/php/%.so)
+EXT_LOAD    := $(foreach m,excimer $(EXT_API),-d extension=$(CURDIR)/$(BUILD)/php/$(m).so)
+$(BUILD)/php/%.so: $(EXT_DIR)/src/%_api.c $(EXT_DIR)/src/%_arginfo.h $(EXT_DIR)/src/hprof.h
+	@mkdir -p $(BUILD)/php
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -fPIC -shared -Wall -Wextra -Werror \
+	  -Wno-unused-parameter -Wno-missing-field-initializers \
+	  $(shell php-config --includes) -I$(EXT_DIR)/src -o $@.tmp $< && mv -f $@.tmp $@
+
 # The .phpt suite with PHP's own run-tests.php; -n keeps Debian's own
 # excimer.ini (php-excimer, installed for the benchmark) from loading.
-php-tests: $(BUILD)/php/excimer.so
+php-tests: $(BUILD)/php/excimer.so $(EXT_API_SO)
 	@echo "== php-excimer-sampler: arginfo headers as gen_stub.php makes them from the stubs"
 	scripts/gen-arginfo --check
 	@echo "== php-excimer-sampler .phpt tests"
 	NO_INTERACTION=1 REPORT_EXIT_STATUS=1 php -n $(RUN_TESTS) -n -q --show-diff \
-	  -d extension=$(CURDIR)/$(BUILD)/php/excimer.so $(EXT_DIR)/tests
+	  $(EXT_LOAD) $(EXT_DIR)/tests
 
 # --fair-sched: valgrind's default thread lock lets a busy PHP thread starve
 # the timer helper thread, so timers would barely fire. Some timing tests
 # need more than run-tests' default 60 s under valgrind.
-php-tests-valgrind: $(BUILD)/php/excimer.so
+php-tests-valgrind: $(BUILD)/php/excimer.so $(EXT_API_SO)
 	@echo "== php-excimer-sampler .phpt tests under valgrind"
 	USE_ZEND_ALLOC=0 VALGRIND_OPTS=--fair-sched=yes NO_INTERACTION=1 REPORT_EXIT_STATUS=1 \
 	  php -n $(RUN_TESTS) -n -q -m --set-timeout 300 --show-diff \
-	  -d extension=$(CURDIR)/$(BUILD)/php/excimer.so $(EXT_DIR)/tests
+	  $(EXT_LOAD) $(EXT_DIR)/tests
 
 # Only the object trees: other trees under build/ (make deb's export, a test
 # root file system) have their own build/ and directories named *.d.

@@ -8,6 +8,8 @@
  *   src/excimer_timer.c      class ExcimerTimer, excimer_set_timeout()
  *   src/excimer_profiler.c   class ExcimerProfiler
  *   src/excimer_log.c        classes ExcimerLog and ExcimerLogEntry
+ *   src/hprof.[ch]           the hierarchical profiler behind the XHProf,
+ *                            tideways_xhprof and uprofiler modules
  *   src/excimer.c            module: INI, constants, class registration */
 #ifndef PHP_EXCIMER_H
 #define PHP_EXCIMER_H
@@ -39,6 +41,9 @@ ZEND_BEGIN_MODULE_GLOBALS(excimer)
     double arclamp_send_delay;    /* INI excimer.arclamp_send_delay: seconds a request's
                                      samples may wait to go with others' */
     zend_object *auto_profiler;   /* zero-code mode: this request's profiler, or NULL */
+    bool hprof_enabled;           /* INI excimer.hprof: the hierarchical mode may run */
+    zend_long hprof_max_arcs;     /* INI excimer.hprof_max_arcs: distinct arcs per run */
+    struct hprof *hprof;          /* the hierarchical run of this request, or NULL */
     zend_string *auto_entry;      /* zero-code mode: the request's entry point */
 ZEND_END_MODULE_GLOBALS(excimer)
 

@@ -11,6 +11,7 @@ Suite *yamldoc_suite(void);
 Suite *conftable_suite(void);
 Suite *netaddr_suite(void);
 Suite *clock_suite(void);
+Suite *cpuclock_suite(void);
 Suite *redisconn_suite(void);
 
 #endif

@@ -10,6 +10,7 @@
 #include "ext/standard/info.h"
 
 #include "php_excimer.h"
+#include "hprof.h"
 #include "sender.h"
 #include "timerlib.h"
 
@@ -100,6 +101,12 @@ PHP_INI_BEGIN()
                       arclamp_timeout, zend_excimer_globals, excimer_globals)
     STD_PHP_INI_ENTRY("excimer.arclamp_send_delay", "1", PHP_INI_SYSTEM, OnUpdateSendDelay,
                       arclamp_send_delay, zend_excimer_globals, excimer_globals)
+    /* The hierarchical mode (xhprof.so and friends): 0 makes it refuse to
+     * start and leaves even the fiber observer unregistered. */
+    STD_PHP_INI_BOOLEAN("excimer.hprof", "1", PHP_INI_SYSTEM, OnUpdateBool,
+                        hprof_enabled, zend_excimer_globals, excimer_globals)
+    STD_PHP_INI_ENTRY("excimer.hprof_max_arcs", "100000", PHP_INI_SYSTEM, OnUpdateLong,
+                      hprof_max_arcs, zend_excimer_globals, excimer_globals)
 PHP_INI_END()
 
 static void excimer_init_globals(zend_excimer_globals *g)
@@ -115,6 +122,9 @@ static void excimer_init_globals(zend_excimer_globals *g)
     g->arclamp_send_delay = 1;
     g->auto_profiler = NULL;
     g->auto_entry = NULL;
+    g->hprof_enabled = true;
+    g->hprof_max_arcs = 100000;
+    g->hprof = NULL;
 }
 
 static PHP_MINIT_FUNCTION(excimer)
@@ -156,6 +166,7 @@ static PHP_RINIT_FUNCTION(excimer)
 static PHP_RSHUTDOWN_FUNCTION(excimer)
 {
     excimer_arclamp_request_end();
+    excimer_hprof_rshutdown();
     timerlib_request_shutdown();
     return SUCCESS;
 }
