@@ -15,7 +15,7 @@
 /* -1 undecided, 0 CLOCK_MONOTONIC, 1 TSC. Process-wide because the CPU's
  * features are: decided once, then only read (a benign race at worst reads
  * /proc/cpuinfo twice with the same answer). */
-static int ticks_tsc = -1;
+int cpuclock_tick_mode = -1;
 
 #if defined(__x86_64__) || defined(__i386__)
 static inline uint64_t read_tsc(void)
@@ -46,14 +46,14 @@ static int cpu_has_invariant_tsc(void) { return 0; }
 
 void cpuclock_forbid_tsc(void)
 {
-    ticks_tsc = 0;
+    cpuclock_tick_mode = 0;
 }
 
 int cpuclock_ticks_are_tsc(void)
 {
-    if (ticks_tsc < 0)
-        ticks_tsc = cpu_has_invariant_tsc();
-    return ticks_tsc;
+    if (cpuclock_tick_mode < 0)
+        cpuclock_tick_mode = cpu_has_invariant_tsc();
+    return cpuclock_tick_mode;
 }
 
 static uint64_t mono_ns(void)
@@ -63,7 +63,7 @@ static uint64_t mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t cpuclock_ticks(void)
+uint64_t cpuclock_ticks_slow(void)
 {
     return cpuclock_ticks_are_tsc() ? read_tsc() : mono_ns();
 }

@@ -44,7 +44,23 @@
 int cpuclock_ticks_are_tsc(void);
 void cpuclock_forbid_tsc(void);
 
-uint64_t cpuclock_ticks(void);
+/* Inline: a profiler reads it twice per call. cpuclock_tick_mode is 1 for
+ * the TSC, 0 for CLOCK_MONOTONIC, -1 until decided (the first call of
+ * cpuclock_ticks_are_tsc(), which any user makes before reading ticks). */
+extern int cpuclock_tick_mode;
+uint64_t cpuclock_ticks_slow(void);
+
+static inline uint64_t cpuclock_ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (__builtin_expect(cpuclock_tick_mode == 1, 1)) {
+        uint32_t lo, hi;
+        __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+        return ((uint64_t)hi << 32) | lo;
+    }
+#endif
+    return cpuclock_ticks_slow();
+}
 
 /* The tick rate measured between two (ticks, clock_mono seconds) pairs;
  * 1e9 for CLOCK_MONOTONIC ticks. */

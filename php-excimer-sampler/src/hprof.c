@@ -22,6 +22,7 @@
 #endif
 
 #include "php.h"
+#include "zend_extensions.h"
 #include "zend_observer.h"
 #include "zend_smart_str.h"
 
@@ -40,6 +41,8 @@ typedef struct hprof_name {
     zend_string *name;
     uint32_t active;             /* calls of it in progress (its recursion level) */
     bool ignored;
+    /* the arc it was last the child of: most calls repeat their caller */
+    uint32_t last_arc, last_pname, last_plevel, last_level;
 } hprof_name;
 
 typedef struct hprof_frame {
@@ -71,6 +74,7 @@ typedef struct hprof_fiber {     /* a suspended chain of calls */
 struct hprof {
     bool running, sampling;
     uint32_t generation;         /* tokens of an earlier run are ignored */
+    uint32_t run;                /* run_number at start: tags the names cached in functions */
     unsigned flags;
     HashTable *ignored;          /* names made transparent, or NULL */
     hprof_name *names;
@@ -95,6 +99,12 @@ struct hprof {
     zval samples;
 };
 
+
+/* Our slot in every function's run-time cache (reserved at MINIT): the
+ * function's name id in this run, tagged with the run's number, so that a
+ * call finds its name without a lookup. Process-wide like the slot. */
+static int name_slot = -1;
+static uint32_t run_number;
 
 /* ---- tables ----------------------------------------------------------------- */
 
@@ -167,6 +177,7 @@ static uint32_t name_add(struct hprof *h, uintptr_t key, const void *tag, zend_s
     n->name = name;
     n->active = 0;
     n->ignored = id != h->main_name && is_ignored(h, name);
+    n->last_arc = UINT32_MAX;
     if (key)
         table_put(&h->name_index, key, id + 1);
     return id;
@@ -345,7 +356,16 @@ static void call_leave(struct hprof *h, uint64_t token)
     if (h->sampling) {
         sample_check(h, clock_mono());
     } else {
-        add_metrics(h, f, arc_of(h, f->pname, f->plevel, f->name, f->level));
+        hprof_name *n = &h->names[f->name];
+        if (n->last_arc == UINT32_MAX || n->last_pname != f->pname
+            || n->last_plevel != f->plevel || n->last_level != f->level) {
+            n->last_arc = (uint32_t)(arc_of(h, f->pname, f->plevel, f->name, f->level) - h->arcs);
+            n = &h->names[f->name]; /* (arc_of may add a name: the overflow's) */
+            n->last_pname = f->pname;
+            n->last_plevel = f->plevel;
+            n->last_level = f->level;
+        }
+        add_metrics(h, f, &h->arcs[n->last_arc]);
     }
     h->names[f->name].active--;
     h->top = f->parent;
@@ -401,7 +421,16 @@ static void observe_begin(zend_execute_data *ex)
     const zend_function *func = ex->func;
     if ((h->flags & HPROF_NO_BUILTINS) && func->type == ZEND_INTERNAL_FUNCTION)
         return;
-    if (call_enter(h, name_of(h, func)))
+    void **slot = &ZEND_OP_ARRAY_EXTENSION(&func->common, name_slot);
+    uintptr_t cached = (uintptr_t)*slot;
+    uint32_t name;
+    if (cached && (uint32_t)(cached >> 32) == h->run) {
+        name = (uint32_t)cached - 1;
+    } else {
+        name = name_of(h, func);
+        *slot = (void *)(((uintptr_t)h->run << 32) | (name + 1));
+    }
+    if (call_enter(h, name))
         h->frames[h->top].ex = ex;
 }
 
@@ -672,6 +701,8 @@ static zend_result run_begin(unsigned flags, HashTable *ignored, bool sampling)
     hprof_reset(h);
     h->flags = flags;
     h->sampling = sampling;
+    h->run = ++run_number;
+    cpuclock_ticks_are_tsc(); /* decided before the first inline read */
     h->ignored = ignored_copy(ignored);
     h->max_arcs = EXCIMER_G(hprof_max_arcs) > 0 ? (uint32_t)EXCIMER_G(hprof_max_arcs) : UINT32_MAX;
     h->overflow_arc = UINT32_MAX;
@@ -839,6 +870,7 @@ void excimer_hprof_register(void)
     if (observer_registered || !EXCIMER_G(hprof_enabled))
         return;
     zend_observer_fcall_register(observe_init);
+    name_slot = zend_get_op_array_extension_handle("excimer");
     zend_observer_fiber_switch_register(fiber_switch);
     zend_observer_fiber_destroy_register(fiber_destroy);
     observer_registered = true;
