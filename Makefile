@@ -269,6 +269,10 @@ install: all
 	install -m 0644 systemd/arclamp-log.yaml systemd/arclamp-svg.yaml $(DESTDIR)$(SYSCONFDIR)/arclamp/
 	install -m 0644 $(BUILD)/php/excimer.so $(DESTDIR)$(PHP_EXTDIR)/excimer.so
 	install -m 0644 $(EXT_DIR)/excimer.ini $(DESTDIR)$(PHP_INIDIR)/excimer.ini
+	for m in $(EXT_API); do \
+	  install -m 0644 $(BUILD)/php/$$m.so $(DESTDIR)$(PHP_EXTDIR)/$$m.so && \
+	  install -m 0644 $(EXT_DIR)/$$m.ini $(DESTDIR)$(PHP_INIDIR)/$$m.ini || exit 1; \
+	done
 	install -m 0644 $(EXT_DIR)/client/ArcLamp.php $(DESTDIR)$(PHP_LIBDIR)/Wikimedia/ArcLamp.php
 
 clean:
