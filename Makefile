@@ -37,6 +37,11 @@ BENCH_BINS := $(BENCH_SRC:bench/src/%.c=$(BUILD)/bench/%)
 
 .PHONY: all deps check unit-tests asan-tests log-tests svg-tests php-tests php-tests-valgrind \
         demo bench install clean nix-tests integration system-tests
+# The extension's API modules (see "the API modules" below); set before the
+# rules that name them, as make expands prerequisites when it reads a rule.
+EXT_API     := xhprof tideways_xhprof uprofiler
+EXT_API_SO  := $(EXT_API:%=$(BUILD)/php/%.so)
+
 all: $(PROGRAMS) $(BUILD)/php/excimer.so $(EXT_API_SO)
 
 deps:
@@ -125,8 +130,6 @@ $(BUILD)/php/excimer.so: $(BUILD)/php-ext/configured $(EXT_SOURCES)
 # The API modules of the hierarchical profiler (xhprof.so, tideways_xhprof.so,
 # uprofiler.so): one small file each, calling into excimer.so (hprof.h), so a
 # plain compile against PHP's headers is all they need.
-EXT_API     := xhprof tideways_xhprof uprofiler
-EXT_API_SO  := $(EXT_API:%=$(BUILD)/php/%.so)
 EXT_LOAD    := $(foreach m,excimer $(EXT_API),-d extension=$(CURDIR)/$(BUILD)/php/$(m).so)
 $(BUILD)/php/%.so: $(EXT_DIR)/src/%_api.c $(EXT_DIR)/src/%_arginfo.h $(EXT_DIR)/src/hprof.h
 	@mkdir -p $(BUILD)/php
