@@ -39,6 +39,13 @@
     files = [
       "lib/php/extensions/excimer.so"
       "share/php-excimer-sampler/excimer.ini"
+      # the hierarchical profiler's API modules (load after excimer)
+      "lib/php/extensions/xhprof.so"
+      "lib/php/extensions/tideways_xhprof.so"
+      "lib/php/extensions/uprofiler.so"
+      "share/php-excimer-sampler/xhprof.ini"
+      "share/php-excimer-sampler/tideways_xhprof.ini"
+      "share/php-excimer-sampler/uprofiler.ini"
       "share/php/Wikimedia/ArcLamp.php"
     ];
   };
