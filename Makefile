@@ -236,6 +236,7 @@ bench: deps
 	@bench/arclamp-log.sh
 	@bench/arclamp-svg.sh
 	@bench/excimer.sh
+	@bench/hprof.sh
 	@if [ "$$(id -u)" = 0 ]; then integration-tests/bench-overhead; \
 	  else echo "integration-tests/bench-overhead: needs root (network namespaces), skipped"; fi
 
