@@ -131,7 +131,8 @@ $(BUILD)/php/excimer.so: $(BUILD)/php-ext/configured $(EXT_SOURCES)
 # uprofiler.so): one small file each, calling into excimer.so (hprof.h), so a
 # plain compile against PHP's headers is all they need.
 EXT_LOAD    := $(foreach m,excimer $(EXT_API),-d extension=$(CURDIR)/$(BUILD)/php/$(m).so)
-$(BUILD)/php/%.so: $(EXT_DIR)/src/%_api.c $(EXT_DIR)/src/%_arginfo.h $(EXT_DIR)/src/hprof.h
+$(BUILD)/php/%.so: $(EXT_DIR)/src/%_api.c $(EXT_DIR)/src/%_arginfo.h $(EXT_DIR)/src/hprof.h \
+    $(EXT_DIR)/src/hprof_module.h
 	@mkdir -p $(BUILD)/php
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -fPIC -shared -Wall -Wextra -Werror \
 	  -Wno-unused-parameter -Wno-missing-field-initializers \

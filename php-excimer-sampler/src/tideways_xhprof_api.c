@@ -4,11 +4,7 @@
 #include "config.h"
 #endif
 
-#include "php.h"
-#include "php_ini.h"
-#include "ext/standard/info.h"
-
-#include "hprof.h"
+#include "hprof_module.h"
 
 #define TIDEWAYS_XHPROF_FLAGS_CPU 1
 #define TIDEWAYS_XHPROF_FLAGS_MEMORY_MU 2
@@ -62,45 +58,5 @@ ZEND_FUNCTION(tideways_xhprof_disable)
         array_init(return_value); /* tideways: an empty array when never enabled */
 }
 
-static PHP_MINIT_FUNCTION(tideways_xhprof)
-{
-    REGISTER_INI_ENTRIES();
-    excimer_hprof_register();
-    register_tideways_xhprof_symbols(module_number);
-    return SUCCESS;
-}
-
-static PHP_MSHUTDOWN_FUNCTION(tideways_xhprof)
-{
-    UNREGISTER_INI_ENTRIES();
-    return SUCCESS;
-}
-
-static PHP_MINFO_FUNCTION(tideways_xhprof)
-{
-    php_info_print_table_start();
-    php_info_print_table_row(2, "tideways_xhprof support", "enabled");
-    php_info_print_table_row(2, "implementation", "Excimer's hierarchical profiler (excimer.so)");
-    php_info_print_table_end();
-    DISPLAY_INI_ENTRIES();
-}
-
-static const zend_module_dep tideways_xhprof_deps[] = {
-    ZEND_MOD_REQUIRED("excimer")
-    ZEND_MOD_END
-};
-
-zend_module_entry tideways_xhprof_module_entry = {
-    STANDARD_MODULE_HEADER_EX, NULL, tideways_xhprof_deps,
-    "tideways_xhprof",
-    ext_functions,
-    PHP_MINIT(tideways_xhprof),
-    PHP_MSHUTDOWN(tideways_xhprof),
-    NULL,
-    NULL,
-    PHP_MINFO(tideways_xhprof),
-    "5.0.4", /* the tideways_xhprof API level implemented */
-    STANDARD_MODULE_PROPERTIES
-};
-
-ZEND_GET_MODULE(tideways_xhprof)
+/* the tideways_xhprof API level implemented */
+HPROF_API_MODULE(tideways_xhprof, "5.0.4")

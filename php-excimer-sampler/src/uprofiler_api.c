@@ -4,11 +4,7 @@
 #include "config.h"
 #endif
 
-#include "php.h"
-#include "php_ini.h"
-#include "ext/standard/info.h"
-
-#include "hprof.h"
+#include "hprof_module.h"
 
 #define UPROFILER_FLAGS_NO_BUILTINS 1
 #define UPROFILER_FLAGS_CPU 2
@@ -66,45 +62,5 @@ ZEND_FUNCTION(uprofiler_sample_disable)
     excimer_hprof_sample_stop(return_value);
 }
 
-static PHP_MINIT_FUNCTION(uprofiler)
-{
-    REGISTER_INI_ENTRIES();
-    excimer_hprof_register();
-    register_uprofiler_symbols(module_number);
-    return SUCCESS;
-}
-
-static PHP_MSHUTDOWN_FUNCTION(uprofiler)
-{
-    UNREGISTER_INI_ENTRIES();
-    return SUCCESS;
-}
-
-static PHP_MINFO_FUNCTION(uprofiler)
-{
-    php_info_print_table_start();
-    php_info_print_table_row(2, "uprofiler support", "enabled");
-    php_info_print_table_row(2, "implementation", "Excimer's hierarchical profiler (excimer.so)");
-    php_info_print_table_end();
-    DISPLAY_INI_ENTRIES();
-}
-
-static const zend_module_dep uprofiler_deps[] = {
-    ZEND_MOD_REQUIRED("excimer")
-    ZEND_MOD_END
-};
-
-zend_module_entry uprofiler_module_entry = {
-    STANDARD_MODULE_HEADER_EX, NULL, uprofiler_deps,
-    "uprofiler",
-    ext_functions,
-    PHP_MINIT(uprofiler),
-    PHP_MSHUTDOWN(uprofiler),
-    NULL,
-    NULL,
-    PHP_MINFO(uprofiler),
-    "0.11.0", /* the uprofiler API level implemented */
-    STANDARD_MODULE_PROPERTIES
-};
-
-ZEND_GET_MODULE(uprofiler)
+/* the uprofiler API level implemented */
+HPROF_API_MODULE(uprofiler, "0.11.0")

@@ -6,11 +6,7 @@
 #include "config.h"
 #endif
 
-#include "php.h"
-#include "php_ini.h"
-#include "ext/standard/info.h"
-
-#include "hprof.h"
+#include "hprof_module.h"
 
 #define XHPROF_FLAGS_NO_BUILTINS 1
 #define XHPROF_FLAGS_CPU 2
@@ -67,45 +63,5 @@ ZEND_FUNCTION(xhprof_sample_disable)
     excimer_hprof_sample_stop(return_value);
 }
 
-static PHP_MINIT_FUNCTION(xhprof)
-{
-    REGISTER_INI_ENTRIES();
-    excimer_hprof_register();
-    register_xhprof_symbols(module_number);
-    return SUCCESS;
-}
-
-static PHP_MSHUTDOWN_FUNCTION(xhprof)
-{
-    UNREGISTER_INI_ENTRIES();
-    return SUCCESS;
-}
-
-static PHP_MINFO_FUNCTION(xhprof)
-{
-    php_info_print_table_start();
-    php_info_print_table_row(2, "xhprof support", "enabled");
-    php_info_print_table_row(2, "implementation", "Excimer's hierarchical profiler (excimer.so)");
-    php_info_print_table_end();
-    DISPLAY_INI_ENTRIES();
-}
-
-static const zend_module_dep xhprof_deps[] = {
-    ZEND_MOD_REQUIRED("excimer")
-    ZEND_MOD_END
-};
-
-zend_module_entry xhprof_module_entry = {
-    STANDARD_MODULE_HEADER_EX, NULL, xhprof_deps,
-    "xhprof",
-    ext_functions,
-    PHP_MINIT(xhprof),
-    PHP_MSHUTDOWN(xhprof),
-    NULL,
-    NULL,
-    PHP_MINFO(xhprof),
-    "2.3.10", /* the PECL xhprof API level implemented */
-    STANDARD_MODULE_PROPERTIES
-};
-
-ZEND_GET_MODULE(xhprof)
+/* the PECL xhprof API level implemented */
+HPROF_API_MODULE(xhprof, "2.3.10")
