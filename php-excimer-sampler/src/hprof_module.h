@@ -14,6 +14,31 @@
 
 #include "hprof.h"
 
+/* XHProf's flags, which uprofiler kept (and adds FUNCTION_INFO = 8, which
+ * selects nothing): NO_BUILTINS 1, CPU 2, MEMORY 4 (mu and pmu). */
+static inline unsigned hprof_flags_of_xhprof(zend_long flags)
+{
+    unsigned f = 0;
+    if (flags & 1)
+        f |= HPROF_NO_BUILTINS;
+    if (flags & 2)
+        f |= HPROF_CPU;
+    if (flags & 4)
+        f |= HPROF_MU | HPROF_PMU;
+    return f;
+}
+
+/* `prefix`.sampling_interval (µs) and `prefix`.sampling_depth, as the
+ * sampling mode of xhprof and uprofiler reads them. */
+static inline zend_result hprof_sample_start_from_ini(const char *prefix)
+{
+    char interval[64], depth[64];
+    snprintf(interval, sizeof interval, "%s.sampling_interval", prefix);
+    snprintf(depth, sizeof depth, "%s.sampling_depth", prefix);
+    return excimer_hprof_sample_start(zend_ini_long(interval, strlen(interval), 0) / 1e6,
+                                      zend_ini_long(depth, strlen(depth), 0));
+}
+
 #define HPROF_API_MODULE(name, api_version)                                                   \
     static PHP_MINIT_FUNCTION(name)                                                           \
     {                                                                                         \

@@ -19,18 +19,6 @@ PHP_INI_BEGIN()
     PHP_INI_ENTRY("uprofiler.sampling_depth", "2147483647", PHP_INI_ALL, NULL)
 PHP_INI_END()
 
-static unsigned flags_of(zend_long flags)
-{
-    unsigned f = 0;
-    if (flags & UPROFILER_FLAGS_NO_BUILTINS)
-        f |= HPROF_NO_BUILTINS;
-    if (flags & UPROFILER_FLAGS_CPU)
-        f |= HPROF_CPU;
-    if (flags & UPROFILER_FLAGS_MEMORY)
-        f |= HPROF_MU | HPROF_PMU;
-    return f; /* FUNCTION_INFO: accepted, adds nothing (as uprofiler's) */
-}
-
 ZEND_FUNCTION(uprofiler_enable)
 {
     zend_long flags = 0;
@@ -40,7 +28,7 @@ ZEND_FUNCTION(uprofiler_enable)
         Z_PARAM_LONG(flags)
         Z_PARAM_ARRAY_HT(options)
     ZEND_PARSE_PARAMETERS_END();
-    RETURN_BOOL(excimer_hprof_start_with_options(flags_of(flags), options) == SUCCESS);
+    RETURN_BOOL(excimer_hprof_start_with_options(hprof_flags_of_xhprof(flags), options) == SUCCESS);
 }
 
 ZEND_FUNCTION(uprofiler_disable)
@@ -52,8 +40,7 @@ ZEND_FUNCTION(uprofiler_disable)
 ZEND_FUNCTION(uprofiler_sample_enable)
 {
     ZEND_PARSE_PARAMETERS_NONE();
-    RETURN_BOOL(excimer_hprof_sample_start(INI_INT("uprofiler.sampling_interval") / 1e6,
-                                           INI_INT("uprofiler.sampling_depth")) == SUCCESS);
+    RETURN_BOOL(hprof_sample_start_from_ini("uprofiler") == SUCCESS);
 }
 
 ZEND_FUNCTION(uprofiler_sample_disable)

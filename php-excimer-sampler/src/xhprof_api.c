@@ -20,18 +20,6 @@ PHP_INI_BEGIN()
     PHP_INI_ENTRY("xhprof.sampling_depth", "2147483647", PHP_INI_ALL, NULL)
 PHP_INI_END()
 
-static unsigned flags_of(zend_long flags)
-{
-    unsigned f = 0;
-    if (flags & XHPROF_FLAGS_NO_BUILTINS)
-        f |= HPROF_NO_BUILTINS;
-    if (flags & XHPROF_FLAGS_CPU)
-        f |= HPROF_CPU;
-    if (flags & XHPROF_FLAGS_MEMORY)
-        f |= HPROF_MU | HPROF_PMU;
-    return f;
-}
-
 ZEND_FUNCTION(xhprof_enable)
 {
     zend_long flags = 0;
@@ -41,7 +29,7 @@ ZEND_FUNCTION(xhprof_enable)
         Z_PARAM_LONG(flags)
         Z_PARAM_ARRAY_HT(options)
     ZEND_PARSE_PARAMETERS_END();
-    excimer_hprof_start_with_options(flags_of(flags), options);
+    excimer_hprof_start_with_options(hprof_flags_of_xhprof(flags), options);
 }
 
 ZEND_FUNCTION(xhprof_disable)
@@ -53,8 +41,7 @@ ZEND_FUNCTION(xhprof_disable)
 ZEND_FUNCTION(xhprof_sample_enable)
 {
     ZEND_PARSE_PARAMETERS_NONE();
-    excimer_hprof_sample_start(INI_INT("xhprof.sampling_interval") / 1e6,
-                               INI_INT("xhprof.sampling_depth"));
+    hprof_sample_start_from_ini("xhprof");
 }
 
 ZEND_FUNCTION(xhprof_sample_disable)
