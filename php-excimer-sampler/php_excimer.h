@@ -44,6 +44,12 @@ ZEND_BEGIN_MODULE_GLOBALS(excimer)
     bool hprof_enabled;           /* INI excimer.hprof: the hierarchical mode may run */
     zend_long hprof_max_arcs;     /* INI excimer.hprof_max_arcs: distinct arcs per run */
     struct hprof *hprof;          /* the hierarchical run of this request, or NULL */
+    zend_long hprof_sample_rate;  /* INI excimer.hprof_sample_rate: 1 in N requests, 0 off */
+    char *hprof_flags;            /* INI excimer.hprof_flags: "cpu,memory", ... */
+    char *hprof_target;           /* INI excimer.hprof_target: where runs go */
+    zend_long hprof_max_bytes;    /* INI excimer.hprof_max_bytes: a run's lines at most */
+    bool hprof_auto;              /* this request's run is the zero-code one */
+    zend_string *hprof_entry;     /* its entry point */
     zend_string *auto_entry;      /* zero-code mode: the request's entry point */
 ZEND_END_MODULE_GLOBALS(excimer)
 
@@ -76,5 +82,11 @@ const struct excimer_log_data *excimer_profiler_stop_and_log(zend_object *obj);
  * request, and at its end send what it sampled. */
 void excimer_arclamp_request_start(void);
 void excimer_arclamp_request_end(void);
+/* The request's entry point: the script's real path ("unknown" without one). */
+zend_string *excimer_request_entry_point(void);
+/* Zero-code hierarchical profiling (src/hprof_collect.c). */
+void excimer_hprof_collect_request_start(void);
+void excimer_hprof_collect_request_end(void);
+unsigned excimer_hprof_flags_of_ini(const char *list);
 
 #endif

@@ -107,6 +107,15 @@ PHP_INI_BEGIN()
                         hprof_enabled, zend_excimer_globals, excimer_globals)
     STD_PHP_INI_ENTRY("excimer.hprof_max_arcs", "100000", PHP_INI_SYSTEM, OnUpdateLong,
                       hprof_max_arcs, zend_excimer_globals, excimer_globals)
+    /* Zero-code hierarchical profiling: the host's decision, like the sampler's. */
+    STD_PHP_INI_ENTRY("excimer.hprof_sample_rate", "0", PHP_INI_SYSTEM, OnUpdateLong,
+                      hprof_sample_rate, zend_excimer_globals, excimer_globals)
+    STD_PHP_INI_ENTRY("excimer.hprof_flags", "cpu,memory", PHP_INI_SYSTEM, OnUpdateString,
+                      hprof_flags, zend_excimer_globals, excimer_globals)
+    STD_PHP_INI_ENTRY("excimer.hprof_target", "", PHP_INI_SYSTEM, OnUpdateString,
+                      hprof_target, zend_excimer_globals, excimer_globals)
+    STD_PHP_INI_ENTRY("excimer.hprof_max_bytes", "1048576", PHP_INI_SYSTEM, OnUpdateLong,
+                      hprof_max_bytes, zend_excimer_globals, excimer_globals)
 PHP_INI_END()
 
 static void excimer_init_globals(zend_excimer_globals *g)
@@ -125,6 +134,12 @@ static void excimer_init_globals(zend_excimer_globals *g)
     g->hprof_enabled = true;
     g->hprof_max_arcs = 100000;
     g->hprof = NULL;
+    g->hprof_sample_rate = 0;
+    g->hprof_flags = NULL;
+    g->hprof_target = NULL;
+    g->hprof_max_bytes = 1048576;
+    g->hprof_auto = false;
+    g->hprof_entry = NULL;
 }
 
 static PHP_MINIT_FUNCTION(excimer)
@@ -143,6 +158,8 @@ static PHP_MINIT_FUNCTION(excimer)
     excimer_timer_class_register();
     timerlib_module_init();
     sender_module_init();
+    if (EXCIMER_G(hprof_sample_rate) > 0)
+        excimer_hprof_register(); /* zero-code runs need the observers */
     return SUCCESS;
 }
 
@@ -160,12 +177,14 @@ static PHP_RINIT_FUNCTION(excimer)
     ZEND_TSRMLS_CACHE_UPDATE();
 #endif
     excimer_arclamp_request_start();
+    excimer_hprof_collect_request_start();
     return SUCCESS;
 }
 
 static PHP_RSHUTDOWN_FUNCTION(excimer)
 {
     excimer_arclamp_request_end();
+    excimer_hprof_collect_request_end();
     excimer_hprof_rshutdown();
     timerlib_request_shutdown();
     return SUCCESS;

@@ -179,7 +179,7 @@ PHP_FUNCTION(excimer_arclamp_skip_request)
     RETURN_TRUE;
 }
 
-static zend_string *request_entry_point(void)
+zend_string *excimer_request_entry_point(void)
 {
     const char *script = SG(request_info).path_translated;
     char real[MAXPATHLEN];
@@ -201,7 +201,7 @@ void excimer_arclamp_request_start(void)
         EXCIMER_G(arclamp_max_depth));
     /* Now: php-fpm frees the script's path before the request's shutdown. */
     if (EXCIMER_G(auto_profiler))
-        EXCIMER_G(auto_entry) = request_entry_point();
+        EXCIMER_G(auto_entry) = excimer_request_entry_point();
 }
 
 void excimer_arclamp_request_end(void)
