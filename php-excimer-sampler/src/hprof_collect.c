@@ -1,7 +1,8 @@
 /* hprof_collect.c: zero-code hierarchical profiling of 1 in N requests
  * (excimer.hprof_sample_rate), each run sent at the end of the request
  * through the native transport (sender.c: a thread, never the request) in
- * the line format below, and/or written to xhprof.output_dir as
+ * the line format below, and/or written to xhprof.output_dir (or
+ * uprofiler.output_dir) as
  * <runid>.xhprof.xhprof (PHP serialize() of the raw array: what xhprof_html
  * and XHGui's importers read).
  *
@@ -181,6 +182,9 @@ static void write_run_file(zval *run, const char *runid)
 {
     const char *dir = zend_ini_string_ex("xhprof.output_dir", sizeof("xhprof.output_dir") - 1, 0,
                                          NULL);
+    if (!dir || !*dir)
+        dir = zend_ini_string_ex("uprofiler.output_dir", sizeof("uprofiler.output_dir") - 1, 0,
+                                 NULL);
     if (!dir || !*dir)
         return;
     char path[MAXPATHLEN];

@@ -1,5 +1,5 @@
 --TEST--
-tideways_xhprof and uprofiler APIs: found as collectors look for them, their flags select the metrics (cpu, mu, pmu, mem.na/nf/aa, MEMORY_ALLOC_AS_MU), tideways_xhprof_disable() without enable gives an empty array, uprofiler_enable() returns true
+tideways_xhprof and uprofiler APIs: found as collectors look for them, their flags select the metrics (cpu, mu, pmu, mem.na/nf/aa, MEMORY_ALLOC_AS_MU), tideways_xhprof_disable() without enable gives an empty array, uprofiler_enable() returns true, uprofiler's sampling mode, the INI settings exist
 --EXTENSIONS--
 excimer
 tideways_xhprof
@@ -31,6 +31,12 @@ mk();
 $r = uprofiler_disable();
 echo implode(",", array_keys($r['main()==>mk'])), "\n";
 var_dump(uprofiler_disable());
+ini_set('uprofiler.sampling_interval', 5000);
+var_dump(uprofiler_sample_enable());
+$t = hrtime(true); while (hrtime(true) - $t < 30e6) { mk(); }
+$s = uprofiler_sample_disable();
+var_dump(count($s) >= 3, str_starts_with(end($s), 'main()'), uprofiler_sample_disable());
+var_dump(ini_get('tideways_xhprof.clock_use_rdtsc'), ini_get('uprofiler.output_dir'));
 ?>
 --EXPECT--
 bool(true)
@@ -54,3 +60,9 @@ bool(true)
 bool(true)
 ct,wt,cpu,mu,pmu
 NULL
+bool(true)
+bool(true)
+bool(true)
+NULL
+string(1) "0"
+string(0) ""

@@ -5,6 +5,8 @@ excimer
 xhprof
 --FILE--
 <?php
+/* found as XHGui's collector looks for it */
+var_dump(extension_loaded('xhprof'), function_exists('xhprof_enable'), XHPROF_FLAGS_MEMORY);
 function pre() { return abs(-1); }
 pre(); // first called before enable: still profiled afterwards
 function foo($n) { return $n <= 0 ? 0 : bar($n); }
@@ -43,12 +45,15 @@ var_dump(array_keys($r['main()']), $r['main()']['wt'] >= $r['main()==>foo']['wt'
 var_dump(xhprof_disable());
 ?>
 --EXPECT--
+bool(true)
+bool(true)
+int(4)
 Fiber::start==>{closure} 1
 K::m==>K::{closure} 1
 bar==>foo@1 1
 bar@1==>foo@2 1
 deep_disable==>xhprof_disable 1
-eval::THIS(22) : eval()'d code==>from_lib 1
+eval::THIS(24) : eval()'d code==>from_lib 1
 foo==>bar 1
 foo@1==>bar@1 1
 main() 1
@@ -57,7 +62,7 @@ main()==>Fiber::resume 1
 main()==>Fiber::start 1
 main()==>K::m 1
 main()==>deep_disable 1
-main()==>eval::THIS(22) : eval()'d code 1
+main()==>eval::THIS(24) : eval()'d code 1
 main()==>foo 1
 main()==>gen 4
 main()==>load::LIB 1
