@@ -129,14 +129,16 @@ $(BUILD)/php/excimer.so: $(BUILD)/php-ext/configured $(EXT_SOURCES)
 
 # The API modules of the hierarchical profiler (xhprof.so, tideways_xhprof.so,
 # uprofiler.so): one small file each, calling into excimer.so (hprof.h), so a
-# plain compile against PHP's headers is all they need.
+# plain compile against PHP's headers is all they need. Their excimer_*
+# symbols resolve against excimer.so when PHP loads them (as pdo_mysql's
+# against pdo.so); -lc names libc so the module states a prerequisite.
 EXT_LOAD    := $(foreach m,excimer $(EXT_API),-d extension=$(CURDIR)/$(BUILD)/php/$(m).so)
 $(BUILD)/php/%.so: $(EXT_DIR)/src/%_api.c $(EXT_DIR)/src/%_arginfo.h $(EXT_DIR)/src/hprof.h \
     $(EXT_DIR)/src/hprof_module.h
 	@mkdir -p $(BUILD)/php
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -fPIC -shared -Wall -Wextra -Werror \
 	  -Wno-unused-parameter -Wno-missing-field-initializers \
-	  $(shell php-config --includes) -I$(EXT_DIR)/src -o $@.tmp $< && mv -f $@.tmp $@
+	  $(shell php-config --includes) -I$(EXT_DIR)/src -o $@.tmp $< -lc && mv -f $@.tmp $@
 
 # The .phpt suite with PHP's own run-tests.php; -n keeps Debian's own
 # excimer.ini (php-excimer, installed for the benchmark) from loading.
