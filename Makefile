@@ -61,12 +61,13 @@ $(BUILD)/asan/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -DARCLAMP_VERSION='"$(VERSION)"' -std=c11 $(WARN) $(SAN_FLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
 
-# arclamp-svg embeds flamegraph.js: the script becomes a C string literal in
-# build/gen/flamegraph_js.h (svg.c includes it); '?' is escaped so no
-# trigraph can form.
+# A script embedded in a program becomes a C string literal; '?' is escaped
+# so no trigraph can form.
+EMBED_JS = sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@.tmp && mv $@.tmp $@
+# arclamp-svg embeds flamegraph.js (build/gen/flamegraph_js.h; svg.c includes it).
 $(BUILD)/gen/flamegraph_js.h: arclamp-svg/src/flamegraph.js
 	@mkdir -p $(dir $@)
-	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@.tmp && mv $@.tmp $@
+	$(EMBED_JS)
 $(BUILD)/obj/arclamp-svg/src/svg.o $(BUILD)/asan/obj/arclamp-svg/src/svg.o: $(BUILD)/gen/flamegraph_js.h
 $(BUILD)/obj/arclamp-svg/%.o $(BUILD)/asan/obj/arclamp-svg/%.o: CPPFLAGS += -I$(BUILD)/gen -Iarclamp-svg/src
 
@@ -81,7 +82,12 @@ $(BUILD)/asan/bin/arclamp-svg: $(BUILD)/asan/obj/arclamp-svg/src/main.o $(SVG_SA
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
-$(BUILD)/obj/arclamp-report/%.o $(BUILD)/asan/obj/arclamp-report/%.o: CPPFLAGS += -Iarclamp-report/src -Iarclamp-report/tests \
+# arclamp-report embeds report.js in every page, as arclamp-svg embeds flamegraph.js.
+$(BUILD)/gen/report_js.h: arclamp-report/src/report.js
+	@mkdir -p $(dir $@)
+	$(EMBED_JS)
+$(BUILD)/obj/arclamp-report/src/html.o $(BUILD)/asan/obj/arclamp-report/src/html.o: $(BUILD)/gen/report_js.h
+$(BUILD)/obj/arclamp-report/%.o $(BUILD)/asan/obj/arclamp-report/%.o: CPPFLAGS += -I$(BUILD)/gen -Iarclamp-report/src -Iarclamp-report/tests \
     $(shell pkg-config --cflags $(REPORT_PKGS) 2>/dev/null)
 REPORT_LIBS = $(shell pkg-config --libs $(REPORT_PKGS) 2>/dev/null)
 $(BUILD)/bin/arclamp-report: $(BUILD)/obj/arclamp-report/src/main.o $(REPORT_OBJ) $(COMMON_OBJ)
@@ -249,7 +255,7 @@ report-tests: $(BUILD)/bin/arclamp-report $(BUILD)/asan/bin/arclamp-report
 	ARCLAMP_REPORT_BIN=$(BUILD)/bin/arclamp-report $(PYTEST) -q -p no:cacheprovider arclamp-report/tests
 	@echo "== arclamp-report tests (ASan+UBSan build)"
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ARCLAMP_REPORT_BIN=$(BUILD)/asan/bin/arclamp-report \
+	  ARCLAMP_REPORT_BIN=$(BUILD)/asan/bin/arclamp-report ARCLAMP_SKIP_BROWSER=1 \
 	  $(PYTEST) -q -p no:cacheprovider arclamp-report/tests
 
 check: deps

@@ -3,7 +3,9 @@
  *   arclamp-report diff [--json] RUN_A RUN_B
  *   arclamp-report aggregate [--json] [--weights W1,W2,...] [--sum] RUN...
  *   arclamp-report prune [--json] --percent P RUN
+ *   arclamp-report html [--title T] [--diff] -o FILE.html RUN...
  * RUN: a serialize()d .xhprof file or json_encode() of the raw array. */
+#include "html.h"
 #include "run.h"
 #include "xhprof.h"
 #include "strbuf.h"
@@ -17,7 +19,8 @@
 #include <string.h>
 
 struct opts {
-    int json, sum;
+    int json, sum, diff;
+    const char *out, *title;
     size_t max_arcs, max_bytes, top;
     double percent;
     const char *weights;
@@ -29,6 +32,7 @@ static void usage(FILE *out)
           "       arclamp-report diff [--json] [--top N] RUN_A RUN_B\n"
           "       arclamp-report aggregate [--json] [--weights W1,W2,...] [--sum] RUN...\n"
           "       arclamp-report prune [--json] --percent P RUN\n"
+          "       arclamp-report html [--title T] [--diff] -o FILE.html RUN...\n"
           "\n"
           "RUN: an XHProf run, serialize()d (<runid>.<ns>.xhprof) or json_encode()d.\n"
           "  --json         JSON output (flat: {\"totals\", \"functions\"}; aggregate,\n"
@@ -37,6 +41,9 @@ static void usage(FILE *out)
           "  --weights W,.. aggregate: weights of the runs (default equal)\n"
           "  --sum          aggregate: the plain sum (xhprof_lib's result)\n"
           "  --percent P    prune: below P% of main()'s inclusive wt\n"
+          "  -o FILE        html: the page to write (one file: data and script in it)\n"
+          "  --diff         html: the page of RUN_B - RUN_A, with the invert link\n"
+          "  --title T      html: the page's title\n"
           "  --max-arcs N   refuse a run of more arcs (default 2000000)\n"
           "  --max-mb N     refuse a run file larger than N MiB (default 1024)\n",
           out);
@@ -163,6 +170,25 @@ static int parse_weights(const char *s, int n, double *w)
     return *s ? -1 : 0;
 }
 
+static int write_page(const run *data, const flat *f, char **paths, int n, const struct opts *o)
+{
+    char err[600], title[512], fwd[256], back[256];
+    if (o->title)
+        snprintf(title, sizeof title, "%s", o->title);
+    else if (o->diff)
+        snprintf(title, sizeof title, "XHProf diff: %.200s - %.200s", paths[1], paths[0]);
+    else
+        snprintf(title, sizeof title, "XHProf report: %.200s%s", paths[0], n > 1 ? " and more" : "");
+    snprintf(fwd, sizeof fwd, "Showing %.120s - %.120s", paths[1 % n], paths[0]);
+    snprintf(back, sizeof back, "Showing %.120s - %.120s", paths[0], paths[1 % n]);
+    if (html_write(o->out, title, data, f, o->diff ? fwd : NULL, o->diff ? back : NULL, err,
+                   sizeof err) < 0) {
+        fprintf(stderr, "arclamp-report: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
 static int cmd_flat(char **paths, int n, const struct opts *o, int diff)
 {
     run *runs = xcalloc((size_t)n, sizeof *runs), data;
@@ -176,12 +202,14 @@ static int cmd_flat(char **paths, int n, const struct opts *o, int diff)
                 run_add_weighted(&data, &runs[i], 1.0);
         flat f;
         flat_compute(&data, &f);
-        if (o->json)
+        rc = 0;
+        if (o->out)
+            rc = write_page(&data, &f, paths, n, o);
+        else if (o->json)
             print_json(flat_json(&f));
         else
             print_table(&f, o->top);
         flat_free(&f);
-        rc = 0;
     }
     for (int i = 0; i < n; i++)
         run_free(&runs[i]);
@@ -245,20 +273,24 @@ int main(int argc, char **argv)
         return argc < 2 ? 2 : 0;
     }
     const char *cmd = argv[1];
-    struct opts o = {0, 0, 2000000, (size_t)1024 << 20, 100, -1, NULL};
+    struct opts o = {0, 0, 0, NULL, NULL, 2000000, (size_t)1024 << 20, 100, -1, NULL};
     static const struct option longopts[] = {
         {"json", no_argument, NULL, 'j'},       {"sum", no_argument, NULL, 's'},
         {"top", required_argument, NULL, 't'},  {"weights", required_argument, NULL, 'w'},
         {"percent", required_argument, NULL, 'p'}, {"max-arcs", required_argument, NULL, 'a'},
         {"max-mb", required_argument, NULL, 'm'}, {"help", no_argument, NULL, 'h'},
+        {"diff", no_argument, NULL, 'd'},       {"title", required_argument, NULL, 'T'},
         {NULL, 0, NULL, 0},
     };
     int c;
     optind = 2;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
         char *end = NULL;
         switch (c) {
         case 'j': o.json = 1; break;
+        case 'd': o.diff = 1; break;
+        case 'o': o.out = optarg; break;
+        case 'T': o.title = optarg; break;
         case 's': o.sum = 1; break;
         case 'w': o.weights = optarg; break;
         case 't': o.top = strtoul(optarg, &end, 10); break;
@@ -283,6 +315,8 @@ int main(int argc, char **argv)
         return cmd_flat(runs, n, &o, 1);
     if (strcmp(cmd, "aggregate") == 0 && n >= 1)
         return cmd_aggregate(runs, n, &o);
+    if (strcmp(cmd, "html") == 0 && o.out && n >= 1 && (!o.diff || n == 2))
+        return cmd_flat(runs, n, &o, o.diff);
     if (strcmp(cmd, "prune") == 0 && n == 1 && o.percent >= 0)
         return cmd_prune(runs[0], &o);
     fprintf(stderr, "arclamp-report: %s: wrong command or arguments; try 'arclamp-report --help'\n",
