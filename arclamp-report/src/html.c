@@ -1,10 +1,10 @@
 /* html: the self-contained report page (see html.h). */
 #include "html.h"
+#include "jsonout.h"
 #include "strbuf.h"
 
 #include <errno.h>
 #include <json-c/json.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,29 +22,6 @@ static const char page_style[] =
     "dl{display:grid;grid-template-columns:max-content max-content;gap:2px 1em}"
     "dd{margin:0;font-family:monospace;text-align:right}";
 
-static json_object *num(double v)
-{
-    if (v == floor(v) && fabs(v) < 9e15)
-        return json_object_new_int64((int64_t)v);
-    return json_object_new_double(v);
-}
-
-static json_object *values(const double *v, unsigned present, const double *excl)
-{
-    json_object *o = json_object_new_object();
-    for (int m = 0; m < M_COUNT; m++) {
-        if (!(present & (1u << m)))
-            continue;
-        json_object_object_add(o, metric_names[m], num(v[m]));
-        if (excl && m != M_CT) {
-            char k[32];
-            snprintf(k, sizeof k, "excl_%s", metric_names[m]);
-            json_object_object_add(o, k, num(excl[m]));
-        }
-    }
-    return o;
-}
-
 static json_object *page_data(const char *title, const run *data, const flat *f,
                               const char *fwd, const char *back)
 {
@@ -56,11 +33,11 @@ static json_object *page_data(const char *title, const run *data, const flat *f,
             json_object_array_add(metrics, json_object_new_string(metric_names[m]));
     }
     json_object_object_add(root, "metrics", metrics);
-    json_object_object_add(root, "totals", values(f->totals, present, NULL));
+    json_object_object_add(root, "totals", json_metrics(f->totals, present, NULL));
     json_object *fns = json_object_new_object();
     for (size_t i = 0; i < f->syms.n; i++)
         json_object_object_add_ex(fns, f->syms.arcs[i].key,
-                                  values(f->syms.arcs[i].v, present, f->excl[i]),
+                                  json_metrics(f->syms.arcs[i].v, present, f->excl[i]),
                                   JSON_C_OBJECT_ADD_KEY_IS_NEW);
     json_object_object_add(root, "functions", fns);
     json_object *arcs = json_object_new_array();
@@ -73,7 +50,7 @@ static json_object *page_data(const char *title, const run *data, const flat *f,
         json_object *a = json_object_new_array();
         json_object_array_add(a, json_object_new_string_len(p, (int)pl));
         json_object_array_add(a, json_object_new_string_len(c, (int)cl));
-        json_object_array_add(a, values(data->arcs[i].v, data->arcs[i].present, NULL));
+        json_object_array_add(a, json_metrics(data->arcs[i].v, data->arcs[i].present, NULL));
         json_object_array_add(arcs, a);
     }
     json_object_object_add(root, "arcs", arcs);

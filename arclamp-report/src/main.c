@@ -6,6 +6,7 @@
  *   arclamp-report html [--title T] [--diff] -o FILE.html RUN...
  * RUN: a serialize()d .xhprof file or json_encode() of the raw array. */
 #include "html.h"
+#include "jsonout.h"
 #include "run.h"
 #include "xhprof.h"
 #include "strbuf.h"
@@ -49,30 +50,6 @@ static void usage(FILE *out)
           out);
 }
 
-/* JSON numbers: integers as integers (what PHP wrote), others as doubles. */
-static json_object *number(double v)
-{
-    if (v == floor(v) && fabs(v) < 9e15)
-        return json_object_new_int64((int64_t)v);
-    return json_object_new_double(v);
-}
-
-static json_object *metrics_object(const double *v, unsigned present, const double *excl)
-{
-    json_object *o = json_object_new_object();
-    for (int m = 0; m < M_COUNT; m++) {
-        if (!(present & (1u << m)))
-            continue;
-        json_object_object_add(o, metric_names[m], number(v[m]));
-        if (excl && m != M_CT) {
-            char k[32];
-            snprintf(k, sizeof k, "excl_%s", metric_names[m]);
-            json_object_object_add(o, k, number(excl[m]));
-        }
-    }
-    return o;
-}
-
 static void print_json(json_object *o)
 {
     fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
@@ -84,11 +61,11 @@ static void print_json(json_object *o)
 static json_object *flat_json(const flat *f)
 {
     json_object *root = json_object_new_object();
-    json_object_object_add(root, "totals", metrics_object(f->totals, f->metrics | 1u, NULL));
+    json_object_object_add(root, "totals", json_metrics(f->totals, f->metrics | 1u, NULL));
     json_object *fns = json_object_new_object();
     for (size_t i = 0; i < f->syms.n; i++) {
         const arc *s = &f->syms.arcs[i];
-        json_object_object_add_ex(fns, s->key, metrics_object(s->v, f->metrics | 1u, f->excl[i]),
+        json_object_object_add_ex(fns, s->key, json_metrics(s->v, f->metrics | 1u, f->excl[i]),
                                   JSON_C_OBJECT_ADD_KEY_IS_NEW);
     }
     json_object_object_add(root, "functions", fns);
@@ -100,7 +77,7 @@ static json_object *raw_json(const run *r)
     json_object *root = json_object_new_object();
     for (size_t i = 0; i < r->n; i++) {
         const arc *a = &r->arcs[i];
-        json_object_object_add_ex(root, a->key, metrics_object(a->v, a->present, NULL),
+        json_object_object_add_ex(root, a->key, json_metrics(a->v, a->present, NULL),
                                   JSON_C_OBJECT_ADD_KEY_IS_NEW);
     }
     return root;
