@@ -7,8 +7,8 @@
 CC       ?= cc
 BUILD    := build
 PKGS     := hiredis yaml-0.1 libsystemd zlib libxxhash
-# arclamp-report alone reads and writes JSON
-REPORT_PKGS := json-c
+# arclamp-report alone reads and writes JSON, and draws callgraphs
+REPORT_PKGS := json-c libgvc
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
 CFLAGS   ?= -O2 -g
 CPPFLAGS += -D_GNU_SOURCE -Icommon/src -Icommon/tests
@@ -255,6 +255,7 @@ report-tests: $(BUILD)/bin/arclamp-report $(BUILD)/asan/bin/arclamp-report
 	ARCLAMP_REPORT_BIN=$(BUILD)/bin/arclamp-report $(PYTEST) -q -p no:cacheprovider arclamp-report/tests
 	@echo "== arclamp-report tests (ASan+UBSan build)"
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/arclamp-report/tests/lsan.supp \
 	  ARCLAMP_REPORT_BIN=$(BUILD)/asan/bin/arclamp-report ARCLAMP_SKIP_BROWSER=1 \
 	  $(PYTEST) -q -p no:cacheprovider arclamp-report/tests
 

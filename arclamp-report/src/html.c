@@ -117,7 +117,8 @@ static int write_atomically(const char *path, const strbuf *page, char *err, siz
 }
 
 int html_write(const char *path, const char *title, const run *data, const flat *f,
-               const char *diff_forward, const char *diff_backward, char *err, size_t errlen)
+               const char *diff_forward, const char *diff_backward, const char *callgraph_link,
+               char *err, size_t errlen)
 {
     json_object *d = page_data(title, data, f, diff_forward, diff_backward);
     strbuf page = STRBUF_INIT;
@@ -125,8 +126,14 @@ int html_write(const char *path, const char *title, const run *data, const flat 
     append_html_text(&page, title);
     strbuf_appendf(&page, "</title>\n<style>%s</style>\n</head><body>\n<h1>", page_style);
     append_html_text(&page, title);
+    strbuf_appends(&page, "</h1>\n");
+    if (callgraph_link) {
+        strbuf_appends(&page, "<p><a id=\"callgraph\" href=\"");
+        append_html_text(&page, callgraph_link);
+        strbuf_appends(&page, "\">Callgraph</a></p>\n");
+    }
     strbuf_appends(&page,
-                   "</h1>\n<p id=\"diffdir\"></p><p><a id=\"invert\" href=\"#\" hidden>Invert the"
+                   "<p id=\"diffdir\"></p><p><a id=\"invert\" href=\"#\" hidden>Invert the"
                    " diff</a></p>\n<div id=\"summary\"></div>\n<div id=\"main\">"
                    "<input id=\"search\" type=\"search\" placeholder=\"Search functions\"> "
                    "<button id=\"toggle\">All</button> <span id=\"count\"></span>"

@@ -11,8 +11,10 @@
 
 /* Writes the page of `data` (its flat profile `f`) to path, atomically.
  * diff_forward/backward: the labels of a diff ("B - A" / "A - B"), NULL for
- * a plain report. Returns 0, or -1 with a message in err. */
+ * a plain report. callgraph_link: the URL of the run's callgraph, or NULL.
+ * Returns 0, or -1 with a message in err. */
 int html_write(const char *path, const char *title, const run *data, const flat *f,
-               const char *diff_forward, const char *diff_backward, char *err, size_t errlen);
+               const char *diff_forward, const char *diff_backward, const char *callgraph_link,
+               char *err, size_t errlen);
 
 #endif

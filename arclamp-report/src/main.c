@@ -3,8 +3,10 @@
  *   arclamp-report diff [--json] RUN_A RUN_B
  *   arclamp-report aggregate [--json] [--weights W1,W2,...] [--sum] RUN...
  *   arclamp-report prune [--json] --percent P RUN
- *   arclamp-report html [--title T] [--diff] -o FILE.html RUN...
+ *   arclamp-report html [--title T] [--diff] [--callgraph-link URL] -o FILE.html RUN...
+ *   arclamp-report callgraph [-o FILE.svg] [--threshold F] [--focus FUNCTION] [--dot] RUN
  * RUN: a serialize()d .xhprof file or json_encode() of the raw array. */
+#include "callgraph.h"
 #include "html.h"
 #include "jsonout.h"
 #include "run.h"
@@ -20,8 +22,9 @@
 #include <string.h>
 
 struct opts {
-    int json, sum, diff;
-    const char *out, *title;
+    int json, sum, diff, dot;
+    const char *out, *title, *focus, *callgraph_link;
+    double threshold;
     size_t max_arcs, max_bytes, top;
     double percent;
     const char *weights;
@@ -33,7 +36,8 @@ static void usage(FILE *out)
           "       arclamp-report diff [--json] [--top N] RUN_A RUN_B\n"
           "       arclamp-report aggregate [--json] [--weights W1,W2,...] [--sum] RUN...\n"
           "       arclamp-report prune [--json] --percent P RUN\n"
-          "       arclamp-report html [--title T] [--diff] -o FILE.html RUN...\n"
+          "       arclamp-report html [--title T] [--diff] [--callgraph-link URL] -o FILE.html RUN...\n"
+          "       arclamp-report callgraph [-o FILE.svg] [--threshold F] [--focus FUNCTION] [--dot] RUN\n"
           "\n"
           "RUN: an XHProf run, serialize()d (<runid>.<ns>.xhprof) or json_encode()d.\n"
           "  --json         JSON output (flat: {\"totals\", \"functions\"}; aggregate,\n"
@@ -45,6 +49,10 @@ static void usage(FILE *out)
           "  -o FILE        html: the page to write (one file: data and script in it)\n"
           "  --diff         html: the page of RUN_B - RUN_A, with the invert link\n"
           "  --title T      html: the page's title\n"
+          "  --callgraph-link URL  html: a link to the run's callgraph\n"
+          "  --threshold F  callgraph: functions above F of the total time (default 0.01)\n"
+          "  --focus NAME   callgraph: that function, its parents and children\n"
+          "  --dot          callgraph: the Graphviz input instead of SVG\n"
           "  --max-arcs N   refuse a run of more arcs (default 2000000)\n"
           "  --max-mb N     refuse a run file larger than N MiB (default 1024)\n",
           out);
@@ -158,8 +166,8 @@ static int write_page(const run *data, const flat *f, char **paths, int n, const
         snprintf(title, sizeof title, "XHProf report: %.200s%s", paths[0], n > 1 ? " and more" : "");
     snprintf(fwd, sizeof fwd, "Showing %.120s - %.120s", paths[1 % n], paths[0]);
     snprintf(back, sizeof back, "Showing %.120s - %.120s", paths[0], paths[1 % n]);
-    if (html_write(o->out, title, data, f, o->diff ? fwd : NULL, o->diff ? back : NULL, err,
-                   sizeof err) < 0) {
+    if (html_write(o->out, title, data, f, o->diff ? fwd : NULL, o->diff ? back : NULL,
+                   o->callgraph_link, err, sizeof err) < 0) {
         fprintf(stderr, "arclamp-report: %s\n", err);
         return 1;
     }
@@ -225,6 +233,35 @@ static int cmd_aggregate(char **paths, int n, const struct opts *o)
     return rc;
 }
 
+static int cmd_callgraph(char *path, const struct opts *o)
+{
+    run in;
+    int rc = 1;
+    if (load_all(&path, 1, &in, o) == 0) {
+        flat f;
+        flat_compute(&in, &f);
+        strbuf out = STRBUF_INIT;
+        char err[200];
+        if (o->dot)
+            callgraph_dot(&in, &f, o->threshold, o->focus, &out);
+        if (!o->dot && callgraph_svg(&in, &f, o->threshold, o->focus, &out, err, sizeof err) < 0) {
+            fprintf(stderr, "arclamp-report: %s: %s\n", path, err);
+        } else if (o->out) {
+            FILE *fp = fopen(o->out, "w");
+            if (fp && fwrite(out.data, 1, out.len, fp) == out.len && fclose(fp) == 0)
+                rc = 0;
+            else
+                fprintf(stderr, "arclamp-report: %s: %s\n", o->out, strerror(errno));
+        } else {
+            rc = fwrite(out.data, 1, out.len, stdout) == out.len ? 0 : 1;
+        }
+        strbuf_free(&out);
+        flat_free(&f);
+    }
+    run_free(&in);
+    return rc;
+}
+
 static int cmd_prune(char *path, const struct opts *o)
 {
     run in, out;
@@ -250,13 +287,17 @@ int main(int argc, char **argv)
         return argc < 2 ? 2 : 0;
     }
     const char *cmd = argv[1];
-    struct opts o = {0, 0, 0, NULL, NULL, 2000000, (size_t)1024 << 20, 100, -1, NULL};
+    struct opts o = {0, 0, 0, 0, NULL, NULL, NULL, NULL, 0.01, 2000000, (size_t)1024 << 20, 100,
+                     -1, NULL};
     static const struct option longopts[] = {
         {"json", no_argument, NULL, 'j'},       {"sum", no_argument, NULL, 's'},
         {"top", required_argument, NULL, 't'},  {"weights", required_argument, NULL, 'w'},
         {"percent", required_argument, NULL, 'p'}, {"max-arcs", required_argument, NULL, 'a'},
         {"max-mb", required_argument, NULL, 'm'}, {"help", no_argument, NULL, 'h'},
         {"diff", no_argument, NULL, 'd'},       {"title", required_argument, NULL, 'T'},
+        {"dot", no_argument, NULL, 'D'},        {"focus", required_argument, NULL, 'F'},
+        {"threshold", required_argument, NULL, 'r'},
+        {"callgraph-link", required_argument, NULL, 'L'},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -268,6 +309,10 @@ int main(int argc, char **argv)
         case 'd': o.diff = 1; break;
         case 'o': o.out = optarg; break;
         case 'T': o.title = optarg; break;
+        case 'D': o.dot = 1; break;
+        case 'F': o.focus = optarg; break;
+        case 'L': o.callgraph_link = optarg; break;
+        case 'r': o.threshold = strtod(optarg, &end); break;
         case 's': o.sum = 1; break;
         case 'w': o.weights = optarg; break;
         case 't': o.top = strtoul(optarg, &end, 10); break;
@@ -294,6 +339,8 @@ int main(int argc, char **argv)
         return cmd_aggregate(runs, n, &o);
     if (strcmp(cmd, "html") == 0 && o.out && n >= 1 && (!o.diff || n == 2))
         return cmd_flat(runs, n, &o, o.diff);
+    if (strcmp(cmd, "callgraph") == 0 && n == 1 && o.threshold >= 0)
+        return cmd_callgraph(runs[0], &o);
     if (strcmp(cmd, "prune") == 0 && n == 1 && o.percent >= 0)
         return cmd_prune(runs[0], &o);
     fprintf(stderr, "arclamp-report: %s: wrong command or arguments; try 'arclamp-report --help'\n",

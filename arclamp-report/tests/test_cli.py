@@ -167,3 +167,51 @@ def test_missing_file_and_bad_usage(tmp_path):
     assert report("diff", tmp_path / "one", ok=False).returncode == 2
     assert report("bogus", ok=False).returncode == 2
     assert report("--help").stdout.startswith(b"Usage: arclamp-report")
+
+
+def svg_of(*args):
+    import xml.etree.ElementTree as ET
+    out = report("callgraph", *args).stdout
+    return ET.fromstring(out), out   # well-formed, or this raises
+
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def node_titles(root):
+    return sorted(t.text for g in root.iter(SVG + "g") if g.get("class") == "node"
+                  for t in g.findall(SVG + "text")[:1])
+
+
+def test_callgraph_threshold_critical_path_and_focus(tmp_path):
+    r = php_write(tmp_path / "r.xhprof", RUN)
+    root, _ = svg_of(r)
+    assert node_titles(root) == ["a", "b", "b@1", "main()"]
+    root, _ = svg_of("--threshold", "0.1", r)         # b@1 is 5% of main()
+    assert node_titles(root) == ["a", "b", "main()"]
+    dot = report("callgraph", "--dot", r).stdout.decode()
+    # the critical path main() -> a -> b -> b@1 is red, main() -> b is not
+    red = [l for l in dot.splitlines() if "->" in l and "color=red" in l]
+    assert len(red) == 3
+    assert '  N0 -> N2 [label="1 call"];' in dot.splitlines()   # main() -> b: plain
+    assert '"4 calls"' in dot
+    root, _ = svg_of("--focus", "b", r)
+    assert node_titles(root) == ["a", "b", "b@1", "main()"]   # b's parents and child
+    root, _ = svg_of("--focus", "b@1", r)
+    assert node_titles(root) == ["b", "b@1"]
+
+
+def test_callgraph_names_are_escaped(tmp_path):
+    run = {"main()": {"ct": 1, "wt": 10},
+           'main()==></text><script>alert(1)</script>"\\\x01': {"ct": 1, "wt": 9}}
+    root, raw = svg_of(php_write(tmp_path / "r.xhprof", run))
+    assert b"<script" not in raw
+    assert any("</text><script>alert(1)</script>" in t for t in node_titles(root))
+
+
+def test_html_links_to_its_callgraph(tmp_path):
+    out = tmp_path / "p.html"
+    report("html", "--callgraph-link", 'cg.svg?x="1"', "-o", out,
+           php_write(tmp_path / "r.xhprof", RUN))
+    page = out.read_text()
+    assert '<a id="callgraph" href="cg.svg?x=&quot;1&quot;">Callgraph</a>' in page
