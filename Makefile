@@ -7,6 +7,8 @@
 CC       ?= cc
 BUILD    := build
 PKGS     := hiredis yaml-0.1 libsystemd zlib libxxhash
+# arclamp-report alone reads and writes JSON, and draws callgraphs
+REPORT_PKGS := json-c libgvc
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
 CFLAGS   ?= -O2 -g
 CPPFLAGS += -D_GNU_SOURCE -Icommon/src -Icommon/tests
@@ -20,6 +22,7 @@ VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 COMMON_SRC := $(wildcard common/src/*.c)
 LOG_SRC    := $(filter-out arclamp-log/src/main.c,$(wildcard arclamp-log/src/*.c))
 SVG_SRC    := $(filter-out arclamp-svg/src/main.c,$(wildcard arclamp-svg/src/*.c))
+REPORT_SRC := $(filter-out arclamp-report/src/main.c,$(wildcard arclamp-report/src/*.c))
 BENCH_SRC  := $(wildcard bench/src/*.c)
 
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/obj/%.o)
@@ -28,14 +31,17 @@ COMMON_SAN := $(COMMON_SRC:%.c=$(BUILD)/asan/obj/%.o)
 LOG_SAN    := $(LOG_SRC:%.c=$(BUILD)/asan/obj/%.o)
 SVG_OBJ    := $(SVG_SRC:%.c=$(BUILD)/obj/%.o)
 SVG_SAN    := $(SVG_SRC:%.c=$(BUILD)/asan/obj/%.o)
+REPORT_OBJ := $(REPORT_SRC:%.c=$(BUILD)/obj/%.o)
+REPORT_SAN := $(REPORT_SRC:%.c=$(BUILD)/asan/obj/%.o)
 
-PROGRAMS := $(BUILD)/bin/arclamp-log $(BUILD)/bin/arclamp-svg
-UNIT_TESTS := $(BUILD)/tests/test-common $(BUILD)/tests/test-arclamp-log $(BUILD)/tests/test-arclamp-svg
+PROGRAMS := $(BUILD)/bin/arclamp-log $(BUILD)/bin/arclamp-svg $(BUILD)/bin/arclamp-report
+UNIT_TESTS := $(BUILD)/tests/test-common $(BUILD)/tests/test-arclamp-log $(BUILD)/tests/test-arclamp-svg \
+              $(BUILD)/tests/test-arclamp-report
 SAN_TESTS  := $(BUILD)/asan/tests/test-common $(BUILD)/asan/tests/test-arclamp-log \
-              $(BUILD)/asan/tests/test-arclamp-svg
+              $(BUILD)/asan/tests/test-arclamp-svg $(BUILD)/asan/tests/test-arclamp-report
 BENCH_BINS := $(BENCH_SRC:bench/src/%.c=$(BUILD)/bench/%)
 
-.PHONY: all deps check unit-tests asan-tests log-tests svg-tests php-tests php-tests-valgrind \
+.PHONY: all deps check unit-tests asan-tests log-tests svg-tests report-tests php-tests php-tests-valgrind \
         demo bench install clean nix-tests integration system-tests
 # The extension's API modules (see "the API modules" below); set before the
 # rules that name them, as make expands prerequisites when it reads a rule.
@@ -55,12 +61,13 @@ $(BUILD)/asan/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -DARCLAMP_VERSION='"$(VERSION)"' -std=c11 $(WARN) $(SAN_FLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
 
-# arclamp-svg embeds flamegraph.js: the script becomes a C string literal in
-# build/gen/flamegraph_js.h (svg.c includes it); '?' is escaped so no
-# trigraph can form.
+# A script embedded in a program becomes a C string literal; '?' is escaped
+# so no trigraph can form.
+EMBED_JS = sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@.tmp && mv $@.tmp $@
+# arclamp-svg embeds flamegraph.js (build/gen/flamegraph_js.h; svg.c includes it).
 $(BUILD)/gen/flamegraph_js.h: arclamp-svg/src/flamegraph.js
 	@mkdir -p $(dir $@)
-	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@.tmp && mv $@.tmp $@
+	$(EMBED_JS)
 $(BUILD)/obj/arclamp-svg/src/svg.o $(BUILD)/asan/obj/arclamp-svg/src/svg.o: $(BUILD)/gen/flamegraph_js.h
 $(BUILD)/obj/arclamp-svg/%.o $(BUILD)/asan/obj/arclamp-svg/%.o: CPPFLAGS += -I$(BUILD)/gen -Iarclamp-svg/src
 
@@ -74,6 +81,27 @@ $(BUILD)/bin/arclamp-svg: $(BUILD)/obj/arclamp-svg/src/main.o $(SVG_OBJ) $(COMMO
 $(BUILD)/asan/bin/arclamp-svg: $(BUILD)/asan/obj/arclamp-svg/src/main.o $(SVG_SAN) $(COMMON_SAN)
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+# arclamp-report embeds report.js in every page, as arclamp-svg embeds flamegraph.js.
+$(BUILD)/gen/report_js.h: arclamp-report/src/report.js
+	@mkdir -p $(dir $@)
+	$(EMBED_JS)
+$(BUILD)/obj/arclamp-report/src/html.o $(BUILD)/asan/obj/arclamp-report/src/html.o: $(BUILD)/gen/report_js.h
+$(BUILD)/obj/arclamp-report/%.o $(BUILD)/asan/obj/arclamp-report/%.o: CPPFLAGS += -I$(BUILD)/gen -Iarclamp-report/src -Iarclamp-report/tests \
+    $(shell pkg-config --cflags $(REPORT_PKGS) 2>/dev/null)
+REPORT_LIBS = $(shell pkg-config --libs $(REPORT_PKGS) 2>/dev/null)
+$(BUILD)/bin/arclamp-report: $(BUILD)/obj/arclamp-report/src/main.o $(REPORT_OBJ) $(COMMON_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(REPORT_LIBS) -lm
+$(BUILD)/asan/bin/arclamp-report: $(BUILD)/asan/obj/arclamp-report/src/main.o $(REPORT_SAN) $(COMMON_SAN)
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS) $(REPORT_LIBS) -lm
+$(BUILD)/tests/test-arclamp-report: $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard arclamp-report/tests/*.c) common/tests/testutil.c) $(REPORT_OBJ) $(COMMON_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) $(REPORT_LIBS) $(CHECK_LIBS) -lm
+$(BUILD)/asan/tests/test-arclamp-report: $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(wildcard arclamp-report/tests/*.c) common/tests/testutil.c) $(REPORT_SAN) $(COMMON_SAN)
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS) $(REPORT_LIBS) $(CHECK_LIBS) -lm
 
 # Unit tests (Check). Each program's tests/ holds test-*.c files linked
 # into one runner per program.
@@ -224,9 +252,18 @@ system-tests: deb
 	@echo "== systemd units; the Debian packages in a booted container"
 	$(PYTEST) -q -p no:cacheprovider systemd/tests
 
+report-tests: $(BUILD)/bin/arclamp-report $(BUILD)/asan/bin/arclamp-report
+	@echo "== arclamp-report tests"
+	ARCLAMP_REPORT_BIN=$(BUILD)/bin/arclamp-report $(PYTEST) -q -p no:cacheprovider arclamp-report/tests
+	@echo "== arclamp-report tests (ASan+UBSan build)"
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  LSAN_OPTIONS=suppressions=$(CURDIR)/arclamp-report/tests/lsan.supp \
+	  ARCLAMP_REPORT_BIN=$(BUILD)/asan/bin/arclamp-report ARCLAMP_SKIP_BROWSER=1 \
+	  $(PYTEST) -q -p no:cacheprovider arclamp-report/tests
+
 check: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory unit-tests asan-tests log-tests svg-tests php-tests \
+	@$(MAKE) --no-print-directory unit-tests asan-tests log-tests svg-tests report-tests php-tests \
 	  php-tests-valgrind nix-tests integration system-tests
 
 # --- demo and benchmarks --------------------------------------------------

@@ -26,6 +26,8 @@
 , systemd
 , zlib
 , xxHash
+, json_c
+, graphviz
 , check
 , php82
 , component ? "arclamp"
@@ -54,10 +56,10 @@ stdenv.mkDerivation {
   };
 
   # pkg-config finds hiredis, yaml-0.1, libsystemd, zlib and libxxhash (the
-  # Makefile's PKGS); phpize and php-config come from PHP's dev output and
-  # need autoconf.
+  # Makefile's PKGS) and json-c and libgvc (graphviz: its REPORT_PKGS); phpize and php-config come
+  # from PHP's dev output and need autoconf.
   nativeBuildInputs = [ pkg-config autoconf re2c (lib.getDev php.unwrapped) ];
-  buildInputs = [ hiredis libyaml systemd zlib xxHash ];
+  buildInputs = [ hiredis libyaml systemd zlib xxHash json_c graphviz ];
 
   makeFlags = import ./make-flags.nix { out = placeholder "out"; };
   enableParallelBuilding = true;

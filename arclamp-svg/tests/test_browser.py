@@ -28,13 +28,12 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from testkit import wait_until  # common/tests, on sys.path by conftest.py
+from browserkit import chromium  # common/tests, on sys.path by conftest.py
+from testkit import wait_until
 
 pytestmark = pytest.mark.skipif(os.environ.get("ARCLAMP_SKIP_BROWSER") == "1",
                                 reason="ARCLAMP_SKIP_BROWSER=1")
 
-CHROMEDRIVER = "/usr/bin/chromedriver"
-CHROMIUM_CANDIDATES = ("/usr/lib/chromium/chromium", "/usr/bin/chromium")
 WAIT = 15.0             # upper bound of any single wait
 SEARCH_RGB = "rgb(230, 0, 230)"
 
@@ -105,48 +104,10 @@ def render(renderer, tmp_path):
     return run
 
 
-def chromium_binary():
-    for c in CHROMIUM_CANDIDATES:
-        if os.access(c, os.X_OK):
-            return c
-    pytest.fail("chromium not installed (scripts/install-deps)")
-
-
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.remote.remote_connection import RemoteConnection
-
-    if not os.access(CHROMEDRIVER, os.X_OK):
-        # Checked here so Selenium never falls back to downloading a driver.
-        pytest.fail("%s missing (Debian package chromium-driver)" % CHROMEDRIVER)
-    RemoteConnection.set_timeout(60)    # no WebDriver command may hang forever
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = chromium_binary()
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--user-data-dir=%s" % tmp_path_factory.mktemp("chromium-profile"),
-                "--window-size=1400,900", "--no-first-run", "--no-default-browser-check",
-                "--disable-extensions", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--disable-default-apps",
-                "--disable-domain-reliability", "--metrics-recording-only",
-                # Nothing but loopback: no name resolves, other traffic goes
-                # to a closed local port.
-                "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-                "--proxy-server=127.0.0.1:9"):
-        opts.add_argument(arg)
-    # Prompts are handled explicitly; an unexpected one must not be
-    # silently dismissed.
-    opts.unhandled_prompt_behavior = "ignore"
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    service = Service(executable_path=CHROMEDRIVER, log_path=os.devnull)
-    driver = webdriver.Chrome(service=service, options=opts)
-    try:
-        driver.set_page_load_timeout(30)
-        driver.set_script_timeout(10)
+    with chromium(tmp_path_factory.mktemp("chromium-profile")) as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ Suite *conftable_suite(void);
 Suite *netaddr_suite(void);
 Suite *clock_suite(void);
 Suite *cpuclock_suite(void);
+Suite *phpser_suite(void);
 Suite *redisconn_suite(void);
 
 #endif

@@ -239,6 +239,8 @@ def test_package_metadata(packages):
     mk = (ROOT / "Makefile").read_text()
     assert re.search(r"^PKGS\s*:=\s*hiredis yaml-0.1 libsystemd zlib libxxhash\s*$", mk, re.M), \
         "the Makefile's PKGS changed: update buildInputs in nix/package.nix and this test"
+    assert re.search(r"^REPORT_PKGS\s*:=\s*json-c libgvc\s*$", mk, re.M), \
+        "the Makefile's REPORT_PKGS changed: update buildInputs in nix/package.nix and this test"
     assert packages["php-excimer-sampler"]["extensionName"] == "excimer"
     assert packages["arclamp-log"]["mainProgram"] == "arclamp-log"
     assert packages["arclamp-svg"]["mainProgram"] == "arclamp-svg"

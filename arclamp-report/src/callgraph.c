@@ -1,0 +1,183 @@
+/* callgraph: the run as a Graphviz graph drawn by libgvc (see callgraph.h). */
+#include "callgraph.h"
+
+#include <gvc.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The metric boxes and the path are measured by: wt, else samples, else ct. */
+static int main_metric(const flat *f)
+{
+    if (f->metrics & (1u << M_WT))
+        return M_WT;
+    if (f->metrics & (1u << M_SAMPLES))
+        return M_SAMPLES;
+    return M_CT;
+}
+
+/* A name as a DOT string's content: quotes and backslashes escaped, bytes
+ * that are not printable ASCII or UTF-8 as '?', at most 200 bytes. */
+static void append_dot_text(strbuf *out, const char *s, size_t len)
+{
+    size_t n = len > 200 ? 200 : len;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\')
+            strbuf_appendc(out, '\\');
+        if (c < 0x20 || c == 0x7f || c >= 0x80)
+            c = '?'; /* (Graphviz's SVG is XML: no control bytes, no broken UTF-8) */
+        strbuf_appendc(out, (char)c);
+    }
+    if (n < len)
+        strbuf_appends(out, "...");
+}
+
+struct node_pick {
+    size_t sym;
+    double weight;
+};
+
+static int by_weight(const void *a, const void *b)
+{
+    double x = ((const struct node_pick *)a)->weight, y = ((const struct node_pick *)b)->weight;
+    return x < y ? 1 : (x > y ? -1 : 0);
+}
+
+static long sym_index(const flat *f, const char *name, size_t len)
+{
+    arc *s = run_arc((run *)&f->syms, name, len, 0);
+    return s ? (long)(s - f->syms.arcs) : -1;
+}
+
+/* The functions shown: keep[i] for each function of f. */
+static void choose_nodes(const run *r, const flat *f, double threshold, const char *focus,
+                         int metric, char *keep)
+{
+    double total = f->totals[metric];
+    long fi = focus ? sym_index(f, focus, strlen(focus)) : -1;
+    struct node_pick *picks = xcalloc(f->syms.n + 1, sizeof *picks);
+    size_t np = 0;
+    for (size_t i = 0; i < f->syms.n; i++) {
+        double v = f->syms.arcs[i].v[metric];
+        int in = focus ? (long)i == fi : v >= threshold * total;
+        if (!in && focus && fi >= 0) {
+            for (size_t k = 0; k < r->n && !in; k++) {
+                const char *p, *c;
+                size_t pl, cl;
+                arc_split(&r->arcs[k], &p, &pl, &c, &cl);
+                long pi = p ? sym_index(f, p, pl) : -1, ci = sym_index(f, c, cl);
+                in = (pi == fi && ci == (long)i) || (ci == fi && pi == (long)i);
+            }
+        }
+        if (in)
+            picks[np++] = (struct node_pick){i, v};
+    }
+    qsort(picks, np, sizeof *picks, by_weight);
+    for (size_t k = 0; k < np && k < CALLGRAPH_MAX_NODES; k++)
+        keep[picks[k].sym] = 1;
+    free(picks);
+}
+
+/* The critical path: from main(), the heaviest arc out at each step. */
+static void critical_path(const run *r, const flat *f, int metric, char *on_path, char *arc_on)
+{
+    long cur = sym_index(f, "main()", 6);
+    while (cur >= 0 && !on_path[cur]) {
+        on_path[cur] = 1;
+        long best = -1, next = -1;
+        for (size_t k = 0; k < r->n; k++) {
+            const char *p, *c;
+            size_t pl, cl;
+            arc_split(&r->arcs[k], &p, &pl, &c, &cl);
+            if (!p || sym_index(f, p, pl) != cur)
+                continue;
+            if (best < 0 || r->arcs[k].v[metric] > r->arcs[best].v[metric]) {
+                best = (long)k;
+                next = sym_index(f, c, cl);
+            }
+        }
+        if (best >= 0)
+            arc_on[best] = 1;
+        cur = next;
+    }
+}
+
+static void node_dot(strbuf *out, const flat *f, size_t i, int metric, int red)
+{
+    const arc *s = &f->syms.arcs[i];
+    double total = f->totals[metric] > 0 ? f->totals[metric] : 1;
+    double incl = s->v[metric], excl = f->excl[i][metric];
+    const char *unit = metric == M_WT ? " ms" : "";
+    double scale = metric == M_WT ? 1000.0 : 1.0;
+    double share = excl / total;
+    strbuf_appendf(out, "  N%zu [label=\"", i);
+    append_dot_text(out, s->key, s->klen);
+    strbuf_appendf(out, "\\nInc: %.3f%s (%.1f%%)\\nExcl: %.3f%s (%.1f%%)\\n%.0f total calls\"",
+                   incl / scale, unit, 100 * incl / total, excl / scale, unit, 100 * share,
+                   s->v[M_CT]);
+    strbuf_appendf(out, " fontsize=%.1f", 10 + 25 * (share > 0 ? share : 0));
+    if (red)
+        strbuf_appends(out, " color=red style=filled fillcolor=\"#ffe0e0\"");
+    strbuf_appends(out, "];\n");
+}
+
+void callgraph_dot(const run *r, const flat *f, double threshold, const char *focus, strbuf *out)
+{
+    int metric = main_metric(f);
+    char *keep = xcalloc(f->syms.n + 1, 1), *on_path = xcalloc(f->syms.n + 1, 1);
+    char *arc_on = xcalloc(r->n + 1, 1);
+    choose_nodes(r, f, threshold, focus, metric, keep);
+    critical_path(r, f, metric, on_path, arc_on);
+    strbuf_appends(out, "digraph xhprof {\n  node [shape=box fontname=Helvetica];\n"
+                        "  edge [fontname=Helvetica fontsize=9];\n");
+    for (size_t i = 0; i < f->syms.n; i++) {
+        if (keep[i])
+            node_dot(out, f, i, metric, on_path[i]);
+    }
+    for (size_t k = 0; k < r->n; k++) {
+        const char *p, *c;
+        size_t pl, cl;
+        arc_split(&r->arcs[k], &p, &pl, &c, &cl);
+        long pi = p ? sym_index(f, p, pl) : -1, ci = sym_index(f, c, cl);
+        if (pi < 0 || ci < 0 || !keep[pi] || !keep[ci])
+            continue;
+        double ct = r->arcs[k].v[M_CT];
+        strbuf_appendf(out, "  N%ld -> N%ld [label=\"%.0f call%s\"%s];\n", pi, ci, ct,
+                       ct == 1 ? "" : "s", arc_on[k] ? " color=red penwidth=2" : "");
+    }
+    strbuf_appends(out, "}\n");
+    free(keep);
+    free(on_path);
+    free(arc_on);
+}
+
+int callgraph_svg(const run *r, const flat *f, double threshold, const char *focus, strbuf *out,
+                  char *err, size_t errlen)
+{
+    strbuf dot = STRBUF_INIT;
+    callgraph_dot(r, f, threshold, focus, &dot);
+    GVC_t *gvc = gvContext();
+    Agraph_t *g = agmemread(strbuf_cstr(&dot));
+    int rc = -1;
+    char *data = NULL;
+    unsigned int len = 0;
+    if (!g)
+        snprintf(err, errlen, "Graphviz could not read the graph");
+    else if (gvLayout(gvc, g, "dot") != 0)
+        snprintf(err, errlen, "Graphviz could not lay the graph out");
+    else if (gvRenderData(gvc, g, "svg", &data, &len) != 0)
+        snprintf(err, errlen, "Graphviz could not draw the graph");
+    else {
+        strbuf_append(out, data, len);
+        rc = 0;
+    }
+    if (data)
+        gvFreeRenderData(data);
+    if (g) {
+        gvFreeLayout(gvc, g);
+        agclose(g);
+    }
+    gvFreeContext(gvc);
+    strbuf_free(&dot);
+    return rc;
+}

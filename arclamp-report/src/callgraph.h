@@ -1,0 +1,23 @@
+/* callgraph: the run as a Graphviz graph, laid out and drawn to SVG by
+ * libgvc (Debian's libgraphviz-dev), as xhprof_html's callgraph: functions
+ * above `threshold` of the total inclusive time (or, with a focus, that
+ * function, its parents and its children), the critical path from main()
+ * (the heaviest child at each step) in red, a box's size by its exclusive
+ * time, arcs labelled with their calls. */
+#ifndef ARCLAMP_REPORT_CALLGRAPH_H
+#define ARCLAMP_REPORT_CALLGRAPH_H
+
+#include "run.h"
+#include "strbuf.h"
+#include "xhprof.h"
+
+/* At most this many boxes: the heaviest are kept, so the layout stays quick. */
+#define CALLGRAPH_MAX_NODES 500
+
+/* The DOT text of the graph into out. */
+void callgraph_dot(const run *r, const flat *f, double threshold, const char *focus, strbuf *out);
+/* The SVG of the graph into out; -1 with a message when Graphviz fails. */
+int callgraph_svg(const run *r, const flat *f, double threshold, const char *focus, strbuf *out,
+                  char *err, size_t errlen);
+
+#endif

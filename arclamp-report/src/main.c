@@ -1,0 +1,349 @@
+/* arclamp-report: XHProf reports from runs, without PHP (see README.md).
+ *   arclamp-report flat [--json] RUN...
+ *   arclamp-report diff [--json] RUN_A RUN_B
+ *   arclamp-report aggregate [--json] [--weights W1,W2,...] [--sum] RUN...
+ *   arclamp-report prune [--json] --percent P RUN
+ *   arclamp-report html [--title T] [--diff] [--callgraph-link URL] -o FILE.html RUN...
+ *   arclamp-report callgraph [-o FILE.svg] [--threshold F] [--focus FUNCTION] [--dot] RUN
+ * RUN: a serialize()d .xhprof file or json_encode() of the raw array. */
+#include "callgraph.h"
+#include "html.h"
+#include "jsonout.h"
+#include "run.h"
+#include "xhprof.h"
+#include "strbuf.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct opts {
+    int json, sum, diff, dot;
+    const char *out, *title, *focus, *callgraph_link;
+    double threshold;
+    size_t max_arcs, max_bytes, top;
+    double percent;
+    const char *weights;
+};
+
+static void usage(FILE *out)
+{
+    fputs("Usage: arclamp-report flat [--json] [--top N] RUN...\n"
+          "       arclamp-report diff [--json] [--top N] RUN_A RUN_B\n"
+          "       arclamp-report aggregate [--json] [--weights W1,W2,...] [--sum] RUN...\n"
+          "       arclamp-report prune [--json] --percent P RUN\n"
+          "       arclamp-report html [--title T] [--diff] [--callgraph-link URL] -o FILE.html RUN...\n"
+          "       arclamp-report callgraph [-o FILE.svg] [--threshold F] [--focus FUNCTION] [--dot] RUN\n"
+          "\n"
+          "RUN: an XHProf run, serialize()d (<runid>.<ns>.xhprof) or json_encode()d.\n"
+          "  --json         JSON output (flat: {\"totals\", \"functions\"}; aggregate,\n"
+          "                 prune: the raw array)\n"
+          "  --top N        functions in the text table (default 100, 0 = all)\n"
+          "  --weights W,.. aggregate: weights of the runs (default equal)\n"
+          "  --sum          aggregate: the plain sum (xhprof_lib's result)\n"
+          "  --percent P    prune: below P% of main()'s inclusive wt\n"
+          "  -o FILE        html: the page to write (one file: data and script in it)\n"
+          "  --diff         html: the page of RUN_B - RUN_A, with the invert link\n"
+          "  --title T      html: the page's title\n"
+          "  --callgraph-link URL  html: a link to the run's callgraph\n"
+          "  --threshold F  callgraph: functions above F of the total time (default 0.01)\n"
+          "  --focus NAME   callgraph: that function, its parents and children\n"
+          "  --dot          callgraph: the Graphviz input instead of SVG\n"
+          "  --max-arcs N   refuse a run of more arcs (default 2000000)\n"
+          "  --max-mb N     refuse a run file larger than N MiB (default 1024)\n",
+          out);
+}
+
+static void print_json(json_object *o)
+{
+    fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
+          stdout);
+    fputc('\n', stdout);
+    json_object_put(o);
+}
+
+static json_object *flat_json(const flat *f)
+{
+    json_object *root = json_object_new_object();
+    json_object_object_add(root, "totals", json_metrics(f->totals, f->metrics | 1u, NULL));
+    json_object *fns = json_object_new_object();
+    for (size_t i = 0; i < f->syms.n; i++) {
+        const arc *s = &f->syms.arcs[i];
+        json_object_object_add_ex(fns, s->key, json_metrics(s->v, f->metrics | 1u, f->excl[i]),
+                                  JSON_C_OBJECT_ADD_KEY_IS_NEW);
+    }
+    json_object_object_add(root, "functions", fns);
+    return root;
+}
+
+static json_object *raw_json(const run *r)
+{
+    json_object *root = json_object_new_object();
+    for (size_t i = 0; i < r->n; i++) {
+        const arc *a = &r->arcs[i];
+        json_object_object_add_ex(root, a->key, json_metrics(a->v, a->present, NULL),
+                                  JSON_C_OBJECT_ADD_KEY_IS_NEW);
+    }
+    return root;
+}
+
+static const flat *sort_flat;
+static int by_excl_wt(const void *x, const void *y)
+{
+    size_t i = *(const size_t *)x, j = *(const size_t *)y;
+    int m = (sort_flat->metrics & (1u << M_WT)) ? M_WT : M_CT;
+    double a = m == M_CT ? sort_flat->syms.arcs[i].v[M_CT] : sort_flat->excl[i][m];
+    double b = m == M_CT ? sort_flat->syms.arcs[j].v[M_CT] : sort_flat->excl[j][m];
+    return a < b ? 1 : (a > b ? -1 : strcmp(sort_flat->syms.arcs[i].key, sort_flat->syms.arcs[j].key));
+}
+
+/* The text table: the top functions by exclusive wt (by calls without wt). */
+static void print_table(const flat *f, size_t top)
+{
+    size_t n = f->syms.n, *order = xmalloc((n ? n : 1) * sizeof *order);
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    sort_flat = f;
+    qsort(order, n, sizeof *order, by_excl_wt);
+    printf("%-60s %10s", "function", "calls");
+    for (int m = 1; m < M_COUNT; m++) {
+        if (f->metrics & (1u << m))
+            printf(" %12s %12s", metric_names[m], "excl");
+    }
+    putchar('\n');
+    for (size_t k = 0; k < n && (top == 0 || k < top); k++) {
+        const arc *s = &f->syms.arcs[order[k]];
+        printf("%-60.*s %10.0f", (int)(s->klen < 200 ? s->klen : 200), s->key, s->v[M_CT]);
+        for (int m = 1; m < M_COUNT; m++) {
+            if (f->metrics & (1u << m))
+                printf(" %12.0f %12.0f", s->v[m], f->excl[order[k]][m]);
+        }
+        putchar('\n');
+    }
+    free(order);
+}
+
+static int load_all(char **paths, int n, run *runs, const struct opts *o)
+{
+    for (int i = 0; i < n; i++) {
+        char err[512];
+        run_init(&runs[i], o->max_arcs);
+        if (run_load(&runs[i], paths[i], o->max_bytes, err, sizeof err) < 0) {
+            fprintf(stderr, "arclamp-report: %s\n", err);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int parse_weights(const char *s, int n, double *w)
+{
+    for (int i = 0; i < n; i++) {
+        char *end;
+        errno = 0;
+        w[i] = strtod(s, &end);
+        if (end == s || errno || !(w[i] >= 0) || !isfinite(w[i]))
+            return -1;
+        s = end;
+        if (i < n - 1 && *s++ != ',')
+            return -1;
+    }
+    return *s ? -1 : 0;
+}
+
+static int write_page(const run *data, const flat *f, char **paths, int n, const struct opts *o)
+{
+    char err[600], title[512], fwd[256], back[256];
+    if (o->title)
+        snprintf(title, sizeof title, "%s", o->title);
+    else if (o->diff)
+        snprintf(title, sizeof title, "XHProf diff: %.200s - %.200s", paths[1], paths[0]);
+    else
+        snprintf(title, sizeof title, "XHProf report: %.200s%s", paths[0], n > 1 ? " and more" : "");
+    snprintf(fwd, sizeof fwd, "Showing %.120s - %.120s", paths[1 % n], paths[0]);
+    snprintf(back, sizeof back, "Showing %.120s - %.120s", paths[0], paths[1 % n]);
+    if (html_write(o->out, title, data, f, o->diff ? fwd : NULL, o->diff ? back : NULL,
+                   o->callgraph_link, err, sizeof err) < 0) {
+        fprintf(stderr, "arclamp-report: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
+static int cmd_flat(char **paths, int n, const struct opts *o, int diff)
+{
+    run *runs = xcalloc((size_t)n, sizeof *runs), data;
+    int rc = 1;
+    run_init(&data, o->max_arcs);
+    if (load_all(paths, n, runs, o) == 0) {
+        if (diff)
+            run_diff(&runs[0], &runs[1], &data);
+        else
+            for (int i = 0; i < n; i++)
+                run_add_weighted(&data, &runs[i], 1.0);
+        flat f;
+        flat_compute(&data, &f);
+        rc = 0;
+        if (o->out)
+            rc = write_page(&data, &f, paths, n, o);
+        else if (o->json)
+            print_json(flat_json(&f));
+        else
+            print_table(&f, o->top);
+        flat_free(&f);
+    }
+    for (int i = 0; i < n; i++)
+        run_free(&runs[i]);
+    free(runs);
+    run_free(&data);
+    return rc;
+}
+
+static int cmd_aggregate(char **paths, int n, const struct opts *o)
+{
+    double *w = xcalloc((size_t)n, sizeof *w), total = 0;
+    if (o->weights ? parse_weights(o->weights, n, w) < 0 : 0) {
+        fprintf(stderr, "arclamp-report: --weights needs %d numbers >= 0, comma-separated\n", n);
+        free(w);
+        return 2;
+    }
+    run *runs = xcalloc((size_t)n, sizeof *runs), out;
+    run_init(&out, o->max_arcs);
+    int rc = 1;
+    if (load_all(paths, n, runs, o) == 0) {
+        for (int i = 0; i < n; i++) {
+            double wi = o->weights ? w[i] : 1.0;
+            run_add_weighted(&out, &runs[i], wi);
+            total += wi;
+        }
+        if (!o->sum && total > 0)
+            run_scale(&out, 1.0 / total);
+        print_json(raw_json(&out));
+        rc = 0;
+    }
+    for (int i = 0; i < n; i++)
+        run_free(&runs[i]);
+    free(runs);
+    free(w);
+    run_free(&out);
+    return rc;
+}
+
+static int cmd_callgraph(char *path, const struct opts *o)
+{
+    run in;
+    int rc = 1;
+    if (load_all(&path, 1, &in, o) == 0) {
+        flat f;
+        flat_compute(&in, &f);
+        strbuf out = STRBUF_INIT;
+        char err[200];
+        if (o->dot)
+            callgraph_dot(&in, &f, o->threshold, o->focus, &out);
+        if (!o->dot && callgraph_svg(&in, &f, o->threshold, o->focus, &out, err, sizeof err) < 0) {
+            fprintf(stderr, "arclamp-report: %s: %s\n", path, err);
+        } else if (o->out) {
+            FILE *fp = fopen(o->out, "w");
+            if (fp && fwrite(out.data, 1, out.len, fp) == out.len && fclose(fp) == 0)
+                rc = 0;
+            else
+                fprintf(stderr, "arclamp-report: %s: %s\n", o->out, strerror(errno));
+        } else {
+            rc = fwrite(out.data, 1, out.len, stdout) == out.len ? 0 : 1;
+        }
+        strbuf_free(&out);
+        flat_free(&f);
+    }
+    run_free(&in);
+    return rc;
+}
+
+static int cmd_prune(char *path, const struct opts *o)
+{
+    run in, out;
+    run_init(&out, o->max_arcs);
+    int rc = 1;
+    if (load_all(&path, 1, &in, o) == 0) {
+        if (run_prune(&in, o->percent, &out) < 0)
+            fprintf(stderr, "arclamp-report: %s: main() has neither wt nor samples\n", path);
+        else {
+            print_json(raw_json(&out));
+            rc = 0;
+        }
+    }
+    run_free(&in);
+    run_free(&out);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    const char *cmd = argv[1];
+    struct opts o = {0, 0, 0, 0, NULL, NULL, NULL, NULL, 0.01, 2000000, (size_t)1024 << 20, 100,
+                     -1, NULL};
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, 'j'},       {"sum", no_argument, NULL, 's'},
+        {"top", required_argument, NULL, 't'},  {"weights", required_argument, NULL, 'w'},
+        {"percent", required_argument, NULL, 'p'}, {"max-arcs", required_argument, NULL, 'a'},
+        {"max-mb", required_argument, NULL, 'm'}, {"help", no_argument, NULL, 'h'},
+        {"diff", no_argument, NULL, 'd'},       {"title", required_argument, NULL, 'T'},
+        {"dot", no_argument, NULL, 'D'},        {"focus", required_argument, NULL, 'F'},
+        {"threshold", required_argument, NULL, 'r'},
+        {"callgraph-link", required_argument, NULL, 'L'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    optind = 2;
+    while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+        char *end = NULL;
+        switch (c) {
+        case 'j': o.json = 1; break;
+        case 'd': o.diff = 1; break;
+        case 'o': o.out = optarg; break;
+        case 'T': o.title = optarg; break;
+        case 'D': o.dot = 1; break;
+        case 'F': o.focus = optarg; break;
+        case 'L': o.callgraph_link = optarg; break;
+        case 'r': o.threshold = strtod(optarg, &end); break;
+        case 's': o.sum = 1; break;
+        case 'w': o.weights = optarg; break;
+        case 't': o.top = strtoul(optarg, &end, 10); break;
+        case 'a': o.max_arcs = strtoul(optarg, &end, 10); break;
+        case 'm': o.max_bytes = strtoul(optarg, &end, 10) << 20; break;
+        case 'p': o.percent = strtod(optarg, &end); break;
+        case 'h': usage(stdout); return 0;
+        default:
+            fprintf(stderr, "arclamp-report: try 'arclamp-report --help'\n");
+            return 2;
+        }
+        if (end && *end) {
+            fprintf(stderr, "arclamp-report: not a number: %s\n", optarg);
+            return 2;
+        }
+    }
+    int n = argc - optind;
+    char **runs = argv + optind;
+    if (strcmp(cmd, "flat") == 0 && n >= 1)
+        return cmd_flat(runs, n, &o, 0);
+    if (strcmp(cmd, "diff") == 0 && n == 2)
+        return cmd_flat(runs, n, &o, 1);
+    if (strcmp(cmd, "aggregate") == 0 && n >= 1)
+        return cmd_aggregate(runs, n, &o);
+    if (strcmp(cmd, "html") == 0 && o.out && n >= 1 && (!o.diff || n == 2))
+        return cmd_flat(runs, n, &o, o.diff);
+    if (strcmp(cmd, "callgraph") == 0 && n == 1 && o.threshold >= 0)
+        return cmd_callgraph(runs[0], &o);
+    if (strcmp(cmd, "prune") == 0 && n == 1 && o.percent >= 0)
+        return cmd_prune(runs[0], &o);
+    fprintf(stderr, "arclamp-report: %s: wrong command or arguments; try 'arclamp-report --help'\n",
+            cmd);
+    return 2;
+}

@@ -1,0 +1,9 @@
+/* The suites of the arclamp-report unit test runner (test-main.c). */
+#ifndef ARCLAMP_REPORT_TEST_SUITES_H
+#define ARCLAMP_REPORT_TEST_SUITES_H
+
+#include <check.h>
+
+Suite *xhprof_suite(void);
+
+#endif

@@ -1,0 +1,99 @@
+"""arclamp-report's html page, used in a real headless Chromium as a person
+uses it: the flat table (top 100, all), sorting by a column, search, a
+function's parent/child view, the invert link of a diff; names from the run
+stay text. Set ARCLAMP_SKIP_BROWSER=1 to skip (the ASan run does)."""
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from browserkit import chromium
+from testkit import repo_bin, wait_until
+
+pytestmark = pytest.mark.skipif(os.environ.get("ARCLAMP_SKIP_BROWSER") == "1",
+                                reason="ARCLAMP_SKIP_BROWSER=1")
+BIN = repo_bin("ARCLAMP_REPORT_BIN", "build/bin/arclamp-report")
+HOSTILE = '</script><svg onload="document.title=1">'
+
+
+def write_run(path, run):
+    code = "file_put_contents($argv[1], serialize(json_decode($argv[2], true)));"
+    subprocess.run(["php", "-n", "-r", code, str(path), json.dumps(run)], check=True)
+    return path
+
+
+def big_run():
+    """main() calls 150 functions f0..f149 (f_i takes i+1 µs, called i+1
+    times); f0 calls leaf and the hostile name."""
+    run = {"main()": {"ct": 1, "wt": 20000}}
+    for i in range(150):
+        run["main()==>f%d" % i] = {"ct": i + 1, "wt": i + 1}
+    run["f0==>leaf"] = {"ct": 3, "wt": 0}
+    run["f0==>" + HOSTILE] = {"ct": 1, "wt": 0}
+    return run
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    with chromium(tmp_path_factory.mktemp("chromium-profile")) as driver:
+        yield driver
+
+
+def page(browser, tmp_path, *args):
+    out = tmp_path / "report.html"
+    subprocess.run([BIN, "html", "-o", str(out), *map(str, args)], check=True, timeout=60)
+    browser.get(out.as_uri())
+    wait_until(lambda: browser.execute_script("return document.querySelectorAll('#flat tr').length"))
+    return browser
+
+
+def rows(b):
+    return b.execute_script(
+        "return Array.from(document.querySelectorAll('#flat tr')).slice(1)"
+        ".map(r => r.firstChild.textContent)")
+
+
+def test_flat_table_top_all_sort_search(browser, tmp_path):
+    b = page(browser, tmp_path, write_run(tmp_path / "r.xhprof", big_run()))
+    assert len(rows(b)) == 100                         # top 100 of 153
+    assert rows(b)[0] == "main()"                      # excl wt 20000 - sum
+    b.find_element("id", "toggle").click()
+    wait_until(lambda: len(rows(b)) == 153)
+    # sort by calls, then the other way
+    b.execute_script("document.querySelector('th[data-key=\"ct\"]').click()")
+    wait_until(lambda: rows(b)[0] == "f149")
+    b.execute_script("document.querySelector('th[data-key=\"ct\"]').click()")
+    wait_until(lambda: rows(b)[-1] == "f149")
+    box = b.find_element("id", "search")
+    box.send_keys("f14")
+    wait_until(lambda: sorted(rows(b)) == sorted(["f14"] + ["f14%d" % i for i in range(10)]))
+    assert b.get_log("browser") == []
+
+
+def test_parent_child_view_and_names_stay_text(browser, tmp_path):
+    b = page(browser, tmp_path, write_run(tmp_path / "r.xhprof", big_run()))
+    b.execute_script("location.hash = '#fn=' + encodeURIComponent('f0')")
+    wait_until(lambda: b.execute_script("return !document.getElementById('function').hidden"))
+    text = b.find_element("id", "function").text
+    assert "Parents (1)" in text and "Children (2)" in text
+    assert "main()" in text and "leaf" in text and HOSTILE in text
+    # the name is text: no element was made of it, the title is untouched
+    assert b.execute_script("return document.querySelectorAll('svg').length") == 0
+    assert b.title.startswith("XHProf report")
+    b.find_element("link text", "« all functions").click()
+    wait_until(lambda: b.execute_script("return !document.getElementById('main').hidden"))
+
+
+def test_diff_page_inverts(browser, tmp_path):
+    a = write_run(tmp_path / "a.xhprof", {"main()": {"ct": 1, "wt": 100},
+                                            "main()==>x": {"ct": 1, "wt": 40}})
+    c = write_run(tmp_path / "b.xhprof", {"main()": {"ct": 1, "wt": 160},
+                                            "main()==>x": {"ct": 2, "wt": 90}})
+    b = page(browser, tmp_path, "--diff", a, c)
+    summary = lambda: b.find_element("id", "summary").text
+    assert "+60" in summary()
+    b.find_element("id", "invert").click()
+    wait_until(lambda: "-60" in summary())
+    assert "a.xhprof - " in b.find_element("id", "diffdir").text

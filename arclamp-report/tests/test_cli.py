@@ -1,0 +1,217 @@
+"""arclamp-report's command line on real runs: PHP's own serialize() and
+json_encode() of XHProf raw arrays (written by the php binary), checked
+against numbers computed by hand with xhprof_lib's definitions, and hostile
+run files refused with a clear message, no crash (the ASan build runs the
+same tests), nothing written.
+
+The run of most tests (wt in µs):
+    main()        ct 1  wt 100  cpu 80
+    main()==>a    ct 2  wt 60   cpu 50
+    a==>b         ct 4  wt 30   cpu 20
+    main()==>b    ct 1  wt 10   cpu 10
+    b==>b@1       ct 1  wt 5    cpu 5
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common" / "tests"))
+from testkit import repo_bin  # noqa: E402
+
+BIN = repo_bin("ARCLAMP_REPORT_BIN", "build/bin/arclamp-report")
+SANITIZER_MARKS = (b"ERROR: AddressSanitizer", b"ERROR: LeakSanitizer", b"runtime error:")
+
+RUN = {"main()": {"ct": 1, "wt": 100, "cpu": 80},
+       "main()==>a": {"ct": 2, "wt": 60, "cpu": 50},
+       "a==>b": {"ct": 4, "wt": 30, "cpu": 20},
+       "main()==>b": {"ct": 1, "wt": 10, "cpu": 10},
+       "b==>b@1": {"ct": 1, "wt": 5, "cpu": 5}}
+
+
+def php_write(path, run, how="serialize"):
+    """The run as PHP writes it (serialize() or json_encode())."""
+    code = "file_put_contents($argv[1], %s(json_decode($argv[2], true)));" % how
+    subprocess.run(["php", "-n", "-r", code, str(path), json.dumps(run)], check=True)
+    return path
+
+
+def report(*args, ok=True):
+    proc = subprocess.run([BIN, *map(str, args)], capture_output=True, timeout=60)
+    for mark in SANITIZER_MARKS:
+        assert mark not in proc.stderr, proc.stderr.decode(errors="replace")
+    if ok:
+        assert proc.returncode == 0, proc.stderr.decode(errors="replace")
+    return proc
+
+
+def flat(*runs, cmd="flat"):
+    return json.loads(report(cmd, "--json", *runs).stdout)
+
+
+def test_flat_profile_has_xhprof_lib_numbers(tmp_path):
+    f = flat(php_write(tmp_path / "r.xhprof", RUN))
+    assert f["totals"] == {"ct": 9, "wt": 100, "cpu": 80}
+    fn = f["functions"]
+    assert fn["main()"] == {"ct": 1, "wt": 100, "excl_wt": 30, "cpu": 80, "excl_cpu": 20}
+    assert fn["a"] == {"ct": 2, "wt": 60, "excl_wt": 30, "cpu": 50, "excl_cpu": 30}
+    assert fn["b"] == {"ct": 5, "wt": 40, "excl_wt": 35, "cpu": 30, "excl_cpu": 25}
+    assert fn["b@1"]["excl_wt"] == 5
+
+
+def test_json_and_serialize_read_the_same(tmp_path):
+    a = flat(php_write(tmp_path / "r.xhprof", RUN))
+    b = flat(php_write(tmp_path / "r.json", RUN, "json_encode"))
+    assert a == b
+
+
+def test_several_runs_are_summed_before_the_flat_profile(tmp_path):
+    r = php_write(tmp_path / "r.xhprof", RUN)
+    f = flat(r, r)
+    assert f["functions"]["b"]["wt"] == 80 and f["totals"]["ct"] == 18
+
+
+def test_diff_is_b_minus_a(tmp_path):
+    b = dict(RUN)
+    b["main()"] = {"ct": 1, "wt": 150, "cpu": 80}
+    b["main()==>a"] = {"ct": 2, "wt": 100, "cpu": 50}
+    del b["main()==>b"]
+    d = flat(php_write(tmp_path / "a.xhprof", RUN), php_write(tmp_path / "b.xhprof", b),
+             cmd="diff")
+    assert d["totals"]["wt"] == 50
+    assert d["functions"]["a"]["wt"] == 40
+    assert d["functions"]["b"] == {"ct": -1, "wt": -10, "excl_wt": -10, "cpu": -10, "excl_cpu": -10}
+    assert d["functions"]["main()"]["excl_wt"] == 20  # 50 - (40 - 10)
+
+
+def test_aggregate_weighted_mean_and_sum(tmp_path):
+    b = json.loads(json.dumps(RUN))
+    b["main()"]["wt"] = 300
+    ra, rb = php_write(tmp_path / "a.xhprof", RUN), php_write(tmp_path / "b.xhprof", b)
+    mean = json.loads(report("aggregate", "--json", ra, rb).stdout)
+    assert mean["main()"]["wt"] == 200 and mean["a==>b"]["ct"] == 4
+    weighted = json.loads(report("aggregate", "--json", "--weights", "1,3", ra, rb).stdout)
+    assert weighted["main()"]["wt"] == (100 + 3 * 300) / 4
+    total = json.loads(report("aggregate", "--json", "--sum", ra, rb).stdout)
+    assert total["main()"]["wt"] == 400 and total["a==>b"]["ct"] == 8
+    bad = report("aggregate", "--weights", "1,x", ra, rb, ok=False)
+    assert bad.returncode == 2 and b"--weights" in bad.stderr
+
+
+def test_prune_reparents_under_pruned(tmp_path):
+    run = dict(RUN)
+    run["b@1==>big"] = {"ct": 1, "wt": 30, "cpu": 1}
+    p = json.loads(report("prune", "--json", "--percent", "20",
+                          php_write(tmp_path / "r.xhprof", run)).stdout)
+    assert "b==>b@1" not in p and "b@1==>big" not in p
+    assert p["__pruned__()==>big"]["wt"] == 30
+    assert p["main()==>a"] == RUN["main()==>a"]
+
+
+def test_text_table_puts_the_heaviest_exclusive_first(tmp_path):
+    out = report("flat", php_write(tmp_path / "r.xhprof", RUN)).stdout.decode()
+    lines = out.splitlines()
+    assert lines[0].split()[:3] == ["function", "calls", "wt"]
+    assert lines[1].split()[0] == "b"
+
+
+def test_names_with_markup_stay_data(tmp_path):
+    run = {"main()": {"ct": 1, "wt": 10},
+           'main()==></script><svg onload="x">': {"ct": 1, "wt": 5}}
+    f = flat(php_write(tmp_path / "r.xhprof", run))
+    assert f["functions"]['</script><svg onload="x">']["wt"] == 5
+
+
+HOSTILE = {
+    "truncated": b'a:1:{s:6:"main()";a:1:{s:2:"ct";i:1;}',
+    "length_past_end": b'a:1:{s:600:"main()";a:0:{}}',
+    "wrong_count": b'a:3:{s:6:"main()";a:0:{}}',
+    "deep_nesting": b'a:1:{s:6:"main()";a:1:{s:2:"ct";' + b"a:1:{i:0;" * 5000 + b"}",
+    "huge_number": b'a:1:{s:6:"main()";a:1:{s:2:"ct";i:999999999999999999999999;}}',
+    "object": b'O:8:"stdClass":0:{}',
+    "no_main": b'a:1:{s:3:"a==>b";a:1:{s:2:"ct";i:1;}}',
+    "json_garbage": b'{"main()": {"ct": "x"}}',
+    "json_deep": b'{"main()": {"ct": {"a": {"b": 1}}}}',
+    "empty": b"",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_runs_are_refused_clearly(tmp_path, name):
+    path = tmp_path / (name + ".xhprof")
+    path.write_bytes(HOSTILE[name])
+    before = sorted(os.listdir(tmp_path))
+    proc = report("flat", "--json", path, ok=False)
+    assert proc.returncode == 1
+    assert proc.stdout == b""
+    assert proc.stderr.startswith(b"arclamp-report: " + str(path).encode() + b": ")
+    assert sorted(os.listdir(tmp_path)) == before
+
+
+def test_too_many_arcs_are_refused(tmp_path):
+    run = {"main()": {"ct": 1, "wt": 1}}
+    run.update({"main()==>f%d" % i: {"ct": 1, "wt": 1} for i in range(2000)})
+    path = php_write(tmp_path / "big.xhprof", run)
+    proc = report("flat", "--max-arcs", "1000", path, ok=False)
+    assert proc.returncode == 1 and b"at most 1000" in proc.stderr
+    assert len(flat(path)["functions"]) == 2001
+
+
+def test_missing_file_and_bad_usage(tmp_path):
+    proc = report("flat", tmp_path / "nope.xhprof", ok=False)
+    assert proc.returncode == 1 and b"No such file" in proc.stderr
+    assert report("diff", tmp_path / "one", ok=False).returncode == 2
+    assert report("bogus", ok=False).returncode == 2
+    assert report("--help").stdout.startswith(b"Usage: arclamp-report")
+
+
+def svg_of(*args):
+    import xml.etree.ElementTree as ET
+    out = report("callgraph", *args).stdout
+    return ET.fromstring(out), out   # well-formed, or this raises
+
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def node_titles(root):
+    return sorted(t.text for g in root.iter(SVG + "g") if g.get("class") == "node"
+                  for t in g.findall(SVG + "text")[:1])
+
+
+def test_callgraph_threshold_critical_path_and_focus(tmp_path):
+    r = php_write(tmp_path / "r.xhprof", RUN)
+    root, _ = svg_of(r)
+    assert node_titles(root) == ["a", "b", "b@1", "main()"]
+    root, _ = svg_of("--threshold", "0.1", r)         # b@1 is 5% of main()
+    assert node_titles(root) == ["a", "b", "main()"]
+    dot = report("callgraph", "--dot", r).stdout.decode()
+    # the critical path main() -> a -> b -> b@1 is red, main() -> b is not
+    red = [l for l in dot.splitlines() if "->" in l and "color=red" in l]
+    assert len(red) == 3
+    assert '  N0 -> N2 [label="1 call"];' in dot.splitlines()   # main() -> b: plain
+    assert '"4 calls"' in dot
+    root, _ = svg_of("--focus", "b", r)
+    assert node_titles(root) == ["a", "b", "b@1", "main()"]   # b's parents and child
+    root, _ = svg_of("--focus", "b@1", r)
+    assert node_titles(root) == ["b", "b@1"]
+
+
+def test_callgraph_names_are_escaped(tmp_path):
+    run = {"main()": {"ct": 1, "wt": 10},
+           'main()==></text><script>alert(1)</script>"\\\x01': {"ct": 1, "wt": 9}}
+    root, raw = svg_of(php_write(tmp_path / "r.xhprof", run))
+    assert b"<script" not in raw
+    assert any("</text><script>alert(1)</script>" in t for t in node_titles(root))
+
+
+def test_html_links_to_its_callgraph(tmp_path):
+    out = tmp_path / "p.html"
+    report("html", "--callgraph-link", 'cg.svg?x="1"', "-o", out,
+           php_write(tmp_path / "r.xhprof", RUN))
+    page = out.read_text()
+    assert '<a id="callgraph" href="cg.svg?x=&quot;1&quot;">Callgraph</a>' in page
