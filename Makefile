@@ -166,7 +166,7 @@ $(BUILD)/php/%.so: $(EXT_DIR)/src/%_api.c $(EXT_DIR)/src/%_arginfo.h $(EXT_DIR)/
 	@mkdir -p $(BUILD)/php
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -fPIC -shared -Wall -Wextra -Werror \
 	  -Wno-unused-parameter -Wno-missing-field-initializers \
-	  $(shell php-config --includes) -I$(EXT_DIR)/src -o $@.tmp $< -lc && mv -f $@.tmp $@
+	  $(shell php-config --includes) -I$(EXT_DIR)/src -o $@.tmp $< -Wl,--no-as-needed -lc && mv -f $@.tmp $@
 
 # The .phpt suite with PHP's own run-tests.php; -n keeps Debian's own
 # excimer.ini (php-excimer, installed for the benchmark) from loading.
