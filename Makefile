@@ -277,6 +277,7 @@ bench: deps
 	@bench/arclamp-svg.sh
 	@bench/excimer.sh
 	@bench/hprof.sh
+	@bench/report.sh
 	@if [ "$$(id -u)" = 0 ]; then integration-tests/bench-overhead; \
 	  else echo "integration-tests/bench-overhead: needs root (network namespaces), skipped"; fi
 

@@ -140,6 +140,20 @@ static int load_all(char **paths, int n, run *runs, const struct opts *o)
     return 0;
 }
 
+/* out += w[i] * run i, one run in memory at a time: memory follows the
+ * distinct arcs, not the number of runs. w NULL: all 1. */
+static int accumulate(char **paths, int n, const double *w, const struct opts *o, run *out)
+{
+    for (int i = 0; i < n; i++) {
+        char err[512];
+        if (run_load_weighted(out, paths[i], o->max_bytes, w ? w[i] : 1.0, err, sizeof err) < 0) {
+            fprintf(stderr, "arclamp-report: %s\n", err);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int parse_weights(const char *s, int n, double *w)
 {
     for (int i = 0; i < n; i++) {
@@ -176,15 +190,11 @@ static int write_page(const run *data, const flat *f, char **paths, int n, const
 
 static int cmd_flat(char **paths, int n, const struct opts *o, int diff)
 {
-    run *runs = xcalloc((size_t)n, sizeof *runs), data;
+    static const double b_minus_a[2] = {-1.0, 1.0};
+    run data;
     int rc = 1;
     run_init(&data, o->max_arcs);
-    if (load_all(paths, n, runs, o) == 0) {
-        if (diff)
-            run_diff(&runs[0], &runs[1], &data);
-        else
-            for (int i = 0; i < n; i++)
-                run_add_weighted(&data, &runs[i], 1.0);
+    if (accumulate(paths, n, diff ? b_minus_a : NULL, o, &data) == 0) {
         flat f;
         flat_compute(&data, &f);
         rc = 0;
@@ -196,9 +206,6 @@ static int cmd_flat(char **paths, int n, const struct opts *o, int diff)
             print_table(&f, o->top);
         flat_free(&f);
     }
-    for (int i = 0; i < n; i++)
-        run_free(&runs[i]);
-    free(runs);
     run_free(&data);
     return rc;
 }
@@ -211,23 +218,17 @@ static int cmd_aggregate(char **paths, int n, const struct opts *o)
         free(w);
         return 2;
     }
-    run *runs = xcalloc((size_t)n, sizeof *runs), out;
+    run out;
     run_init(&out, o->max_arcs);
     int rc = 1;
-    if (load_all(paths, n, runs, o) == 0) {
-        for (int i = 0; i < n; i++) {
-            double wi = o->weights ? w[i] : 1.0;
-            run_add_weighted(&out, &runs[i], wi);
-            total += wi;
-        }
+    for (int i = 0; i < n; i++)
+        total += o->weights ? w[i] : 1.0;
+    if (accumulate(paths, n, o->weights ? w : NULL, o, &out) == 0) {
         if (!o->sum && total > 0)
             run_scale(&out, 1.0 / total);
         print_json(raw_json(&out));
         rc = 0;
     }
-    for (int i = 0; i < n; i++)
-        run_free(&runs[i]);
-    free(runs);
     free(w);
     run_free(&out);
     return rc;

@@ -14,10 +14,12 @@ const char *const metric_names[M_COUNT] = {
     "ct", "wt", "ut", "st", "cpu", "mu", "pmu", "samples", "mem.na", "mem.nf", "mem.aa",
 };
 
+static const unsigned char metric_lens[M_COUNT] = {2, 2, 2, 2, 3, 2, 3, 7, 6, 6, 6};
+
 int metric_of_name(const char *name, size_t len)
 {
     for (int m = 0; m < M_COUNT; m++) {
-        if (strlen(metric_names[m]) == len && memcmp(metric_names[m], name, len) == 0)
+        if (metric_lens[m] == len && memcmp(metric_names[m], name, len) == 0)
             return m;
     }
     return -1;
@@ -116,6 +118,10 @@ unsigned run_metrics(const run *r)
 struct load {
     run *r;
     arc *cur;
+    double weight;             /* each value read counts this many times */
+    int cur_is_main;           /* cur is this file's main() */
+    int saw_main;
+    unsigned main_present;     /* the metrics of this file's main() */
     char *err;
     size_t errlen;
 };
@@ -129,6 +135,8 @@ static int add_value(struct load *l, const char *key, size_t klen, const char *m
             snprintf(l->err, l->errlen, "more than %zu arcs", l->r->max_arcs);
             return -1;
         }
+        l->cur_is_main = klen == 6 && memcmp(key, "main()", 6) == 0;
+        l->saw_main |= l->cur_is_main;
         return 0;
     }
     int m = metric_of_name(metric, mlen);
@@ -136,8 +144,10 @@ static int add_value(struct load *l, const char *key, size_t klen, const char *m
         l->r->unknown_metrics++;
         return 0;
     }
-    l->cur->v[m] += value;
+    l->cur->v[m] += l->weight * value;
     l->cur->present |= 1u << m;
+    if (l->cur_is_main)
+        l->main_present |= 1u << m;
     return 0;
 }
 
@@ -222,13 +232,19 @@ static int read_file(const char *path, size_t max_bytes, strbuf *out, char *err,
 
 int run_load(run *r, const char *path, size_t max_bytes, char *err, size_t errlen)
 {
+    return run_load_weighted(r, path, max_bytes, 1.0, err, errlen);
+}
+
+int run_load_weighted(run *r, const char *path, size_t max_bytes, double weight, char *err,
+                      size_t errlen)
+{
     strbuf buf = STRBUF_INIT;
     if (read_file(path, max_bytes, &buf, err, errlen) < 0) {
         strbuf_free(&buf);
         return -1;
     }
     char why[300] = "";
-    struct load l = {r, NULL, why, sizeof why};
+    struct load l = {r, NULL, weight, 0, 0, 0, why, sizeof why};
     int rc;
     if (buf.len && buf.data[0] == '{') {
         rc = load_json(&l, buf.data, buf.len);
@@ -243,15 +259,12 @@ int run_load(run *r, const char *path, size_t max_bytes, char *err, size_t errle
             snprintf(why + strlen(why), sizeof why - strlen(why), " (%s)", perr);
     }
     strbuf_free(&buf);
-    if (rc == 0) {
-        arc *m = run_arc(r, "main()", 6, 0);
-        if (!m) {
-            snprintf(why, sizeof why, "no main()");
-            rc = -1;
-        } else {
-            r->metrics = m->present;
-        }
+    if (rc == 0 && !l.saw_main) {
+        snprintf(why, sizeof why, "no main()");
+        rc = -1;
     }
+    if (rc == 0)
+        r->metrics |= l.main_present;
     if (rc < 0)
         snprintf(err, errlen, "%s: %s", path, why);
     return rc;

@@ -42,6 +42,10 @@ arc *run_arc(run *r, const char *key, size_t klen, int create);
 /* Reads a run file (.xhprof serialize() or .json, told apart by the first
  * byte). Returns 0, or -1 with a message in err. */
 int run_load(run *r, const char *path, size_t max_bytes, char *err, size_t errlen);
+/* The same, adding `weight` times each value into r (which may hold arcs
+ * already: runs are summed this way, one file in memory at a time). */
+int run_load_weighted(run *r, const char *path, size_t max_bytes, double weight, char *err,
+                      size_t errlen);
 /* The metrics of main(), the run's own list (xhprof_get_metrics). */
 unsigned run_metrics(const run *r);
 

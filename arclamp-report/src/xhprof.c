@@ -65,14 +65,18 @@ void flat_free(flat *f)
     memset(f, 0, sizeof *f);
 }
 
-void run_add_weighted(run *out, const run *in, double w)
+size_t run_add_weighted(run *out, const run *in, double w)
 {
+    size_t left_out = 0;
     for (size_t i = 0; i < in->n; i++) {
         arc *to = run_arc(out, in->arcs[i].key, in->arcs[i].klen, 1);
         if (to)
             add_into(to, &in->arcs[i], w);
+        else
+            left_out++;
     }
     out->metrics |= in->metrics;
+    return left_out;
 }
 
 void run_scale(run *out, double k)

@@ -27,8 +27,9 @@ void flat_free(flat *f);
 
 /* out = b - a, arc by arc. */
 void run_diff(const run *a, const run *b, run *out);
-/* out += w * in (metrics of `in`, pmu kept). */
-void run_add_weighted(run *out, const run *in, double w);
+/* out += w * in (metrics of `in`, pmu kept). Returns the arcs of `in` that
+ * out could not take (it holds max_arcs already). */
+size_t run_add_weighted(run *out, const run *in, double w);
 /* every value of out times k */
 void run_scale(run *out, double k);
 /* out = xhprof_prune_run(in, percent); -1 when in has no wt (or samples). */
