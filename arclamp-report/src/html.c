@@ -1,13 +1,12 @@
 /* html: the self-contained report page (see html.h). */
 #include "html.h"
+#include "atomicfile.h"
 #include "jsonout.h"
 #include "strbuf.h"
 
-#include <errno.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char report_js[] =
 #include "report_js.h"
@@ -94,28 +93,6 @@ static void append_html_text(strbuf *out, const char *s)
     }
 }
 
-static int write_atomically(const char *path, const strbuf *page, char *err, size_t errlen)
-{
-    strbuf tmp = STRBUF_INIT;
-    strbuf_appendf(&tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(strbuf_cstr(&tmp), "wx");
-    int rc = -1;
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", strbuf_cstr(&tmp), strerror(errno));
-    } else {
-        int ok = fwrite(page->data, 1, page->len, f) == page->len;
-        ok = (fclose(f) == 0) && ok;
-        if (!ok || rename(strbuf_cstr(&tmp), path) < 0) {
-            snprintf(err, errlen, "%s: %s", path, strerror(errno));
-            unlink(strbuf_cstr(&tmp));
-        } else {
-            rc = 0;
-        }
-    }
-    strbuf_free(&tmp);
-    return rc;
-}
-
 int html_write(const char *path, const char *title, const run *data, const flat *f,
                const char *diff_forward, const char *diff_backward, const char *callgraph_link,
                char *err, size_t errlen)
@@ -144,7 +121,7 @@ int html_write(const char *path, const char *title, const run *data, const flat 
     strbuf_appends(&page, report_js);
     strbuf_appends(&page, "</script>\n</body></html>\n");
     json_object_put(d);
-    int rc = write_atomically(path, &page, err, errlen);
+    int rc = atomic_write(path, page.data, page.len, 0, err, errlen);
     strbuf_free(&page);
     return rc;
 }

@@ -9,7 +9,8 @@
 #include "run.h"
 #include "xhprof.h"
 
-/* Writes the page of `data` (its flat profile `f`) to path, atomically.
+/* Writes the page of `data` (its flat profile `f`) to path, atomically
+ * (common/src/atomicfile.c).
  * diff_forward/backward: the labels of a diff ("B - A" / "A - B"), NULL for
  * a plain report. callgraph_link: the URL of the run's callgraph, or NULL.
  * Returns 0, or -1 with a message in err. */

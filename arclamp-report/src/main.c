@@ -91,14 +91,16 @@ static json_object *raw_json(const run *r)
     return root;
 }
 
-static const flat *sort_flat;
-static int by_excl_wt(const void *x, const void *y)
+/* qsort_r order of function indexes: exclusive wt descending (calls when
+ * the run has no wt), then by name. */
+static int by_excl_wt(const void *x, const void *y, void *arg)
 {
+    const flat *f = arg;
     size_t i = *(const size_t *)x, j = *(const size_t *)y;
-    int m = (sort_flat->metrics & (1u << M_WT)) ? M_WT : M_CT;
-    double a = m == M_CT ? sort_flat->syms.arcs[i].v[M_CT] : sort_flat->excl[i][m];
-    double b = m == M_CT ? sort_flat->syms.arcs[j].v[M_CT] : sort_flat->excl[j][m];
-    return a < b ? 1 : (a > b ? -1 : strcmp(sort_flat->syms.arcs[i].key, sort_flat->syms.arcs[j].key));
+    int m = (f->metrics & (1u << M_WT)) ? M_WT : M_CT;
+    double a = m == M_CT ? f->syms.arcs[i].v[M_CT] : f->excl[i][m];
+    double b = m == M_CT ? f->syms.arcs[j].v[M_CT] : f->excl[j][m];
+    return a < b ? 1 : (a > b ? -1 : strcmp(f->syms.arcs[i].key, f->syms.arcs[j].key));
 }
 
 /* The text table: the top functions by exclusive wt (by calls without wt). */
@@ -107,8 +109,7 @@ static void print_table(const flat *f, size_t top)
     size_t n = f->syms.n, *order = xmalloc((n ? n : 1) * sizeof *order);
     for (size_t i = 0; i < n; i++)
         order[i] = i;
-    sort_flat = f;
-    qsort(order, n, sizeof *order, by_excl_wt);
+    qsort_r(order, n, sizeof *order, by_excl_wt, (void *)f);
     printf("%-60s %10s", "function", "calls");
     for (int m = 1; m < M_COUNT; m++) {
         if (f->metrics & (1u << m))

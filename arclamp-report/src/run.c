@@ -108,11 +108,6 @@ void arc_split(const arc *a, const char **parent, size_t *plen, const char **chi
     *clen = a->klen - *plen - 3;
 }
 
-unsigned run_metrics(const run *r)
-{
-    return r->metrics;
-}
-
 /* ---- loading -------------------------------------------------------------- */
 
 struct load {

@@ -46,8 +46,6 @@ int run_load(run *r, const char *path, size_t max_bytes, char *err, size_t errle
  * already: runs are summed this way, one file in memory at a time). */
 int run_load_weighted(run *r, const char *path, size_t max_bytes, double weight, char *err,
                       size_t errlen);
-/* The metrics of main(), the run's own list (xhprof_get_metrics). */
-unsigned run_metrics(const run *r);
 
 /* "parent==>child" split: *parent NULL (and plen 0) for "main()". */
 void arc_split(const arc *a, const char **parent, size_t *plen, const char **child, size_t *clen);

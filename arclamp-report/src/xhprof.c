@@ -87,13 +87,6 @@ void run_scale(run *out, double k)
     }
 }
 
-void run_diff(const run *a, const run *b, run *out)
-{
-    run_add_weighted(out, b, 1.0);
-    run_add_weighted(out, a, -1.0);
-    out->metrics = a->metrics | b->metrics;
-}
-
 int run_prune(const run *in, double percent, run *out)
 {
     const arc *main_arc = run_arc((run *)in, "main()", 6, 0);

@@ -4,7 +4,8 @@
  *             (inclusive minus the inclusive of its arcs out); totals are
  *             main()'s values, and ct the sum of every function's calls;
  *             recursion names (foo@1) are functions of their own
- *   diff      B - A per arc (an arc missing from one side counts as 0)
+ *   diff      B - A per arc (an arc missing from one side counts as 0):
+ *             B added with weight 1 and A with weight -1
  *   aggregate the weighted mean of runs per arc (or the plain sum)
  *   prune     xhprof_prune_run(): arcs into a function below P% of main()'s
  *             inclusive wt go; an arc from such a function to one above it
@@ -25,8 +26,6 @@ typedef struct flat {
 void flat_compute(const run *r, flat *f);
 void flat_free(flat *f);
 
-/* out = b - a, arc by arc. */
-void run_diff(const run *a, const run *b, run *out);
 /* out += w * in (metrics of `in`, pmu kept). Returns the arcs of `in` that
  * out could not take (it holds max_arcs already). */
 size_t run_add_weighted(run *out, const run *in, double w);

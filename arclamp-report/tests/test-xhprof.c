@@ -91,7 +91,8 @@ START_TEST(diff_is_b_minus_a_with_missing_arcs_as_zero)
     sample_run(&a, 100, 60, 1);
     sample_run(&b, 150, 100, 0);
     run_init(&d, 100);
-    run_diff(&a, &b, &d);
+    run_add_weighted(&d, &b, 1.0);   /* as main.c's diff: B, then A weighted -1 */
+    run_add_weighted(&d, &a, -1.0);
     ck_assert_double_eq(run_arc(&d, "main()", 6, 0)->v[M_WT], 50);
     ck_assert_double_eq(run_arc(&d, "main()==>a", 10, 0)->v[M_WT], 40);
     ck_assert_double_eq(run_arc(&d, "main()==>b", 10, 0)->v[M_WT], -10);

@@ -1,11 +1,11 @@
 /* dirstream: listing a directory held open as a descriptor.
  *
- * The commands work through directory descriptors (opened with O_NOFOLLOW,
+ * The programs work through directory descriptors (opened with O_NOFOLLOW,
  * so a symlink swapped in cannot redirect them). fdopendir() takes over the
  * descriptor it is given and shares its offset, so listings use a copy,
  * rewound first. */
-#ifndef ARCLAMP_SVG_DIRSTREAM_H
-#define ARCLAMP_SVG_DIRSTREAM_H
+#ifndef ARCLAMP_DIRSTREAM_H
+#define ARCLAMP_DIRSTREAM_H
 
 #include <dirent.h>
 

@@ -15,8 +15,8 @@
  *     atomic_append(af, data, len) ...      (errors are remembered)
  *     atomic_commit(af, NULL, err, errlen); (or atomic_abort(af))
  * One-shot: atomic_write(path, data, len, gzip, err, errlen). */
-#ifndef ARCLAMP_SVG_ATOMICFILE_H
-#define ARCLAMP_SVG_ATOMICFILE_H
+#ifndef ARCLAMP_ATOMICFILE_H
+#define ARCLAMP_ATOMICFILE_H
 
 #include <stddef.h>
 #include <time.h>
