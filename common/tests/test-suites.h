@@ -13,6 +13,7 @@ Suite *netaddr_suite(void);
 Suite *clock_suite(void);
 Suite *cpuclock_suite(void);
 Suite *phpser_suite(void);
+Suite *runline_suite(void);
 Suite *redisconn_suite(void);
 
 #endif

@@ -1,0 +1,248 @@
+/* runline: the xhprof/1 line format of hierarchical runs (see runline.h). */
+#include "runline.h"
+#include "stackline.h"
+
+#include <limits.h>
+#include <string.h>
+
+static const char *const error_names[RUNLINE_NERRORS] = {
+    "ok", "bad_runid", "bad_record", "bad_number", "bad_text",
+};
+
+const char *runline_error_name(enum runline_error err)
+{
+    return (unsigned)err < RUNLINE_NERRORS ? error_names[err] : "unknown";
+}
+
+int runline_is_run(const char *line, size_t len)
+{
+    return len >= RUNLINE_PREFIX_LEN && memcmp(line, RUNLINE_PREFIX, RUNLINE_PREFIX_LEN) == 0;
+}
+
+/* A cursor over the space-separated fields of a line. */
+struct fields {
+    const char *p, *end;
+};
+
+static int next_field(struct fields *f, const char **start, size_t *len)
+{
+    if (f->p >= f->end)
+        return 0;
+    const char *sp = memchr(f->p, ' ', (size_t)(f->end - f->p));
+    const char *stop = sp ? sp : f->end;
+    *start = f->p;
+    *len = (size_t)(stop - f->p);
+    f->p = sp ? sp + 1 : f->end;
+    return *len > 0;
+}
+
+/* A decimal integer, optionally negative when `allow_negative`; no leading
+ * zeros or '+', within int64_t. */
+static int parse_int(const char *s, size_t len, int allow_negative, int64_t *out)
+{
+    int neg = len > 0 && s[0] == '-';
+    if (neg && !allow_negative)
+        return -1;
+    s += neg;
+    len -= (size_t)neg;
+    if (len == 0 || len > 19 || (s[0] == '0' && len > 1))
+        return -1;
+    uint64_t v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    if (v > (uint64_t)INT64_MAX)
+        return -1;
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    return 0;
+}
+
+static int runid_ok(const char *s, size_t len)
+{
+    if (len == 0 || len > RUNLINE_RUNID_MAX)
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-'))
+            return 0;
+    }
+    return 1;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+/* KEY or ENTRY: not empty, printable valid UTF-8 (the escapes carry the
+ * rest), every '%' followed by two hex digits. */
+static int text_ok(const char *s, size_t len)
+{
+    if (len == 0 || stackline_check_bytes(s, len) != STACKLINE_OK)
+        return 0;
+    for (const char *p = memchr(s, '%', len); p; p = memchr(p, '%', (size_t)(s + len - p))) {
+        if (s + len - p < 3 || hexval(p[1]) < 0 || hexval(p[2]) < 0)
+            return 0;
+        p += 3;
+        if (p >= s + len)
+            break;
+    }
+    return 1;
+}
+
+static const char *const flag_names[RL_NMETRICS] = {"ct", "wt", "cpu", "mu", "pmu"};
+
+/* FLAGS: comma-separated metric names, wt first (the extension always
+ * measures wall time). */
+static int parse_flags(const char *s, size_t len, unsigned *metrics)
+{
+    *metrics = 1u << RL_CT;
+    while (len > 0) {
+        const char *comma = memchr(s, ',', len);
+        size_t n = comma ? (size_t)(comma - s) : len;
+        int known = 0;
+        for (int m = RL_WT; m < RL_NMETRICS; m++) {
+            if (n == strlen(flag_names[m]) && memcmp(s, flag_names[m], n) == 0) {
+                *metrics |= 1u << m;
+                known = 1;
+            }
+        }
+        if (!known)
+            return -1;
+        if (!comma)
+            break;
+        s += n + 1;
+        len -= n + 1;
+        if (len == 0)
+            return -1;
+    }
+    return (*metrics & (1u << RL_WT)) ? 0 : -1;
+}
+
+static enum runline_error parse_begin(struct fields *f, struct runline *out)
+{
+    const char *s;
+    size_t n;
+    if (!next_field(f, &s, &n))
+        return RUNLINE_BAD_RECORD;
+    if (parse_int(s, n, 0, &out->time) < 0)
+        return RUNLINE_BAD_NUMBER;
+    if (!next_field(f, &out->host, &out->host_len))
+        return RUNLINE_BAD_RECORD;
+    if (out->host_len > RUNLINE_HOST_MAX ||
+        stackline_check_bytes(out->host, out->host_len) != STACKLINE_OK)
+        return RUNLINE_BAD_TEXT;
+    if (!next_field(f, &s, &n))
+        return RUNLINE_BAD_RECORD;
+    if (parse_flags(s, n, &out->metrics) < 0)
+        return RUNLINE_BAD_TEXT;
+    out->text = f->p;
+    out->text_len = (size_t)(f->end - f->p);
+    if (out->text_len == 0)
+        return RUNLINE_BAD_RECORD;
+    return text_ok(out->text, out->text_len) ? RUNLINE_OK : RUNLINE_BAD_TEXT;
+}
+
+static enum runline_error parse_arc(struct fields *f, struct runline *out)
+{
+    out->present = 0;
+    for (int m = 0; m < RL_NMETRICS; m++) {
+        const char *s;
+        size_t n;
+        if (!next_field(f, &s, &n))
+            return RUNLINE_BAD_RECORD;
+        out->v[m] = 0;
+        if (n == 1 && s[0] == '-' && m > RL_WT)
+            continue;
+        /* memory deltas go negative when a function frees more than it takes */
+        if (parse_int(s, n, m == RL_MU || m == RL_PMU, &out->v[m]) < 0)
+            return RUNLINE_BAD_NUMBER;
+        out->present |= 1u << m;
+    }
+    out->text = f->p;
+    out->text_len = (size_t)(f->end - f->p);
+    if (out->text_len == 0)
+        return RUNLINE_BAD_RECORD;
+    return text_ok(out->text, out->text_len) ? RUNLINE_OK : RUNLINE_BAD_TEXT;
+}
+
+static enum runline_error parse_end(struct fields *f, struct runline *out)
+{
+    const char *s;
+    size_t n;
+    if (!next_field(f, &s, &n))
+        return RUNLINE_BAD_RECORD;
+    if (parse_int(s, n, 0, &out->sent) < 0)
+        return RUNLINE_BAD_NUMBER;
+    if (!next_field(f, &s, &n) || f->p != f->end)
+        return RUNLINE_BAD_RECORD;
+    return parse_int(s, n, 0, &out->left_out) < 0 ? RUNLINE_BAD_NUMBER : RUNLINE_OK;
+}
+
+enum runline_error runline_parse(const char *line, size_t len, struct runline *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!runline_is_run(line, len))
+        return RUNLINE_BAD_RECORD;
+    struct fields f = {line + RUNLINE_PREFIX_LEN, line + len};
+    if (!next_field(&f, &out->runid, &out->runid_len) || !runid_ok(out->runid, out->runid_len))
+        return RUNLINE_BAD_RUNID;
+    const char *kind;
+    size_t n;
+    if (!next_field(&f, &kind, &n))
+        return RUNLINE_BAD_RECORD;
+    if (n == 5 && memcmp(kind, "begin", 5) == 0) {
+        out->kind = RUNLINE_BEGIN;
+        return parse_begin(&f, out);
+    }
+    if (n == 3 && memcmp(kind, "arc", 3) == 0) {
+        out->kind = RUNLINE_ARC;
+        return parse_arc(&f, out);
+    }
+    if (n == 3 && memcmp(kind, "end", 3) == 0) {
+        out->kind = RUNLINE_END;
+        return parse_end(&f, out);
+    }
+    return RUNLINE_BAD_RECORD;
+}
+
+size_t runline_unescape(const char *text, size_t len, char *out)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '%' && i + 2 < len) {
+            out[o++] = (char)(hexval(text[i + 1]) * 16 + hexval(text[i + 2]));
+            i += 2;
+        } else {
+            out[o++] = text[i];
+        }
+    }
+    return o;
+}
+
+size_t runline_entry_tag(const char *entry, size_t len, char *tag)
+{
+    const char *base = entry;
+    for (const char *p = entry; p < entry + len; p++) {
+        if (*p == '/')
+            base = p + 1;
+    }
+    size_t n = (size_t)(entry + len - base);
+    if (n <= 4 || memcmp(base + n - 4, ".php", 4) != 0)
+        return 0;
+    n -= 4;
+    if (!stackline_tag_name_ok(base, n))
+        return 0;
+    memcpy(tag, base, n);
+    tag[n] = '\0';
+    return n;
+}
