@@ -4,8 +4,8 @@
  * Output is always well-formed: '&', '<', '>', '"' and '\'' become entities,
  * bytes XML 1.0 cannot carry (controls other than tab, and U+FFFE/U+FFFF)
  * and every invalid UTF-8 sequence become U+FFFD. */
-#ifndef ARCLAMP_SVG_XMLESC_H
-#define ARCLAMP_SVG_XMLESC_H
+#ifndef ARCLAMP_XMLESC_H
+#define ARCLAMP_XMLESC_H
 
 #include <stddef.h>
 
