@@ -151,12 +151,34 @@ void callgraph_dot(const run *r, const flat *f, double threshold, const char *fo
     free(arc_on);
 }
 
+/* The process's one Graphviz context. Global on purpose: Graphviz's pango
+ * plugin keeps font data from the first context it served and reads it
+ * again after that context is freed (a use-after-free under ASan when
+ * generate draws its second graph), so a context is made once and kept;
+ * freed at exit. */
+static GVC_t *shared_gvc;
+
+static void free_gvc(void)
+{
+    gvFreeContext(shared_gvc);
+    shared_gvc = NULL;
+}
+
+static GVC_t *gvc_get(void)
+{
+    if (!shared_gvc) {
+        shared_gvc = gvContext();
+        atexit(free_gvc);
+    }
+    return shared_gvc;
+}
+
 int callgraph_svg(const run *r, const flat *f, double threshold, const char *focus, strbuf *out,
                   char *err, size_t errlen)
 {
     strbuf dot = STRBUF_INIT;
     callgraph_dot(r, f, threshold, focus, &dot);
-    GVC_t *gvc = gvContext();
+    GVC_t *gvc = gvc_get();
     Agraph_t *g = agmemread(strbuf_cstr(&dot));
     int rc = -1;
     char *data = NULL;
@@ -177,7 +199,6 @@ int callgraph_svg(const run *r, const flat *f, double threshold, const char *foc
         gvFreeLayout(gvc, g);
         agclose(g);
     }
-    gvFreeContext(gvc);
     strbuf_free(&dot);
     return rc;
 }

@@ -5,15 +5,19 @@
  *   arclamp-report prune [--json] --percent P RUN
  *   arclamp-report html [--title T] [--diff] [--callgraph-link URL] -o FILE.html RUN...
  *   arclamp-report callgraph [-o FILE.svg] [--threshold F] [--focus FUNCTION] [--dot] RUN
+ *   arclamp-report generate [--data-dir DIR] [--logs-dir DIR] [--reports-dir DIR] [--log-format F]...
  * RUN: a serialize()d .xhprof file or json_encode() of the raw array. */
 #include "callgraph.h"
+#include "generate.h"
 #include "html.h"
 #include "jsonout.h"
+#include "bucket.h"
 #include "run.h"
 #include "xhprof.h"
 #include "strbuf.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <json-c/json.h>
 #include <math.h>
@@ -28,6 +32,10 @@ struct opts {
     size_t max_arcs, max_bytes, top;
     double percent;
     const char *weights;
+    const char *data_dir, *logs_dir, *reports_dir;
+    const char *formats[GENERATE_MAX_FORMATS];
+    size_t nformats;
+    int quiet;
 };
 
 static void usage(FILE *out)
@@ -38,6 +46,8 @@ static void usage(FILE *out)
           "       arclamp-report prune [--json] --percent P RUN\n"
           "       arclamp-report html [--title T] [--diff] [--callgraph-link URL] -o FILE.html RUN...\n"
           "       arclamp-report callgraph [-o FILE.svg] [--threshold F] [--focus FUNCTION] [--dot] RUN\n"
+          "       arclamp-report generate [--data-dir DIR] [--logs-dir DIR] [--reports-dir DIR]\n"
+          "                               [--log-format FORMAT]... [--quiet]\n"
           "\n"
           "RUN: an XHProf run, serialize()d (<runid>.<ns>.xhprof) or json_encode()d.\n"
           "  --json         JSON output (flat: {\"totals\", \"functions\"}; aggregate,\n"
@@ -53,6 +63,11 @@ static void usage(FILE *out)
           "  --threshold F  callgraph: functions above F of the total time (default 0.01)\n"
           "  --focus NAME   callgraph: that function, its parents and children\n"
           "  --dot          callgraph: the Graphviz input instead of SVG\n"
+          "  --data-dir DIR generate: logs in DIR/logs, pages in DIR/reports (default\n"
+          "                 /srv/arclamp)\n"
+          "  --logs-dir DIR generate: arclamp-log's base_path; --reports-dir DIR: the pages\n"
+          "  --log-format F generate: arclamp-log's bucket formats (repeat; default\n"
+          "                 arclamp-svg's log_formats)\n"
           "  --max-arcs N   refuse a run of more arcs (default 2000000)\n"
           "  --max-mb N     refuse a run file larger than N MiB (default 1024)\n",
           out);
@@ -282,6 +297,28 @@ static int cmd_prune(char *path, const struct opts *o)
     return rc;
 }
 
+static int cmd_generate(const struct opts *o)
+{
+    struct generate_opts g = {0};
+    char logs[PATH_MAX], reports[PATH_MAX];
+    const char *data = o->data_dir ? o->data_dir : "/srv/arclamp";
+    snprintf(logs, sizeof logs, "%s/logs", data);
+    snprintf(reports, sizeof reports, "%s/reports", data);
+    g.logs_dir = o->logs_dir ? o->logs_dir : logs;
+    g.reports_dir = o->reports_dir ? o->reports_dir : reports;
+    if (o->nformats) {
+        memcpy(g.formats, o->formats, sizeof g.formats);
+        g.nformats = o->nformats;
+    } else {
+        generate_default_formats(&g);
+    }
+    g.max_arcs = o->max_arcs;
+    g.max_bytes = o->max_bytes;
+    g.threshold = o->threshold;
+    g.quiet = o->quiet;
+    return generate_run(&g);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
@@ -289,8 +326,8 @@ int main(int argc, char **argv)
         return argc < 2 ? 2 : 0;
     }
     const char *cmd = argv[1];
-    struct opts o = {0, 0, 0, 0, NULL, NULL, NULL, NULL, 0.01, 2000000, (size_t)1024 << 20, 100,
-                     -1, NULL};
+    struct opts o = {.threshold = 0.01, .max_arcs = 2000000, .max_bytes = (size_t)1024 << 20,
+                     .top = 100, .percent = -1};
     static const struct option longopts[] = {
         {"json", no_argument, NULL, 'j'},       {"sum", no_argument, NULL, 's'},
         {"top", required_argument, NULL, 't'},  {"weights", required_argument, NULL, 'w'},
@@ -300,6 +337,9 @@ int main(int argc, char **argv)
         {"dot", no_argument, NULL, 'D'},        {"focus", required_argument, NULL, 'F'},
         {"threshold", required_argument, NULL, 'r'},
         {"callgraph-link", required_argument, NULL, 'L'},
+        {"data-dir", required_argument, NULL, 'R'}, {"logs-dir", required_argument, NULL, 'l'},
+        {"reports-dir", required_argument, NULL, 'P'},
+        {"log-format", required_argument, NULL, 'f'}, {"quiet", no_argument, NULL, 'q'},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -321,6 +361,19 @@ int main(int argc, char **argv)
         case 'a': o.max_arcs = strtoul(optarg, &end, 10); break;
         case 'm': o.max_bytes = strtoul(optarg, &end, 10) << 20; break;
         case 'p': o.percent = strtod(optarg, &end); break;
+        case 'R': o.data_dir = optarg; break;
+        case 'l': o.logs_dir = optarg; break;
+        case 'P': o.reports_dir = optarg; break;
+        case 'q': o.quiet = 1; break;
+        case 'f':
+            if (o.nformats == GENERATE_MAX_FORMATS || bucket_format_check(optarg)) {
+                fprintf(stderr, "arclamp-report: --log-format %s: %s\n", optarg,
+                        o.nformats == GENERATE_MAX_FORMATS ? "too many formats"
+                                                           : bucket_format_check(optarg));
+                return 2;
+            }
+            o.formats[o.nformats++] = optarg;
+            break;
         case 'h': usage(stdout); return 0;
         default:
             fprintf(stderr, "arclamp-report: try 'arclamp-report --help'\n");
@@ -345,6 +398,8 @@ int main(int argc, char **argv)
         return cmd_callgraph(runs[0], &o);
     if (strcmp(cmd, "prune") == 0 && n == 1 && o.percent >= 0)
         return cmd_prune(runs[0], &o);
+    if (strcmp(cmd, "generate") == 0 && n == 0)
+        return cmd_generate(&o);
     fprintf(stderr, "arclamp-report: %s: wrong command or arguments; try 'arclamp-report --help'\n",
             cmd);
     return 2;

@@ -406,6 +406,26 @@ static void fail_period(struct run *run, const char *period, struct index_entry 
         entries[i].failed = 1;
 }
 
+/* Whether arclamp-report wrote the page of this log's bucket and entry
+ * point. Only names of [A-Za-z0-9_.-] are looked for: they need no
+ * escaping in the index's JSON either. */
+static int has_report(int data_fd, const struct logfile *lf)
+{
+    char path[PATH_MAX];
+    for (const char *p = lf->name; *p; p++) {
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", *p))
+            return 0;
+    }
+    for (const char *p = lf->period; *p; p++) {
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", *p))
+            return 0;
+    }
+    int n = snprintf(path, sizeof path, INDEX_REPORTS_DIR "/%s/report/%s.html", lf->period,
+                     lf->name);
+    return n > 0 && (size_t)n < sizeof path &&
+           faccessat(data_fd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 static void note_presence(const struct gen_config *cfg, int pfd, struct index_entry *e)
 {
     struct timespec zero = {0, 0};
@@ -454,8 +474,10 @@ static void process_period(struct run *run, const char *period, const struct log
     char **keep = expected_names(run->cfg, files, n, &nkeep);
     remove_graphs_except(run, pfd, period, keep, nkeep);
     free_strings(keep, nkeep);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         note_presence(run->cfg, pfd, &entries[i]);
+        entries[i].report = has_report(run->data_fd, &files[i]);
+    }
     close(pfd);
 }
 

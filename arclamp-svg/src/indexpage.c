@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 /* --- encoding ----------------------------------------------------------- */
 
@@ -175,7 +177,7 @@ static const char page_head[] =
     ".failed{color:#b00}.fn{white-space:nowrap}\n"
     "</style>\n</head>\n<body>\n<h1>Arc Lamp flame graphs</h1>\n";
 
-static void link(strbuf *out, const char *rel, const char *text)
+static void html_link(strbuf *out, const char *rel, const char *text)
 {
     strbuf_appends(out, "<a href=\"");
     url_encode_path(out, rel);
@@ -189,7 +191,7 @@ static void graph_link(strbuf *out, const char *svgs_rel, const struct logfile *
 {
     strbuf rel = STRBUF_INIT;
     graph_rel(&rel, svgs_rel, lf, label, reversed);
-    link(out, strbuf_cstr(&rel), text);
+    html_link(out, strbuf_cstr(&rel), text);
     strbuf_free(&rel);
 }
 
@@ -220,6 +222,15 @@ static void graphs_cell(strbuf *out, const struct gen_config *cfg, const struct 
         strbuf_appends(out, "<span class=\"failed\">no graph</span>");
     else if (e->failed)
         strbuf_appends(out, " <span class=\"failed\">(update failed)</span>");
+    if (e->report) {
+        strbuf rel = STRBUF_INIT;
+        rel_file(&rel, INDEX_REPORTS_DIR, lf->period, "report/");
+        strbuf_appends(&rel, lf->name);
+        strbuf_appends(&rel, ".html");
+        strbuf_appends(out, " · ");
+        html_link(out, strbuf_cstr(&rel), "XHProf report");
+        strbuf_free(&rel);
+    }
     for (size_t i = 0; e->fn && i < cfg->nfunctions; i++) {
         if (!e->fn[i])
             continue;
@@ -266,7 +277,7 @@ static void row(strbuf *out, const struct gen_config *cfg, const struct index_en
     strbuf_appends(out, "<td>");
     strbuf rel = STRBUF_INIT;
     rel_file(&rel, logs_rel, lf->period, lf->file);
-    link(out, strbuf_cstr(&rel), lf->file);
+    html_link(out, strbuf_cstr(&rel), lf->file);
     strbuf_free(&rel);
     strbuf_appends(out, "</td><td class=\"size\">");
     human_size(out, lf->size);
@@ -335,7 +346,7 @@ static void utc_text(char *buf, size_t len, time_t t, int iso)
 
 void index_render_html(strbuf *out, const struct gen_config *cfg,
                        const struct index_entry *entries, size_t n, const char *svgs_rel,
-                       const char *logs_rel, time_t now)
+                       const char *logs_rel, int reports_index, time_t now)
 {
     const struct index_entry **v = sorted(entries, n);
     char when[64];
@@ -343,6 +354,9 @@ void index_render_html(strbuf *out, const struct gen_config *cfg,
     strbuf_appends(out, page_head);
     strbuf_appendf(out, "<p>Generated %s from %zu trace logs. Machine-readable: "
                         "<a href=\"index.json\">index.json</a>.</p>\n", when, n);
+    if (reports_index)
+        strbuf_appends(out, "<p>Hierarchical profiles (XHProf) of the fleet: <a href=\""
+                            INDEX_REPORTS_DIR "/index.html\">reports</a>.</p>\n");
     period_nav(out, v, n);
     html_body(out, cfg, v, n, svgs_rel, logs_rel);
     strbuf_appends(out, "</body>\n</html>\n");
@@ -426,7 +440,18 @@ static void json_entry(strbuf *out, const struct gen_config *cfg, const struct i
     json_graph(out, "svg", svgs_rel, lf, NULL, 0, e->graphs & INDEX_FORWARD);
     strbuf_appends(out, ", ");
     json_graph(out, "reversed_svg", svgs_rel, lf, NULL, 1, e->graphs & INDEX_REVERSED);
-    strbuf_appendf(out, ", \"failed\": %s,\n   ", e->failed ? "true" : "false");
+    strbuf_appendf(out, ", \"failed\": %s, ", e->failed ? "true" : "false");
+    json_key(out, "report");
+    if (e->report) {
+        strbuf_appends(out, "\"" INDEX_REPORTS_DIR "/");
+        strbuf_appends(out, lf->period); /* period and name: [A-Za-z0-9_.-] when report */
+        strbuf_appends(out, "/report/");
+        strbuf_appends(out, lf->name);
+        strbuf_appends(out, ".html\"");
+    } else {
+        strbuf_appends(out, "null");
+    }
+    strbuf_appends(out, ",\n   ");
     json_functions(out, cfg, e, svgs_rel);
     strbuf_appendc(out, '}');
     strbuf_free(&rel);
@@ -473,7 +498,9 @@ int index_write(int data_fd, const struct gen_config *cfg, const struct index_en
     int rc = atomic_writeat(data_fd, "index.json", doc.data, doc.len, 0, 0, NULL, err, errlen);
     if (rc == 0) {
         strbuf_reset(&doc);
-        index_render_html(&doc, cfg, entries, n, svgs_rel, logs_rel, now);
+        int reports_index = faccessat(data_fd, INDEX_REPORTS_DIR "/index.html", F_OK,
+                                      AT_SYMLINK_NOFOLLOW) == 0;
+        index_render_html(&doc, cfg, entries, n, svgs_rel, logs_rel, reports_index, now);
         rc = atomic_writeat(data_fd, "index.html", doc.data, doc.len, 0, 0, NULL, err, errlen);
     }
     strbuf_free(&doc);

@@ -3,7 +3,8 @@
  * index.html is one static page without external resources: graphs grouped
  * by period, then date (newest first), then entry point ("all" first, then
  * by name), then newest first, each with its forward, reversed and
- * per-function links. Links are relative to data_dir and percent-encoded
+ * per-function links, and the XHProf report of the same bucket and entry
+ * point when arclamp-report wrote one. Links are relative to data_dir and percent-encoded
  * byte by byte, so the page works from file:// and from any static web
  * server whatever bytes the file names hold; every name shown is
  * HTML-escaped (invalid UTF-8 shown as U+FFFD).
@@ -32,7 +33,13 @@ struct index_entry {
     unsigned graphs;        /* INDEX_FORWARD | INDEX_REVERSED */
     unsigned char *fn;      /* per cfg->functions[i]: INDEX_* bits; NULL for none */
     int failed;             /* drawing its graphs failed in this run */
+    int report;             /* arclamp-report's page of the same bucket and entry point
+                               exists (INDEX_REPORTS_DIR/<period>/report/<name>.html) */
 };
+
+/* Where arclamp-report generate writes by default (its --data-dir), relative
+ * to data_dir: the index links its pages when they are there. */
+#define INDEX_REPORTS_DIR "reports"
 
 /* Writes index.html and index.json into the directory `data_fd` (which is
  * cfg->data_dir). `now` is shown as the generation time. Returns 0, or -1
@@ -43,7 +50,7 @@ int index_write(int data_fd, const struct gen_config *cfg, const struct index_en
 /* The building blocks, for tests. */
 void index_render_html(strbuf *out, const struct gen_config *cfg,
                        const struct index_entry *entries, size_t n, const char *svgs_rel,
-                       const char *logs_rel, time_t now);
+                       const char *logs_rel, int reports_index, time_t now);
 void index_render_json(strbuf *out, const struct gen_config *cfg,
                        const struct index_entry *entries, size_t n, const char *svgs_rel,
                        const char *logs_rel, time_t now);

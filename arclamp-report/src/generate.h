@@ -1,0 +1,38 @@
+/* generate: the timer job. For every run log arclamp-log wrote
+ * (<logs_dir>/<period>/<bucket>.<tag>.runs), the report of the mean run
+ * of its bucket, its callgraph, the diff against the previous bucket of
+ * the same entry point and format (hour over hour, day over day) and a
+ * summary, under <reports_dir>/<period>/:
+ *     report/<bucket>.<tag>.html      callgraph/<bucket>.<tag>.svg
+ *     diff/<bucket>.<tag>.html        summary/<bucket>.<tag>.json
+ * (one directory per kind, so no tag can name another kind's file), and
+ * <reports_dir>/index.html listing them. A page is rewritten only when its
+ * inputs changed (it carries their mtime); pages whose run log is gone are
+ * removed. */
+#ifndef ARCLAMP_REPORT_GENERATE_H
+#define ARCLAMP_REPORT_GENERATE_H
+
+#include <stddef.h>
+
+#define GENERATE_MAX_FORMATS 32
+
+struct generate_opts {
+    const char *logs_dir;      /* arclamp-log's base_path */
+    const char *reports_dir;   /* where the pages go; created when missing */
+    const char *formats[GENERATE_MAX_FORMATS]; /* arclamp-log's bucket formats */
+    size_t nformats;
+    size_t max_arcs;           /* distinct arcs per report */
+    size_t max_bytes;          /* bytes read per run log */
+    double threshold;          /* callgraph: share of the total time */
+    int quiet;
+};
+
+/* The formats of arclamp-svg's log_formats default (Wikimedia's and
+ * arclamp-log's examples). */
+void generate_default_formats(struct generate_opts *o);
+
+/* Runs the job; returns the exit status (0, 1 when a page could not be
+ * written, 75 when another generate holds the lock). */
+int generate_run(const struct generate_opts *o);
+
+#endif

@@ -1,0 +1,264 @@
+"""arclamp-report generate, the timer job, on run logs as arclamp-log writes
+them (<logs>/<period>/<bucket>.<tag>.runs): the mean run per bucket and
+entry point with xhprof_lib's numbers, the diff against the previous
+bucket, pages rewritten only when their inputs change and removed when
+their run log goes, the index, and hostile logs (markup in names, broken
+lines, symlinks) handled without writing outside the reports directory.
+arclamp-svg's index links the report of a trace log's bucket."""
+
+import fcntl
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common" / "tests"))
+from testkit import repo_bin  # noqa: E402
+
+BIN = repo_bin("ARCLAMP_REPORT_BIN", "build/bin/arclamp-report")
+SVG_BIN = repo_bin("ARCLAMP_SVG_BIN", "build/bin/arclamp-svg")
+SANITIZER_MARKS = (b"ERROR: AddressSanitizer", b"ERROR: LeakSanitizer", b"runtime error:")
+
+
+def esc(text):
+    return text.replace("%", "%25").replace("\n", "%0A").replace("\r", "%0D").replace("\0", "%00")
+
+
+def run_lines(runid, arcs, entry="/srv/w/index.php", when=1764126000, host="web1",
+              flags="wt,cpu", sent=None, left_out=0):
+    """A run in the xhprof/1 format: arcs is {key: (ct, wt, cpu)}."""
+    lines = [f"xhprof/1 {runid} begin {when} {host} {flags} {esc(entry)}"]
+    for key, (ct, wt, cpu) in arcs.items():
+        lines.append(f"xhprof/1 {runid} arc {ct} {wt} {cpu} - - {esc(key)}")
+    lines.append(f"xhprof/1 {runid} end {len(arcs) if sent is None else sent} {left_out}")
+    return "\n".join(lines) + "\n"
+
+
+RUN_A = {"main()": (1, 100, 80), "main()==>a": (2, 60, 50), "a==>b": (4, 30, 20)}
+RUN_B = {"main()": (1, 300, 100), "main()==>a": (4, 100, 60), "a==>b": (8, 50, 40)}
+
+
+def generate(data, *extra, ok=True):
+    proc = subprocess.run([BIN, "generate", "--data-dir", str(data), *extra],
+                          capture_output=True, timeout=120)
+    for mark in SANITIZER_MARKS:
+        assert mark not in proc.stderr, proc.stderr.decode(errors="replace")
+    if ok:
+        assert proc.returncode == 0, proc.stderr.decode(errors="replace")
+    return proc
+
+
+def page_data(path):
+    """The JSON a report page embeds."""
+    text = Path(path).read_text()
+    m = re.search(r'<script type="application/json" id="data">(.*?)</script>', text, re.S)
+    assert m, path
+    return json.loads(m.group(1))
+
+
+def write_log(data, period, name, text):
+    d = data / "logs" / period
+    d.mkdir(parents=True, exist_ok=True)
+    (d / f"{name}.runs").write_text(text)
+    return d / f"{name}.runs"
+
+
+def pages(data):
+    root = data / "reports"
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()
+                  and not p.name.startswith("."))
+
+
+def test_mean_run_per_bucket_with_diff_against_the_previous(tmp_path):
+    write_log(tmp_path, "hourly", "2026-11-26_02.excimer.index", run_lines("r1", RUN_A))
+    write_log(tmp_path, "hourly", "2026-11-26_03.excimer.index",
+              run_lines("r2", RUN_A) + run_lines("r3", RUN_B, host="web2"))
+    generate(tmp_path)
+    assert pages(tmp_path) == [
+        "hourly/callgraph/2026-11-26_02.excimer.index.svg",
+        "hourly/callgraph/2026-11-26_03.excimer.index.svg",
+        "hourly/diff/2026-11-26_03.excimer.index.html",
+        "hourly/report/2026-11-26_02.excimer.index.html",
+        "hourly/report/2026-11-26_03.excimer.index.html",
+        "hourly/summary/2026-11-26_02.excimer.index.json",
+        "hourly/summary/2026-11-26_03.excimer.index.json",
+        "index.html",
+    ]
+    rep = tmp_path / "reports" / "hourly"
+    summary = json.loads((rep / "summary/2026-11-26_03.excimer.index.json").read_text())
+    assert summary["runs"] == 2 and summary["incomplete"] == 0
+    assert summary["entrypoint"] == "index" and summary["arcs"] == 3
+    # the mean of A and B: main() wt (100+300)/2, a: inclusive (60+100)/2,
+    # exclusive a = 80 - b's 40
+    d = page_data(rep / "report/2026-11-26_03.excimer.index.html")
+    assert d["totals"]["wt"] == 200
+    assert d["functions"]["a"]["wt"] == 80 and d["functions"]["a"]["excl_wt"] == 40
+    assert d["functions"]["a"]["ct"] == 3 and d["functions"]["b"]["ct"] == 6
+    assert "mean of 2 runs" in d["title"]
+    # the diff: this hour's mean minus the previous hour's (A alone)
+    dd = page_data(rep / "diff/2026-11-26_03.excimer.index.html")
+    assert dd["totals"]["wt"] == 100
+    assert dd["functions"]["a"]["wt"] == 20 and dd["functions"]["b"]["wt"] == 10
+    assert "diff" in dd
+    ET.parse(rep / "callgraph/2026-11-26_03.excimer.index.svg")
+    index = (tmp_path / "reports" / "index.html").read_text()
+    assert 'href="hourly/diff/2026-11-26_03.excimer.index.html"' in index
+    assert 'href="hourly/report/2026-11-26_02.excimer.index.html"' in index
+    assert index.index("2026-11-26_03") < index.index("2026-11-26_02")  # newest first
+
+
+def test_pages_follow_their_inputs(tmp_path):
+    old = write_log(tmp_path, "daily", "2026-11-25.excimer.all", run_lines("r1", RUN_A))
+    new = write_log(tmp_path, "daily", "2026-11-26.excimer.all", run_lines("r2", RUN_B))
+    generate(tmp_path)
+    rep = tmp_path / "reports" / "daily"
+    report = rep / "report/2026-11-26.excimer.all.html"
+    first = report.stat()
+    assert report.stat().st_mtime_ns == new.stat().st_mtime_ns
+    proc = generate(tmp_path)
+    assert b"0 brought up to date" in proc.stderr
+    assert report.stat().st_ino == first.st_ino  # not rewritten
+    with open(new, "a") as f:
+        f.write(run_lines("r3", RUN_B))
+    generate(tmp_path)
+    assert report.stat().st_ino != first.st_ino
+    assert json.loads((rep / "summary/2026-11-26.excimer.all.json").read_text())["runs"] == 2
+    # the previous day changing rewrites the diff only
+    diff = rep / "diff/2026-11-26.excimer.all.html"
+    diff_ino = diff.stat().st_ino
+    report_ino = report.stat().st_ino
+    with open(old, "a") as f:
+        f.write(run_lines("r4", RUN_A))
+    generate(tmp_path)
+    assert diff.stat().st_ino != diff_ino and report.stat().st_ino == report_ino
+    # a run log gone: its pages go, and the diff that compared with it
+    old.unlink()
+    generate(tmp_path)
+    assert pages(tmp_path) == [
+        "daily/callgraph/2026-11-26.excimer.all.svg",
+        "daily/report/2026-11-26.excimer.all.html",
+        "daily/summary/2026-11-26.excimer.all.json",
+        "index.html",
+    ]
+    new.unlink()
+    generate(tmp_path)
+    assert pages(tmp_path) == ["index.html"]
+    assert not (tmp_path / "reports" / "daily").exists()
+
+
+def test_only_complete_runs_count(tmp_path):
+    text = (run_lines("ok1", RUN_A)
+            + run_lines("short", RUN_A, sent=5)          # an arc line missing
+            + "xhprof/1 cut begin 1764126000 web1 wt,cpu /w/index.php\n"
+            + "xhprof/1 cut arc 1 5 5 - - main()\n"      # no end: a new begin follows
+            + run_lines("ok2", RUN_B)
+            + "main;foo 12\n"                            # not a run line
+            + "xhprof/1 stray arc 1 1 1 - - main()\n"    # an arc of no run
+            + "xhprof/1 torn begin 17641")               # a torn last line
+    write_log(tmp_path, "hourly", "2026-11-26_03.excimer.index", text)
+    generate(tmp_path)
+    s = json.loads((tmp_path / "reports/hourly/summary/2026-11-26_03.excimer.index.json")
+                   .read_text())
+    assert (s["runs"], s["incomplete"], s["bad_lines"]) == (2, 2, 2)
+    d = page_data(tmp_path / "reports/hourly/report/2026-11-26_03.excimer.index.html")
+    assert d["totals"]["wt"] == 200
+
+
+def test_hostile_names_stay_data(tmp_path):
+    evil = '</script><script>alert(1)</script>&"\'\n\0'
+    arcs = {"main()": (1, 100, 80), f"main()==>{evil}": (1, 50, 40)}
+    write_log(tmp_path, "hourly", "2026-11-26_03.excimer.index", run_lines("r1", arcs))
+    generate(tmp_path)
+    rep = tmp_path / "reports" / "hourly"
+    page = (rep / "report/2026-11-26_03.excimer.index.html").read_text()
+    assert "alert(1)</script>" not in page and "<script>alert" not in page
+    # shown up to the NUL (as PHP prints an anonymous class's name)
+    shown = page_data(rep / "report/2026-11-26_03.excimer.index.html")["functions"]
+    assert evil.split("\0")[0] in shown
+    svg = (rep / "callgraph/2026-11-26_03.excimer.index.svg").read_text()
+    assert "<script" not in svg
+    ET.fromstring(svg)  # well-formed whatever the names
+
+
+def test_odd_files_are_skipped_and_nothing_escapes(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    secret = outside / "secret.runs"
+    secret.write_text(run_lines("s1", RUN_A))
+    write_log(tmp_path, "hourly", "2026-11-26_03.excimer.index", run_lines("r1", RUN_A))
+    logs = tmp_path / "logs"
+    (logs / "hourly" / "2026-11-26_03.excimer.api.runs").symlink_to(secret)
+    (logs / "hourly" / "2026-11-26_03.excimer.evil.all.runs").write_text(run_lines("r2", RUN_A))
+    (logs / "hourly" / "notabucket.runs").write_text(run_lines("r3", RUN_A))
+    (logs / "linked").symlink_to(outside, target_is_directory=True)
+    (logs / ".hidden").mkdir()
+    before = sorted(os.listdir(outside))
+    proc = generate(tmp_path)
+    assert b"notabucket.runs: no configured format names it" in proc.stderr
+    assert pages(tmp_path) == [
+        "hourly/callgraph/2026-11-26_03.excimer.index.svg",
+        "hourly/report/2026-11-26_03.excimer.index.html",
+        "hourly/summary/2026-11-26_03.excimer.index.json",
+        "index.html",
+    ]
+    assert sorted(os.listdir(outside)) == before
+
+
+def test_an_unreadable_log_costs_only_its_own_pages(tmp_path):
+    """As root (CI) the job runs as nobody in a tree nobody owns, so the
+    mode-0 file is really unreadable to it."""
+    as_nobody = os.geteuid() == 0
+    data = Path(tempfile.mkdtemp(prefix="arclamp-report-")) if as_nobody else tmp_path
+    try:
+        write_log(data, "hourly", "2026-11-26_02.excimer.index", run_lines("r1", RUN_A))
+        bad = write_log(data, "hourly", "2026-11-26_03.excimer.api", run_lines("r2", RUN_A))
+        if as_nobody:
+            data.chmod(0o755)
+            for p in [data, *data.rglob("*")]:
+                os.chown(p, 65534, 65534)
+        bad.chmod(0)
+        wrap = (["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+                if as_nobody else [])
+        proc = subprocess.run([*wrap, BIN, "generate", "--data-dir", str(data)],
+                              capture_output=True, timeout=120)
+        for mark in SANITIZER_MARKS:
+            assert mark not in proc.stderr, proc.stderr.decode(errors="replace")
+        assert proc.returncode == 1, proc.stderr
+        assert b"2026-11-26_03.excimer.api.runs: Permission denied" in proc.stderr
+        assert "hourly/report/2026-11-26_02.excimer.index.html" in pages(data)
+        assert "hourly/report/2026-11-26_03.excimer.api.html" not in pages(data)
+    finally:
+        if as_nobody:
+            shutil.rmtree(data)
+
+
+def test_a_second_generate_waits_for_nobody(tmp_path):
+    write_log(tmp_path, "hourly", "2026-11-26_03.excimer.index", run_lines("r1", RUN_A))
+    (tmp_path / "reports").mkdir()
+    with open(tmp_path / "reports" / ".arclamp-report.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        proc = generate(tmp_path, ok=False)
+    assert proc.returncode == 75 and b"another generate is running" in proc.stderr
+    assert pages(tmp_path) == []
+
+
+def test_flame_graph_index_links_the_report(tmp_path):
+    write_log(tmp_path, "hourly", "2026-11-26_03.excimer.index", run_lines("r1", RUN_A))
+    (tmp_path / "logs/hourly/2026-11-26_03.excimer.index.log").write_text("index.php;main 3\n")
+    (tmp_path / "logs/hourly/2026-11-26_03.excimer.api.log").write_text("api.php;main 3\n")
+    generate(tmp_path)
+    subprocess.run([SVG_BIN, "generate", "--data-dir", str(tmp_path)], check=True,
+                   capture_output=True, timeout=120)
+    index = (tmp_path / "index.html").read_text()
+    assert 'href="reports/index.html"' in index
+    assert 'href="reports/hourly/report/2026-11-26_03.excimer.index.html"' in index
+    assert "2026-11-26_03.excimer.api.html" not in index
+    logs = {e["name"]: e["report"] for e in json.loads((tmp_path / "index.json").read_text())["logs"]}
+    assert logs == {"2026-11-26_03.excimer.index":
+                    "reports/hourly/report/2026-11-26_03.excimer.index.html",
+                    "2026-11-26_03.excimer.api": None}
