@@ -41,7 +41,7 @@ SAN_TESTS  := $(BUILD)/asan/tests/test-common $(BUILD)/asan/tests/test-arclamp-l
               $(BUILD)/asan/tests/test-arclamp-svg $(BUILD)/asan/tests/test-arclamp-report
 BENCH_BINS := $(BENCH_SRC:bench/src/%.c=$(BUILD)/bench/%)
 
-.PHONY: all deps check unit-tests asan-tests log-tests svg-tests report-tests php-tests php-tests-valgrind \
+.PHONY: all deps check demo-stop unit-tests asan-tests log-tests svg-tests report-tests php-tests php-tests-valgrind \
         demo bench install clean nix-tests integration system-tests
 # The extension's API modules (see "the API modules" below); set before the
 # rules that name them, as make expands prerequisites when it reads a rule.
@@ -270,6 +270,9 @@ check: deps
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/demo
+
+demo-stop:
+	@scripts/demo stop
 
 bench: deps
 	@$(MAKE) --no-print-directory all $(BENCH_BINS)

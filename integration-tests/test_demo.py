@@ -1,26 +1,63 @@
 """`make demo` as a newcomer reads it: it ends with a short summary whose
-paths exist, the hottest stacks show where they differ, and every hostile
-message it sends is accounted for."""
+paths exist and one URL, the hottest stacks show where they differ, and
+every hostile message it sends is accounted for. Then the URL is used as a
+person would, in a headless Chromium through the demo's nginx (the packaged
+snippet): the index, a flame graph, the XHProf report of the same hour
+(sort, search, a function's parents and children), its callgraph and the
+reports index."""
 
+import json
 import os
 import re
 import subprocess
+import sys
+import urllib.request
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "common" / "tests"))
+from browserkit import chromium  # noqa: E402
+from testkit import wait_until  # noqa: E402
+
+DEMO = REPO / "build" / "demo"
 
 
-def test_demo_ends_with_a_summary_a_newcomer_can_follow():
+@pytest.fixture(scope="module")
+def demo():
+    """scripts/demo's output, its nginx stopped afterwards."""
     r = subprocess.run([str(REPO / "scripts/demo")], capture_output=True, timeout=300)
-    out = r.stdout.decode()
-    assert r.returncode == 0, r.stderr.decode()[-2000:]
-    summary = out[out.rindex("Arc Lamp demo: done"):]
+    try:
+        assert r.returncode == 0, r.stderr.decode()[-2000:]
+        yield r.stdout.decode()
+    finally:
+        subprocess.run([str(REPO / "scripts/demo"), "stop"], capture_output=True, timeout=60)
+
+
+def summary_of(out):
+    return out[out.rindex("Arc Lamp demo: done"):]
+
+
+def test_demo_ends_with_a_summary_a_newcomer_can_follow(demo):
+    out = demo
+    summary = summary_of(out)
     assert len(summary.splitlines()) <= 16, summary
-    opened = re.findall(r"file://(\S+)", summary)
-    assert len(opened) == 2 and all(os.path.isfile(p) for p in opened), summary
-    assert Path(opened[0]).read_bytes().startswith(b"<?xml"), opened[0]   # plain SVG
+    urls = re.findall(r"(?:https?|file)://\S+", summary)
+    assert len(urls) == 1 and re.fullmatch(r"http://127\.0\.0\.1:\d+/", urls[0]), summary
+    with urllib.request.urlopen(urls[0], timeout=10) as resp:
+        assert resp.status == 200 and b"Arc Lamp flame graphs" in resp.read()
+    assert (DEMO / "all.svg").read_bytes().startswith(b"<?xml")          # plain SVG
     n = int(re.search(r"Flame graphs: (\d+)", summary).group(1))
-    assert n == len(list((REPO / "build/demo/svgs").rglob("*.svgz"))) and n > 0
+    assert n == len(list((DEMO / "svgs").rglob("*.svgz"))) and n > 0
+    # every request was profiled: 3 of index.php and 3 of api.php, each run
+    # counted once in the daily roll-up of its entry point
+    runs = int(re.search(r"XHProf runs: +(\d+)", summary).group(1))
+    assert runs == 6, summary
+    daily = {p.name.split(".")[-2]: json.loads(p.read_text())
+             for p in (DEMO / "reports" / "daily" / "summary").glob("*.json")}
+    assert daily["index"]["runs"] == 3 and daily["api"]["runs"] == 3, daily
+    assert daily["all"]["runs"] == 6, daily
 
     # the three hottest stacks: distinct where they are shown
     hot = out[out.index("Samples from the real PHP requests"):].split("\n\n")[0].splitlines()
@@ -32,3 +69,75 @@ def test_demo_ends_with_a_summary_a_newcomer_can_follow():
     for reason in ("empty", "control_char", "bad_count", "empty_frame", "invalid_utf8"):
         assert re.search(r"refused as %s\s+\(counter: 1\)" % reason, hostile), (reason, hostile)
     assert "../../etc/passwd;x 1" in hostile and ".all.log" in hostile, hostile
+
+
+@pytest.mark.skipif(os.environ.get("ARCLAMP_SKIP_BROWSER") == "1",
+                    reason="ARCLAMP_SKIP_BROWSER=1")
+def test_a_newcomer_browses_graphs_and_reports_through_nginx(demo, tmp_path):
+    from selenium.webdriver.common.by import By
+    base = re.search(r"http://127\.0\.0\.1:\d+/", summary_of(demo)).group(0)
+    with chromium(tmp_path / "profile") as b:
+        js = b.execute_script
+        b.get(base)
+        links = {a.text: a.get_attribute("href") for a in b.find_elements(By.TAG_NAME, "a")}
+        assert links.get("reports") == base + "reports/index.html", links
+        hourly_index = [a.get_attribute("href") for a in b.find_elements(By.TAG_NAME, "a")
+                        if "/svgs/hourly/" in (a.get_attribute("href") or "")
+                        and a.get_attribute("href").endswith(".index.svgz")]
+        report_link = [a.get_attribute("href")
+                       for a in b.find_elements(By.LINK_TEXT, "XHProf report")
+                       if "/hourly/report/" in a.get_attribute("href")
+                       and a.get_attribute("href").endswith(".index.html")]
+        assert hourly_index and report_link
+
+        # the flame graph: gzip'ed SVG shown by the browser, its script working
+        b.get(hourly_index[0])
+        wait_until(lambda: js("return document.readyState === 'complete' && "
+                              "document.documentElement.localName === 'svg' && "
+                              "document.querySelectorAll('#frames > g').length > 10"),
+                   what="the flame graph")
+        assert js("return document.querySelector('title').textContent").find("hourly") >= 0
+
+        # the report of the same hour: sort, search, a function's view
+        b.get(base)
+        b.find_element(By.LINK_TEXT, "XHProf report")  # the page is back
+        report_href = report_link[0]
+        [a for a in b.find_elements(By.LINK_TEXT, "XHProf report")
+         if a.get_attribute("href") == report_href][0].click()
+        wait_until(lambda: js("return document.querySelectorAll('#flat tr').length > 5"),
+                   what="the report's table")
+        assert "mean of 3 runs" in b.title
+        rows = lambda: js("return Array.from(document.querySelectorAll('#flat tr')).slice(1)"
+                          ".map(r => r.firstChild.textContent)")
+        js("document.querySelector('th[data-key=\"ct\"]').click()")
+        calls = lambda: js("return Array.from(document.querySelectorAll('#flat tr')).slice(1)"
+                           ".map(r => Number(r.children[1].textContent.replace(/,/g, '')))")
+        wait_until(lambda: calls() == sorted(calls(), reverse=True), what="sorted by calls")
+        b.find_element(By.ID, "search").send_keys("main")
+        wait_until(lambda: rows() and all("main" in r for r in rows()), what="search")
+        assert "main()" in rows()
+        js("location.hash = '#fn=' + encodeURIComponent('main()')")
+        wait_until(lambda: js("return !document.getElementById('function').hidden"),
+                   what="main()'s parents and children")
+        text = b.find_element(By.ID, "function").text
+        assert re.search(r"Children \(\d+\)", text), text
+        assert b.get_log("browser") == []
+
+        # its callgraph, a well-formed SVG drawn by Graphviz
+        b.get(report_href)
+        wait_until(lambda: js("return document.querySelectorAll('#flat tr').length > 5"),
+                   what="the report again")
+        callgraph = [a.get_attribute("href") for a in b.find_elements(By.TAG_NAME, "a")
+                     if "/callgraph/" in (a.get_attribute("href") or "")]
+        assert callgraph, "no callgraph link"
+        b.get(callgraph[0])
+        wait_until(lambda: js("return document.documentElement.localName === 'svg' && "
+                              "document.querySelectorAll('g.node').length > 3"),
+                   what="the callgraph")
+        assert "main()" in js("return Array.from(document.querySelectorAll('g.node title'))"
+                              ".map(t => t.textContent).join(' ')")
+
+        # the reports index lists the hours and days with their diffs
+        b.get(base + "reports/index.html")
+        kinds = {a.text for a in b.find_elements(By.TAG_NAME, "a")}
+        assert {"report", "callgraph", "summary"} <= kinds, kinds

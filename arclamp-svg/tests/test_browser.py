@@ -4,7 +4,8 @@ arclamp-svg embeds flamegraph.js in every SVG; these tests render known
 collapsed stacks with the real binary (ARCLAMP_SVG_BIN, default
 build/bin/arclamp-svg), open the result as a file:// URL and use it the way a
 person does: hover, click to zoom, search through the JS prompt, Ctrl-F,
-reload with the state in the URL, follow the links of the generated index.
+reload with the state in the URL, follow the links of the generated index
+served by Debian's nginx with the packaged snippet (nginx/arclamp.conf).
 
 Expected values are computed here from the input, independently of the
 renderer's arithmetic. Chromium is started directly (not through Debian's
@@ -16,19 +17,16 @@ Set ARCLAMP_SKIP_BROWSER=1 to skip this file (the ASan run does).
 """
 
 import contextlib
-import functools
 import gzip
-import http.server
 import os
 import re
 import subprocess
-import threading
 import urllib.parse
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from browserkit import chromium  # common/tests, on sys.path by conftest.py
+from browserkit import chromium, nginx  # common/tests, on sys.path by conftest.py
 from testkit import wait_until
 
 pytestmark = pytest.mark.skipif(os.environ.get("ARCLAMP_SKIP_BROWSER") == "1",
@@ -477,40 +475,17 @@ def test_zoom_and_search_survive_reload_via_url(page, render):
 # Index page of `arclamp-svg generate`
 
 
-class _SvgzHandler(http.server.SimpleHTTPRequestHandler):
-    """Serves .svgz the way a web server configured for Arc Lamp does."""
-
-    def guess_type(self, path):
-        if str(path).endswith(".svgz"):
-            return "image/svg+xml"
-        return super().guess_type(path)
-
-    def end_headers(self):
-        if self.path.split("?")[0].endswith(".svgz"):
-            self.send_header("Content-Encoding", "gzip")
-        super().end_headers()
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
 def serve(tmp_path):
-    """serve(directory) -> base URL of an HTTP server on 127.0.0.1."""
-    servers = []
+    """serve(directory) -> base URL of Debian's nginx with the packaged
+    snippet (nginx/arclamp.conf) on 127.0.0.1: the graphs go through the
+    web front production uses (.svgz as gzip'ed image/svg+xml)."""
+    servers = contextlib.ExitStack()
 
     def start(directory):
-        handler = functools.partial(_SvgzHandler, directory=str(directory))
-        srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        thread = threading.Thread(target=srv.serve_forever, daemon=True)
-        thread.start()
-        servers.append((srv, thread))
-        return "http://127.0.0.1:%d/" % srv.server_address[1]
-    yield start
-    for srv, thread in servers:
-        srv.shutdown()
-        srv.server_close()
-        thread.join(timeout=WAIT)
+        return servers.enter_context(nginx(directory, tmp_path / ("nginx-%d" % id(directory))))
+    with servers:
+        yield start
 
 
 def test_index_links_open_interactive_graphs(page, renderer, tmp_path, serve):

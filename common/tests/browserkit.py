@@ -58,3 +58,23 @@ def chromium(profile_dir):
         yield driver
     finally:
         driver.quit()
+
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@contextlib.contextmanager
+def nginx(data_dir, state_dir):
+    """Debian's nginx serving data_dir on 127.0.0.1 with the packaged snippet
+    (scripts/serve-nginx, as `make demo` does); yields the base URL and
+    stops nginx afterwards."""
+    import subprocess
+    if not os.access("/usr/sbin/nginx", os.X_OK):
+        pytest.fail("nginx not installed (scripts/install-deps)")
+    script = os.path.join(REPO, "scripts", "serve-nginx")
+    url = subprocess.run([script, "start", str(data_dir), str(state_dir)], check=True,
+                         capture_output=True, text=True, timeout=30).stdout.strip()
+    try:
+        yield url
+    finally:
+        subprocess.run([script, "stop", str(state_dir)], timeout=30)
