@@ -50,6 +50,7 @@ ZEND_BEGIN_MODULE_GLOBALS(excimer)
     zend_long hprof_max_bytes;    /* INI excimer.hprof_max_bytes: a run's lines at most */
     bool hprof_auto;              /* this request's run is the zero-code one */
     zend_string *hprof_entry;     /* its entry point */
+    zend_long hprof_runs_sent;    /* runs this process handed to the sender (zero-code) */
     zend_string *auto_entry;      /* zero-code mode: the request's entry point */
 ZEND_END_MODULE_GLOBALS(excimer)
 
@@ -87,6 +88,9 @@ zend_string *excimer_request_entry_point(void);
 /* Zero-code hierarchical profiling (src/hprof_collect.c). */
 void excimer_hprof_collect_request_start(void);
 void excimer_hprof_collect_request_end(void);
+/* Drops this request's zero-code run (excimer_arclamp_skip_request());
+ * whether there was one. */
+bool excimer_hprof_collect_skip(void);
 unsigned excimer_hprof_flags_of_ini(const char *list);
 
 #endif

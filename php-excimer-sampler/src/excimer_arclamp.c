@@ -152,6 +152,7 @@ PHP_FUNCTION(excimer_arclamp_stats)
     add_assoc_long(return_value, "failed", st.lines_failed);
     add_assoc_long(return_value, "unheard", st.lines_unheard);
     add_assoc_long(return_value, "queued", queued);
+    add_assoc_long(return_value, "hprof_runs", EXCIMER_G(hprof_runs_sent));
     array_init(&errors);
     for (int e = 0; e < TRANSPORT_NERRORS; e++)
         add_assoc_long(&errors, transport_error_name(e), st.errors[e]);
@@ -173,8 +174,9 @@ static void drop_auto_profiler(void)
 PHP_FUNCTION(excimer_arclamp_skip_request)
 {
     ZEND_PARSE_PARAMETERS_NONE();
+    bool hprof = excimer_hprof_collect_skip();
     if (!EXCIMER_G(auto_profiler))
-        RETURN_FALSE;
+        RETURN_BOOL(hprof);
     drop_auto_profiler();
     RETURN_TRUE;
 }

@@ -212,6 +212,21 @@ static void write_run_file(zval *run, const char *runid)
 
 static void collect_run(zval *run, const char *entry);
 
+bool excimer_hprof_collect_skip(void)
+{
+    if (!EXCIMER_G(hprof_auto))
+        return false;
+    EXCIMER_G(hprof_auto) = false;
+    zval run;
+    excimer_hprof_stop(&run);
+    zval_ptr_dtor(&run);
+    if (EXCIMER_G(hprof_entry)) {
+        zend_string_release(EXCIMER_G(hprof_entry));
+        EXCIMER_G(hprof_entry) = NULL;
+    }
+    return true;
+}
+
 void excimer_hprof_collect_request_end(void)
 {
     if (!EXCIMER_G(hprof_auto))
@@ -244,6 +259,7 @@ static void collect_run(zval *run, const char *entry)
             memcpy(text, ZSTR_VAL(lines), ZSTR_LEN(lines) + 1);
             sender_submit(&t, text, ZSTR_LEN(lines), nlines, EXCIMER_G(arclamp_timeout),
                           EXCIMER_G(arclamp_send_delay));
+            EXCIMER_G(hprof_runs_sent)++;
         }
         zend_string_release(lines);
     }

@@ -1,5 +1,5 @@
 --TEST--
-Zero-code collection: excimer_arclamp_skip_request() leaves the calling request out, and only it
+Zero-code collection: excimer_arclamp_skip_request() leaves the calling request out (samples and hierarchical run), and only it
 --EXTENSIONS--
 excimer
 --SKIPIF--
@@ -26,7 +26,8 @@ busy();');
 
 function serve(string $so, string $dir, string $sock, string $query): string {
     $cmd = ['/usr/bin/php-cgi8.2', '-n', '-d', "extension=$so", '-d', "excimer.arclamp_target=unix://$sock",
-            '-d', 'excimer.arclamp_period=0.01', '-d', 'excimer.arclamp_event_type=real'];
+            '-d', 'excimer.arclamp_period=0.01', '-d', 'excimer.arclamp_event_type=real',
+            '-d', 'excimer.hprof_sample_rate=1'];
     $env = ['PATH' => '/usr/bin:/bin', 'REDIRECT_STATUS' => '1', 'REQUEST_METHOD' => 'GET',
             'QUERY_STRING' => $query, 'SCRIPT_FILENAME' => "$dir/page.php"];
     $p = proc_open($cmd, [0 => ['file', '/dev/null', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes, null, $env);
@@ -48,7 +49,9 @@ function received($server): string {
 echo serve($so, $dir, $sock, 'skip=1');
 echo "skipped request sent: ", strlen(received($server)), " bytes\n";
 echo serve($so, $dir, $sock, '');
-echo "next request sent samples of busy(): ", var_export(str_contains(received($server), 'page.php;busy '), true), "\n";
+$next = received($server);
+echo "next request sent samples of busy(): ", var_export(str_contains($next, 'page.php;busy '), true), "\n";
+echo "and its run: ", var_export((bool)preg_match('/^xhprof\/1 \S+ arc \d+ \d+ .* run_init::\S+page\.php==>busy$/m', $next), true), "\n";
 ?>
 --EXPECT--
 bool(false)
@@ -56,3 +59,4 @@ bool(true)
 bool(false)
 skipped request sent: 0 bytes
 next request sent samples of busy(): true
+and its run: true
