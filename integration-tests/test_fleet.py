@@ -2,6 +2,7 @@
 fleet with fleet_factory(...) and records a row of the results table."""
 
 import gzip
+import json
 import os
 import signal
 import time
@@ -641,3 +642,57 @@ def test_retention_rollover(fleet_factory):
         summary[d] = "%s: %d buckets seen, %d kept per tag" % (d, len(seen["all"]), retain)
     row["note"] = "; ".join(summary.values()) + "; %d files pruned" % metric_sum(
         m, "arclamp_log_files_pruned_total")
+
+
+# ---------------------------------------------------------------------------
+# Scenario 8
+
+
+@pytest.mark.parametrize("transport", ["pubsub", "udp"])
+def test_hierarchical_runs_roll_up(fleet_factory, transport):
+    """The web hosts profile 1 request in 3 hierarchically
+    (excimer.hprof_sample_rate=3, zero-code): each run goes to arclamp-log
+    (Redis channel xhprof, or its UDP socket with the samples), which writes
+    the complete runs to hourly and daily run logs per entry point;
+    arclamp-report generate rolls them up. The runs in the roll-up equal the
+    runs the hosts report having sent (excimer_arclamp_stats()['hprof_runs'])
+    and the samples keep flowing as before."""
+    t0 = time.monotonic()
+    fleet = fleet_factory(hosts=HOSTS, transport=transport,
+                          fpm_ini={"excimer.hprof_sample_rate": "3"},
+                          arclamp_over={"redis_channels": ["xhprof"]})
+    loads = fleet.load_all(count=REQUESTS, duration=90)
+    assert not fleet.failed_requests(loads)
+    sent = fleet.sent_by_host()
+    runs = sum(s["hprof_runs"] for s in sent.values())
+    requests = sum(len(r["requests"]) for r in loads.values())
+    assert 0 < runs < requests, (runs, requests)
+    for host, s in sent.items():
+        assert s["failed"] == 0 and s["unheard"] == 0, (host, s)
+
+    def written(group):
+        return metric_sum(fleet.arclamp.metrics(), "arclamp_log_runs_written_total", group=group)
+    wait_until(lambda: written("hourly") >= runs and written("daily") >= runs,
+               what="%d runs written" % runs)
+    m = fleet.arclamp.wait_quiet(settle=0.6)
+    assert metric_sum(m, "arclamp_log_runs_dropped_total") == 0, m
+    assert written("hourly") == written("daily") == runs
+
+    fleet.arclamp.generate_reports()
+    reports = fleet.arclamp.data_dir / "reports"
+    rolled = {}
+    for group in ("hourly", "daily"):
+        rolled[group] = {}
+        for p in (reports / group / "summary").glob("*.json"):
+            s = json.loads(p.read_text())
+            assert s["incomplete"] == 0 and s["bad_lines"] == 0, s
+            rolled[group][s["entrypoint"]] = rolled[group].get(s["entrypoint"], 0) + s["runs"]
+        assert rolled[group].pop("all") == runs, (group, rolled[group])
+        # every run has its entry point's roll-up too
+        assert sum(rolled[group].values()) == runs, (group, rolled[group])
+        assert any((reports / group / "report").glob("*.all.html"))
+    row = report.record("8 hierarchical runs (%s, %d hosts)" % (transport, HOSTS), sent=runs,
+                        received=int(metric_sum(m, "arclamp_log_runs_received_total")),
+                        written=int(written("daily")), invalid=0)
+    row["note"] = "runs, not lines: %d of %d requests profiled; roll-up %s; %.0f s" % (
+        runs, requests, rolled["daily"], time.monotonic() - t0)

@@ -1,5 +1,5 @@
 """arclamp-log in the tier2 namespace, its configuration, notify socket and metrics;
-arclamp-svg on its data directory."""
+arclamp-svg and arclamp-report on its data directory."""
 
 import json
 import os
@@ -23,6 +23,10 @@ def arclamp_log_bin():
 
 def arclamp_svg_bin():
     return repo_bin("ARCLAMP_SVG_BIN", "build/bin/arclamp-svg")
+
+
+def arclamp_report_bin():
+    return repo_bin("ARCLAMP_REPORT_BIN", "build/bin/arclamp-report")
 
 
 def redis_config(redis, mode):
@@ -205,6 +209,10 @@ class ArclampLog(MetricsReader):
         """arclamp-svg generate on the data directory, run inside tier2."""
         return svg_generate(self.data_dir, ns=self.ns)
 
+    def generate_reports(self):
+        """arclamp-report generate on the data directory, run inside tier2."""
+        return report_generate(self.data_dir, ns=self.ns)
+
     def diagnostics(self, limit=3000):
         return [("arclamp-log", tail(self.proc.log, limit))]
 
@@ -230,5 +238,17 @@ def svg_generate(data_dir, ns=None, timeout=120):
     cp = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
     if cp.returncode != 0:
         raise AssertionError("arclamp-svg generate: exit %d\n%s"
+                             % (cp.returncode, cp.stdout.decode("utf-8", "replace")))
+    return cp.stdout.decode("utf-8", "replace")
+
+
+def report_generate(data_dir, ns=None, timeout=120):
+    """arclamp-report generate on a data directory (inside ns when given)."""
+    argv = [arclamp_report_bin(), "generate", "--data-dir", str(data_dir)]
+    if ns is not None:
+        argv = ns.argv(argv)
+    cp = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+    if cp.returncode != 0:
+        raise AssertionError("arclamp-report generate: exit %d\n%s"
                              % (cp.returncode, cp.stdout.decode("utf-8", "replace")))
     return cp.stdout.decode("utf-8", "replace")

@@ -275,14 +275,16 @@ class Fleet:
     # ------------------------------------------------------------------ accounting
     def sent_by_host(self):
         """{host: {"sent": lines, "failed": lines, "unheard": lines, "errors": {...},
-        "workers": n}}: every php-fpm worker's excimer_arclamp_stats() plus the
+        "workers": n, "hprof_runs": runs}}: every php-fpm worker's excimer_arclamp_stats() plus the
         CLI runs ("unheard": sent lines Redis had no subscriber for)."""
         out = {}
         for h, w in self.web.items():
-            acc = {"sent": 0, "failed": 0, "unheard": 0, "errors": {}, "workers": 0, "cli_sent": 0}
+            acc = {"sent": 0, "failed": 0, "unheard": 0, "errors": {}, "workers": 0, "cli_sent": 0,
+                   "hprof_runs": 0}
             for st in self.settled_worker_stats(w).values():
                 acc["workers"] += 1
                 acc["sent"] += st["sent"]
+                acc["hprof_runs"] += st.get("hprof_runs", 0)
                 acc["failed"] += st["failed"]
                 acc["unheard"] += st["unheard"]
                 for k, v in st["errors"].items():
