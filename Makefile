@@ -201,13 +201,16 @@ asan-tests: $(SAN_TESTS)
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 $$t || exit 1; done
 
 # The daemon against real redis-server, sockets and notify sockets; once
-# with the release build and once with the ASan+UBSan build.
-log-tests: $(BUILD)/bin/arclamp-log $(BUILD)/asan/bin/arclamp-log
+# with the release build and once with the ASan+UBSan build. test_runs.py
+# also sends a run from PHP with the built excimer.so.
+log-tests: $(BUILD)/bin/arclamp-log $(BUILD)/asan/bin/arclamp-log $(BUILD)/php/excimer.so
 	@echo "== arclamp-log integration tests"
-	ARCLAMP_LOG_BIN=$(BUILD)/bin/arclamp-log $(PYTEST) -q -p no:cacheprovider arclamp-log/tests
+	ARCLAMP_LOG_BIN=$(BUILD)/bin/arclamp-log ARCLAMP_EXCIMER_SO=$(BUILD)/php/excimer.so \
+	  $(PYTEST) -q -p no:cacheprovider arclamp-log/tests
 	@echo "== arclamp-log integration tests (ASan+UBSan build)"
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ARCLAMP_LOG_BIN=$(BUILD)/asan/bin/arclamp-log $(PYTEST) -q -p no:cacheprovider arclamp-log/tests
+	  ARCLAMP_LOG_BIN=$(BUILD)/asan/bin/arclamp-log ARCLAMP_EXCIMER_SO=$(BUILD)/php/excimer.so \
+	  $(PYTEST) -q -p no:cacheprovider arclamp-log/tests
 
 # arclamp-svg's command-line, generator, xmllint and browser tests; also
 # against the ASan+UBSan build (the browser test only once: it checks the

@@ -63,37 +63,59 @@ static const char *limit_text(const struct admission *a, enum refusal why, char 
     return buf;
 }
 
-void admission_refuse(struct admission *a, enum refusal why, const char *example)
+static const char *const kind_words[REFUSED_NKINDS] = {"lines", "runs"};
+
+/* Logs the first refusal of a kind and reason in this bucket; counts the
+ * others for admission_end_bucket. */
+static void note_refusal(struct admission *a, enum refused_kind kind, enum refusal why,
+                         const char *example)
 {
-    a->stats->lines_refused[why]++;
-    if (a->logged[why]) {
-        a->refused[why]++;
+    if (a->logged[kind][why]) {
+        a->refused[kind][why]++;
         return;
     }
-    a->logged[why] = 1;
-    char detail[512];
-    log_event(LOG_WARNING, "lines_refused",
+    a->logged[kind][why] = 1;
+    char detail[512], event[24];
+    snprintf(event, sizeof event, "%s_refused", kind_words[kind]);
+    log_event(LOG_WARNING, event,
               LOG_FIELDS({"ARCLAMP_REASON", refusal_name(why)}, {"ARCLAMP_FILE", a->dir},
                          {"ARCLAMP_EXAMPLE", example}),
               "%s: refusing %s until bucket %s ends (e.g. tag \"%s\"): %s", a->period,
-              why == REFUSED_DISK_FLOOR ? "lines" : "new tag files", a->bucket,
-              example ? example : "", limit_text(a, why, detail, sizeof detail));
+              why == REFUSED_DISK_FLOOR ? kind_words[kind]
+              : kind == REFUSED_RUNS    ? "new run log tag files"
+                                        : "new tag files",
+              a->bucket, example ? example : "", limit_text(a, why, detail, sizeof detail));
+}
+
+void admission_refuse(struct admission *a, enum refusal why, const char *example)
+{
+    a->stats->lines_refused[why]++;
+    note_refusal(a, REFUSED_LINES, why, example);
+}
+
+void admission_refuse_run(struct admission *a, enum refusal why, const char *example)
+{
+    a->stats->runs_refused[why]++;
+    note_refusal(a, REFUSED_RUNS, why, example);
 }
 
 void admission_end_bucket(struct admission *a)
 {
-    for (int r = 1; r < REFUSED_NREASONS; r++) {
-        if (a->refused[r]) {
-            char count[24];
-            snprintf(count, sizeof count, "%llu", (unsigned long long)a->refused[r]);
-            log_event(LOG_WARNING, "lines_refused",
-                      LOG_FIELDS({"ARCLAMP_REASON", refusal_name(r)}, {"ARCLAMP_FILE", a->dir},
-                                 {"ARCLAMP_COUNT", count}),
-                      "%s: %s more lines refused in bucket %s (%s)", a->period, count,
-                      a->bucket, refusal_name(r));
+    for (int k = 0; k < REFUSED_NKINDS; k++) {
+        for (int r = 1; r < REFUSED_NREASONS; r++) {
+            if (a->refused[k][r]) {
+                char count[24], event[24];
+                snprintf(count, sizeof count, "%llu", (unsigned long long)a->refused[k][r]);
+                snprintf(event, sizeof event, "%s_refused", kind_words[k]);
+                log_event(LOG_WARNING, event,
+                          LOG_FIELDS({"ARCLAMP_REASON", refusal_name(r)},
+                                     {"ARCLAMP_FILE", a->dir}, {"ARCLAMP_COUNT", count}),
+                          "%s: %s more %s refused in bucket %s (%s)", a->period, count,
+                          kind_words[k], a->bucket, refusal_name(r));
+            }
+            a->refused[k][r] = 0;
+            a->logged[k][r] = 0;
         }
-        a->refused[r] = 0;
-        a->logged[r] = 0;
     }
     a->tags_in_bucket = 0;
 }

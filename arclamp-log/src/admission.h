@@ -5,10 +5,12 @@
  * bounds the tag files opened in one bucket (max_tags_per_bucket), the
  * entries of the group's directory (max_files_per_period), and stops writing
  * when the file system holding the directory runs low (min_free_disk_bytes,
- * min_free_disk_percent). A refused line is counted per reason
- * (stats->lines_refused) and the refusals are logged at most twice per
- * reason, group and bucket: at the first one, and with their count when the
- * bucket ends. Only the ingest module (one thread) touches this state. */
+ * min_free_disk_percent). A run log's tag file is a tag file like a trace
+ * log's. A refused line (or run) is counted per reason (stats->lines_refused,
+ * stats->runs_refused) and the refusals are logged at most twice per
+ * reason, group, bucket and kind: at the first one, and with their count
+ * when the bucket ends. Only the ingest module (one thread) touches this
+ * state. */
 #ifndef ARCLAMP_LOG_ADMISSION_H
 #define ARCLAMP_LOG_ADMISSION_H
 
@@ -22,6 +24,9 @@
 /* A directory at its file limit is counted again at most this often, so
  * files removed by others (or by another group's retention) free room. */
 #define ADMISSION_RECOUNT_INTERVAL 10.0
+
+/* What was refused: sample lines or hierarchical runs (counted apart). */
+enum refused_kind { REFUSED_LINES, REFUSED_RUNS, REFUSED_NKINDS };
 
 struct admission {
     const struct config *cfg;        /* borrowed */
@@ -39,8 +44,10 @@ struct admission {
     double disk_checked_at;          /* monotonic time of the last statvfs; < 0: never */
     int below_floor;                 /* the last statvfs found less free space than the floor */
     char floor_text[160];            /* what that statvfs found, for the log */
-    uint64_t refused[REFUSED_NREASONS]; /* refusals in this bucket not yet reported */
-    int logged[REFUSED_NREASONS];    /* the first refusal of this bucket was logged */
+    uint64_t refused[REFUSED_NKINDS][REFUSED_NREASONS]; /* refusals in this bucket not yet
+                                                           reported */
+    int logged[REFUSED_NKINDS][REFUSED_NREASONS]; /* the first refusal of this bucket was
+                                                     logged */
 };
 
 /* `shares_dir` is an earlier group's admission writing to the same
@@ -67,5 +74,7 @@ void admission_pruned(struct admission *a, long removed);
 /* Counts one refused line (or one line's tag copy, see the README) and logs
  * the first of this bucket; `example` is the tag it concerned, or NULL. */
 void admission_refuse(struct admission *a, enum refusal why, const char *example);
+/* The same for one complete run (or its tag copy). */
+void admission_refuse_run(struct admission *a, enum refusal why, const char *example);
 
 #endif

@@ -15,6 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
+/* max_run_bytes when the file does not say (and max_buffer_bytes is not
+ * smaller). */
+#define RUN_BYTES_DEFAULT (4L * 1024 * 1024)
+
 static int bind_string_list(const struct opt *opt, const struct ynode *node, void *field,
                             const char *key, struct conf_ctx *ctx);
 static int bind_listen(const struct opt *opt, const struct ynode *node, void *field,
@@ -100,7 +104,8 @@ static const struct opt config_opts[] = {
      .doc = "Redis input (optional); other redis-py keys are ignored with a warning",
      .lenient = 1},
     {"redis_channel", OPT_STRING, offsetof(struct config, redis_channel), NULL,
-     .doc = "channel or stream key (default: excimer, unless redis_channels is set)"},
+     .doc = "channel or stream key (default: excimer, and xhprof with redis:, unless "
+            "redis_channels is set)"},
     {"redis_channels", OPT_CUSTOM, offsetof(struct config, extra_channels), NULL,
      .custom = bind_string_list, .doc = "more channels or stream keys"},
     {"listen", OPT_CUSTOM, offsetof(struct config, listen), NULL, .custom = bind_listen,
@@ -129,6 +134,16 @@ static const struct opt config_opts[] = {
      1e18, .doc = "lines are refused while the disk has less free space than this"},
     {"min_free_disk_percent", OPT_INT, offsetof(struct config, min_free_disk_percent), "1", 0,
      99, .doc = "... or less than this percentage of its space or inodes free"},
+    {"max_pending_runs", OPT_INT, offsetof(struct config, max_pending_runs), "1000", 1, 100000,
+     .doc = "hierarchical runs waiting for their end line at most (then the oldest is dropped)"},
+    {"max_run_bytes", OPT_INT, offsetof(struct config, max_run_bytes), NULL, 4096,
+     1024L * 1024 * 1024,
+     .doc = "one run's lines at most, bytes (default 4194304, or max_buffer_bytes if smaller)"},
+    {"max_pending_run_bytes", OPT_INT, offsetof(struct config, max_pending_run_bytes),
+     "67108864", 65536, 16L * 1024 * 1024 * 1024,
+     .doc = "the lines of all pending runs at most, bytes (then the oldest is dropped)"},
+    {"run_timeout", OPT_SECONDS, offsetof(struct config, run_timeout), "60", 0.1, 86400,
+     .doc = "a run whose end line has not come after this many seconds is dropped"},
     {"close_idle_after", OPT_SECONDS, offsetof(struct config, close_idle_after), "60", 1, 86400,
      .doc = "files not written for this long are closed, seconds"},
     {"metrics_file", OPT_STRING, offsetof(struct config, metrics_file), NULL,
@@ -380,6 +395,27 @@ static int resolve_listen_access(struct config *cfg, const struct ynode *root,
     return 0;
 }
 
+/* The bounds of pending runs (runs.h): a run must fit in a file's buffer,
+ * or it could never be written, and in the pending total, or it would push
+ * itself out. max_run_bytes' default follows a smaller max_buffer_bytes, so
+ * files that set only that (64 KiB is allowed) keep loading. */
+static int check_run_limits(struct config *cfg, const struct ynode *root, struct conf_ctx *ctx)
+{
+    const struct ynode *given = ynode_get(root, "max_run_bytes");
+    if (!given || ynode_is_null(given)) {
+        cfg->max_run_bytes = RUN_BYTES_DEFAULT < cfg->max_buffer_bytes ? RUN_BYTES_DEFAULT
+                                                                         : cfg->max_buffer_bytes;
+    } else if (cfg->max_run_bytes > cfg->max_buffer_bytes) {
+        return conf_error(ctx, given, "max_run_bytes",
+                          "must not be larger than max_buffer_bytes (%ld), or a run could "
+                          "never be buffered", cfg->max_buffer_bytes);
+    }
+    if (cfg->max_pending_run_bytes < cfg->max_run_bytes)
+        return conf_error(ctx, ynode_get(root, "max_pending_run_bytes"), "max_pending_run_bytes",
+                          "must not be smaller than max_run_bytes (%ld)", cfg->max_run_bytes);
+    return 0;
+}
+
 /* The checks that involve more than one key. */
 static int finish(struct config *cfg, const struct ynode *root, struct conf_ctx *ctx)
 {
@@ -408,6 +444,8 @@ static int finish(struct config *cfg, const struct ynode *root, struct conf_ctx 
         return conf_error(ctx, ynode_get(root, "max_buffer_bytes"), "max_buffer_bytes",
                           "must be larger than max_line_bytes (%ld), or a valid line could "
                           "never be buffered", cfg->max_line_bytes);
+    if (check_run_limits(cfg, root, ctx) < 0)
+        return -1;
     const struct ynode *redis = ynode_get(root, "redis");
     cfg->redis_enabled = redis && !ynode_is_null(redis);
     if (cfg->redis_enabled && check_redis_aliases(cfg, redis, ctx) < 0)
@@ -420,8 +458,14 @@ static int finish(struct config *cfg, const struct ynode *root, struct conf_ctx 
         add_channel(cfg, cfg->redis_channel);
     for (size_t i = 0; i < cfg->nextra_channels; i++)
         add_channel(cfg, cfg->extra_channels[i]);
-    if (cfg->nchannels == 0)
+    if (cfg->nchannels == 0) {
+        /* Neither key given (the original always gives redis_channel, so
+         * its files keep their one channel): the samples' channel, and
+         * the runs' that the extension uses with a Redis target. */
         add_channel(cfg, "excimer");
+        if (cfg->redis_enabled)
+            add_channel(cfg, "xhprof");
+    }
     if (cfg->redis.password_file && read_password_file(cfg, root, ctx) < 0)
         return -1;
     if (!cfg->redis.stream_consumer) {

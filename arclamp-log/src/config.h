@@ -75,6 +75,10 @@ struct config {
     long max_files_per_period;     /* entries of a period directory before tag files are refused */
     long min_free_disk_bytes;      /* below this much free space lines are refused */
     long min_free_disk_percent;    /* ... or below this share of the space or the inodes */
+    long max_pending_runs;         /* hierarchical runs being put together at most */
+    long max_run_bytes;            /* one run's lines at most (default: at most max_buffer_bytes) */
+    long max_pending_run_bytes;    /* all pending runs' lines together at most */
+    double run_timeout;            /* a run without its end line is dropped after this */
     double close_idle_after;
     char *metrics_file;
     double metrics_interval;

@@ -70,10 +70,15 @@ static void send_status(struct daemon *d)
     uint64_t invalid = 0;
     for (int r = 1; r < STACKLINE_NERRORS; r++)
         invalid += d->stats.lines_invalid[r];
-    sd_notifyf(0, "STATUS=%.0f msg/s, %llu files open, %s, %llu invalid lines", rate,
+    uint64_t runs_written = 0;
+    for (size_t g = 0; g < d->cfg.ngroups; g++)
+        runs_written += d->stats.runs_written[g];
+    sd_notifyf(0, "STATUS=%.0f msg/s, %llu files open, %s, %llu invalid lines, "
+               "%llu runs written, %llu pending", rate,
                (unsigned long long)d->stats.open_files,
                d->redis ? redis_input_state(d->redis) : "no redis",
-               (unsigned long long)invalid);
+               (unsigned long long)invalid, (unsigned long long)runs_written,
+               (unsigned long long)d->stats.runs_pending);
     d->status_messages = messages;
     d->status_time = now;
 }
@@ -93,6 +98,7 @@ static int on_flush(sd_event_source *s, uint64_t usec, void *userdata)
     double now = (double)usec / 1e6;
     ingest_flush(&d->ingest, now);
     ingest_close_idle(&d->ingest, now);
+    ingest_expire_runs(&d->ingest, now);
     ingest_report_invalid(&d->ingest, now, 0);
     rearm(s, d->cfg.flush_interval);
     return 0;

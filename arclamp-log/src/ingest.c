@@ -1,4 +1,5 @@
-/* ingest: message splitting, validation, routing and retention triggers. */
+/* ingest: message splitting, validation, routing of sample lines and
+ * complete runs, and retention triggers. */
 #include "ingest.h"
 #include "log.h"
 #include "retention.h"
@@ -31,11 +32,21 @@ void ingest_init(struct ingest *in, const struct config *cfg, struct stats *stat
     }
     in->last_report = -1e9;
     in->last_tag_report = -1e9;
+    in->last_run_report = -1e9;
+    struct runs_limits lim = {
+        .max_pending = (size_t)cfg->max_pending_runs,
+        .max_run_bytes = (size_t)cfg->max_run_bytes,
+        .max_pending_bytes = (size_t)cfg->max_pending_run_bytes,
+        .timeout = cfg->run_timeout,
+        .report_interval = cfg->invalid_report_interval,
+    };
+    runs_init(&in->runs, &lim, stats);
 }
 
 void ingest_free(struct ingest *in)
 {
     ingest_report_invalid(in, 0, 1);
+    runs_free(&in->runs, 0);
     for (size_t g = 0; g < in->cfg->ngroups; g++)
         admission_end_bucket(&in->groups[g].admission);
     fileset_free(&in->files);
@@ -47,7 +58,10 @@ static void prune(struct ingest *in, const struct tracefile *tf)
 {
     const struct log_group *g = &in->cfg->groups[tf->group];
     fileset_close_siblings(&in->files, tf);
-    long removed = retention_prune(in->groups[tf->group].dir, g->format, tf->tag, g->retain);
+    const char *suffix =
+        tf->kind == TRACEFILE_RUNS ? RETENTION_RUNS_SUFFIX : RETENTION_LOG_SUFFIX;
+    long removed =
+        retention_prune(in->groups[tf->group].dir, g->format, tf->tag, suffix, g->retain);
     if (removed > 0)
         in->stats->files_pruned += (uint64_t)removed;
     admission_pruned(&in->groups[tf->group].admission, removed);
@@ -78,7 +92,7 @@ static void remember_file(struct group_state *gs, const char *tag, struct tracef
 /* Whether a tag file that is not open may be opened now (admission.h);
  * counts and logs the refusal when not. */
 static int tag_file_allowed(struct ingest *in, struct group_state *gs, const char *path,
-                            const char *tag, double mono)
+                            const char *tag, enum tracefile_kind kind, double mono)
 {
     struct stat st;
     int exists = fileset_find(&in->files, path) != NULL ||
@@ -86,8 +100,40 @@ static int tag_file_allowed(struct ingest *in, struct group_state *gs, const cha
     enum refusal why = admission_tag_file(&gs->admission, exists, mono);
     if (why == REFUSED_NONE)
         return 1;
-    admission_refuse(&gs->admission, why, tag);
+    if (kind == TRACEFILE_RUNS)
+        admission_refuse_run(&gs->admission, why, tag);
+    else
+        admission_refuse(&gs->admission, why, tag);
     return 0;
+}
+
+/* The file of the current bucket for `tag` and `kind` in a group, opened
+ * (created, pruning its older siblings) if need be. NULL with *refused set
+ * when policy refused a new tag file (counted, final), NULL alone when it
+ * cannot be opened now. */
+static struct tracefile *group_file(struct ingest *in, int group, const char *tag,
+                                    enum tracefile_kind kind, double mono, int *refused)
+{
+    struct group_state *gs = &in->groups[group];
+    char path[PATH_MAX];
+    *refused = 0;
+    int n = snprintf(path, sizeof path, "%s/%s.%s%s", gs->dir, gs->bucket, tag,
+                     kind == TRACEFILE_RUNS ? RETENTION_RUNS_SUFFIX : RETENTION_LOG_SUFFIX);
+    if (n < 0 || n >= (int)sizeof path)
+        return NULL; /* cannot happen: tags and buckets are short, dir was checked */
+    int is_tag = strcmp(tag, "all") != 0;
+    if (is_tag && !tag_file_allowed(in, gs, path, tag, kind, mono)) {
+        *refused = 1;
+        return NULL;
+    }
+    int created;
+    struct tracefile *tf =
+        fileset_open(&in->files, gs->dir, path, group, tag, kind, mono, &created);
+    if (tf && created) {
+        admission_created(&gs->admission, is_tag);
+        prune(in, tf);
+    }
+    return tf;
 }
 
 /* Queues the line in one file. 0 when queued; 1 when policy refused the
@@ -102,24 +148,25 @@ static int append_to(struct ingest *in, int group, const char *tag, const char *
         fileset_touch(&in->files, cached);
         return tracefile_append(&in->files, cached, line, len, mono);
     }
-    char path[PATH_MAX];
-    int n = snprintf(path, sizeof path, "%s/%s.%s.log", gs->dir, gs->bucket, tag);
-    if (n < 0 || n >= (int)sizeof path)
-        return -1; /* cannot happen: tags and buckets are short, dir was checked */
-    int is_tag = strcmp(tag, "all") != 0;
-    if (is_tag && !tag_file_allowed(in, gs, path, tag, mono))
-        return 1;
-    int created;
-    struct tracefile *tf = fileset_open(&in->files, gs->dir, path, group, tag, mono, &created);
+    int refused;
+    struct tracefile *tf = group_file(in, group, tag, TRACEFILE_LOG, mono, &refused);
     if (!tf)
-        return -1;
-    if (created) {
-        admission_created(&gs->admission, is_tag);
-        prune(in, tf);
-    }
+        return refused ? 1 : -1;
     if (gs->cache_generation == in->files.generation)
         remember_file(gs, tag, tf);
     return tracefile_append(&in->files, tf, line, len, mono);
+}
+
+/* Queues a complete run in one run log, as append_to. Runs are rare next
+ * to sample lines, so they do without the file cache. */
+static int append_run_to(struct ingest *in, int group, const char *tag, const struct run *run,
+                         double mono)
+{
+    int refused;
+    struct tracefile *tf = group_file(in, group, tag, TRACEFILE_RUNS, mono, &refused);
+    if (!tf)
+        return refused ? 1 : -1;
+    return tracefile_append_record(&in->files, tf, run->lines.data, run->lines.len, mono);
 }
 
 static int update_bucket(struct ingest *in, struct group_state *gs, size_t g, time_t now)
@@ -182,6 +229,61 @@ static int route_line(struct ingest *in, const char *line, size_t len,
     return failed;
 }
 
+/* Writes a complete run to the run logs of every group its begin line's
+ * channel feeds; a run some file could not take is counted once as
+ * dropped (there is no deferring: its other lines were acknowledged when
+ * they were taken, see redis_stream.c). */
+static void write_run(struct ingest *in, const struct run *run, time_t now, double mono)
+{
+    const char *tag = run->tag[0] ? run->tag : NULL;
+    int failed = 0;
+    for (size_t g = 0; g < in->cfg->ngroups; g++) {
+        if (!(run->groups & (1ULL << g)))
+            continue;
+        struct group_state *gs = &in->groups[g];
+        if (gs->bucket_time != now && update_bucket(in, gs, g, now) < 0)
+            continue;
+        if (!admission_disk_ok(&gs->admission, mono)) {
+            admission_refuse_run(&gs->admission, REFUSED_DISK_FLOOR, tag);
+            continue;
+        }
+        failed += append_run_to(in, (int)g, "all", run, mono) < 0;
+        if (tag)
+            failed += append_run_to(in, (int)g, tag, run, mono) < 0;
+    }
+    if (failed)
+        runs_count_drop(&in->runs, RUN_DROP_WRITE_ERROR, run->runid, mono);
+}
+
+static void count_invalid_run_line(struct ingest *in, int why, const char *line, size_t len,
+                                   double mono)
+{
+    in->stats->run_lines_invalid[why]++;
+    in->runs_unreported[why]++;
+    if (!in->run_example[0])
+        log_quote(in->run_example, line, len, 60);
+    ingest_report_invalid(in, mono, 0);
+}
+
+/* A run line: validated like a sample line, then collected; the run it
+ * completes is written. */
+static void take_run_line(struct ingest *in, const char *line, size_t len,
+                          unsigned long long groups, time_t now, double mono)
+{
+    struct runline rl;
+    int err = len > (size_t)in->cfg->max_line_bytes ? RUN_LINE_TOO_LONG
+                                                    : (int)runline_parse(line, len, &rl);
+    if (err != RUNLINE_OK) {
+        count_invalid_run_line(in, err, line, len, mono);
+        return;
+    }
+    struct run *done = runs_take(&in->runs, line, len, &rl, groups, mono);
+    if (done) {
+        write_run(in, done, now, mono);
+        runs_release(&in->runs, done);
+    }
+}
+
 static void count_invalid(struct ingest *in, enum stackline_error why, const char *line,
                           size_t len, double mono)
 {
@@ -190,6 +292,21 @@ static void count_invalid(struct ingest *in, enum stackline_error why, const cha
     if (!in->example[0])
         log_quote(in->example, line, len, 60);
     ingest_report_invalid(in, mono, 0);
+}
+
+/* A sample line: validated, then routed. Returns 1 when a file could not
+ * take it now (ingest_message decides: deferred or dropped). */
+static int take_sample_line(struct ingest *in, const char *line, size_t len,
+                            unsigned long long groups, time_t now, double mono)
+{
+    struct stackline sl;
+    in->stats->lines_received++;
+    enum stackline_error err = stackline_parse(line, len, (size_t)in->cfg->max_line_bytes, &sl);
+    if (err != STACKLINE_OK) {
+        count_invalid(in, err, line, len, mono);
+        return 0;
+    }
+    return route_line(in, line, len, &sl, groups, now, mono) != 0;
 }
 
 size_t ingest_message(struct ingest *in, const char *msg, size_t len, unsigned long long groups,
@@ -209,13 +326,9 @@ size_t ingest_message(struct ingest *in, const char *msg, size_t len, unsigned l
     for (;;) {
         const char *nl = memchr(line, '\n', (size_t)(end - line));
         size_t line_len = nl ? (size_t)(nl - line) : (size_t)(end - line);
-        struct stackline sl;
-        in->stats->lines_received++;
-        enum stackline_error err =
-            stackline_parse(line, line_len, (size_t)in->cfg->max_line_bytes, &sl);
-        if (err != STACKLINE_OK)
-            count_invalid(in, err, line, line_len, mono);
-        else if (route_line(in, line, line_len, &sl, groups, now, mono) == 0)
+        if (runline_is_run(line, line_len))
+            take_run_line(in, line, line_len, groups, now, mono);
+        else if (!take_sample_line(in, line, line_len, groups, now, mono))
             ;
         else if (redeliverable)
             deferred++;
@@ -237,6 +350,11 @@ size_t ingest_flush(struct ingest *in, double mono)
 void ingest_close_idle(struct ingest *in, double mono)
 {
     fileset_close_idle(&in->files, mono, in->cfg->close_idle_after);
+}
+
+void ingest_expire_runs(struct ingest *in, double mono)
+{
+    runs_expire(&in->runs, mono);
 }
 
 uint64_t ingest_lines_lost(const struct ingest *in)
@@ -271,24 +389,44 @@ static void report_refused_tags(struct ingest *in, double mono, int force)
     in->last_tag_report = mono;
 }
 
+static const char *sample_reason_name(int why)
+{
+    return stackline_error_name((enum stackline_error)why);
+}
+
+/* At most one log entry per invalid_report_interval about invalid run
+ * lines. */
+static void report_invalid_run_lines(struct ingest *in, double mono, int force)
+{
+    if (!force && mono - in->last_run_report < in->cfg->invalid_report_interval)
+        return;
+    char counts[256];
+    uint64_t total = stats_format_counts(counts, sizeof counts, in->runs_unreported, 1,
+                                         RUN_LINE_NREASONS, run_line_invalid_name);
+    if (total == 0)
+        return;
+    char total_text[24];
+    snprintf(total_text, sizeof total_text, "%llu", (unsigned long long)total);
+    log_event(LOG_WARNING, "invalid_run_lines",
+              LOG_FIELDS({"ARCLAMP_COUNT", total_text}, {"ARCLAMP_REASON", counts},
+                         {"ARCLAMP_EXAMPLE", in->run_example}),
+              "dropped %s invalid run lines (%s), e.g. \"%s\"", total_text, counts,
+              in->run_example);
+    memset(in->runs_unreported, 0, sizeof in->runs_unreported);
+    in->run_example[0] = '\0';
+    in->last_run_report = mono;
+}
+
 void ingest_report_invalid(struct ingest *in, double mono, int force)
 {
     report_refused_tags(in, mono, force);
+    report_invalid_run_lines(in, mono, force);
+    runs_report(&in->runs, mono, force);
     if (!force && mono - in->last_report < in->cfg->invalid_report_interval)
         return;
     char counts[512];
-    size_t used = 0;
-    uint64_t total = 0;
-    counts[0] = '\0';
-    for (int r = 1; r < STACKLINE_NERRORS; r++) {
-        if (!in->unreported[r])
-            continue;
-        total += in->unreported[r];
-        int n = snprintf(counts + used, sizeof counts - used, "%s%s=%llu", used ? " " : "",
-                         stackline_error_name(r), (unsigned long long)in->unreported[r]);
-        if (n > 0 && (size_t)n < sizeof counts - used)
-            used += (size_t)n;
-    }
+    uint64_t total = stats_format_counts(counts, sizeof counts, in->unreported, 1,
+                                         STACKLINE_NERRORS, sample_reason_name);
     if (total == 0)
         return;
     char total_text[24];

@@ -1,4 +1,5 @@
-/* ingest: from a received message to lines queued in trace log files.
+/* ingest: from a received message to lines queued in trace log files and
+ * runs queued in run logs.
  *
  * A message (from Redis or a socket) is split into lines; each line is
  * validated (stackline_parse), invalid ones are counted per reason and
@@ -7,7 +8,13 @@
  * has an entry point tag, the tag's file, within the limits of admission.h
  * (new tags per bucket, files per directory, free disk). Paths are built only from
  * base_path, the configured period, the bucket name and a tag of
- * [A-Za-z0-9_.-], so nothing can be written outside base_path. */
+ * [A-Za-z0-9_.-], so nothing can be written outside base_path.
+ *
+ * A line that starts with "xhprof/1 " is a line of a hierarchical run
+ * instead (runline.h): validated with runline_parse, collected in runs.h
+ * until its run is complete, and the complete run is written in one piece
+ * to the `.runs` files of the groups its begin line's channel feeds (the
+ * all file and the entry point's tag file; sample_pop does not apply). */
 #ifndef ARCLAMP_LOG_INGEST_H
 #define ARCLAMP_LOG_INGEST_H
 
@@ -18,6 +25,7 @@
 #include "admission.h"
 #include "bucket.h"
 #include "config.h"
+#include "runs.h"
 #include "stats.h"
 #include "tracefile.h"
 
@@ -63,6 +71,10 @@ struct ingest {
     double last_tag_report;            /* monotonic time of the last refused-tag report */
     uint64_t tags_unreported;          /* lines with a refused tag name since that report */
     char tag_example[STACKLINE_TAG_MAX * 4 + 8]; /* one such name, quoted */
+    struct runs runs;                  /* runs being put together (owned) */
+    double last_run_report;            /* monotonic time of the last invalid-run-line report */
+    uint64_t runs_unreported[RUN_LINE_NREASONS]; /* invalid run lines since that report */
+    char run_example[256];             /* one of them, quoted */
 };
 
 void ingest_init(struct ingest *in, const struct config *cfg, struct stats *stats);
@@ -82,6 +94,9 @@ size_t ingest_message(struct ingest *in, const char *msg, size_t len, unsigned l
 size_t ingest_flush(struct ingest *in, double mono);
 /* Closes the files not written for close_idle_after seconds. */
 void ingest_close_idle(struct ingest *in, double mono);
+/* Drops the runs that waited longer than run_timeout for their end line
+ * (called from the daemon's periodic timer, not per line). */
+void ingest_expire_runs(struct ingest *in, double mono);
 /* Lines lost so far after they were queued (a file closed while the disk
  * refused its buffer). A stream batch is acknowledged only when this did
  * not move while its lines were on the way to the disk. */
@@ -89,9 +104,9 @@ uint64_t ingest_lines_lost(const struct ingest *in);
 /* Counts one message refused as a whole (e.g. a truncated datagram). */
 void ingest_refuse_message(struct ingest *in, enum stackline_error why, enum input_kind kind,
                            double mono);
-/* Logs the invalid lines, and the lines whose entry point is no valid tag,
- * counted since the last report, if the report interval has passed (or
- * `force`). */
+/* Logs the invalid lines (sample and run lines), the lines whose entry
+ * point is no valid tag, and the dropped runs, counted since the last
+ * report, if the report interval has passed (or `force`). */
 void ingest_report_invalid(struct ingest *in, double mono, int force);
 
 #endif

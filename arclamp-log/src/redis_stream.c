@@ -10,6 +10,13 @@
  *    its buffer is full) is not acknowledged at all;
  *  - if any line was lost between the buffers and the disk (a file closed
  *    while the disk refused it), nothing of the batch is acknowledged.
+ * Lines of hierarchical runs count as taken care of once they are taken
+ * into a run being put together (runs.h), written, or counted invalid: a
+ * run is written only once its end line comes, usually in a later entry,
+ * and that entry's predecessors cannot wait for it in Redis without
+ * holding up every entry behind them. So runs still pending when the
+ * daemon stops are lost (at most the runs in flight), and a complete run a
+ * file cannot take is counted dropped, not deferred.
  * Entries left unacknowledged stay in our consumer's pending list; after a
  * delay (1 s, doubling up to reconnect_max_delay) they are read again from
  * the start of that list ("0"), new entries only once it is empty. The

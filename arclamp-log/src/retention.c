@@ -1,4 +1,5 @@
-/* retention: pruning of old trace logs per (log group, tag). */
+/* retention: pruning of old trace logs and run logs per (log group, tag,
+ * kind). */
 #include "retention.h"
 #include "bucket.h"
 #include "log.h"
@@ -17,7 +18,8 @@ struct candidate {
     struct timespec mtime;
 };
 
-int retention_name_matches(const char *format, const char *tag, const char *name)
+int retention_name_matches(const char *format, const char *tag, const char *suffix,
+                           const char *name)
 {
     ssize_t n = bucket_match_prefix(format, name);
     if (n <= 0 || name[n] != '.')
@@ -27,7 +29,11 @@ int retention_name_matches(const char *format, const char *tag, const char *name
     if (strncmp(rest, tag, tag_len) != 0)
         return 0;
     rest += tag_len;
-    return strcmp(rest, ".log") == 0 || strcmp(rest, ".log.gz") == 0;
+    size_t suffix_len = strlen(suffix);
+    if (strncmp(rest, suffix, suffix_len) != 0)
+        return 0;
+    rest += suffix_len;
+    return strcmp(rest, "") == 0 || strcmp(rest, ".gz") == 0;
 }
 
 static int older_first(const void *a, const void *b)
@@ -40,7 +46,8 @@ static int older_first(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-long retention_prune(const char *dir, const char *format, const char *tag, long retain)
+long retention_prune(const char *dir, const char *format, const char *tag, const char *suffix,
+                     long retain)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -50,7 +57,7 @@ long retention_prune(const char *dir, const char *format, const char *tag, long 
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
         struct stat st;
-        if (!retention_name_matches(format, tag, de->d_name))
+        if (!retention_name_matches(format, tag, suffix, de->d_name))
             continue;
         if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
             continue; /* vanished meanwhile, or not ours to remove */

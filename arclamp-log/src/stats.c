@@ -17,6 +17,45 @@ const char *refusal_name(enum refusal why)
     return (unsigned)why < REFUSED_NREASONS ? names[why] : "unknown";
 }
 
+const char *run_drop_name(enum run_drop why)
+{
+    static const char *const names[RUN_DROP_NREASONS] = {
+        "duplicate", "no_begin", "arcs_missing", "too_big",
+        "pending_limit", "timeout", "write_error", "stopped",
+    };
+    return (unsigned)why < RUN_DROP_NREASONS ? names[why] : "unknown";
+}
+
+const char *run_line_invalid_name(int why)
+{
+    return why == RUN_LINE_TOO_LONG ? "too_long" : runline_error_name((enum runline_error)why);
+}
+
+uint64_t stats_format_counts(char *out, size_t len, const uint64_t *counts, int first, int n,
+                             const char *(*name)(int))
+{
+    size_t used = 0;
+    uint64_t total = 0;
+    int full = 0; /* a pair did not fit: the text stops before it */
+    out[0] = '\0';
+    for (int r = first; r < n; r++) {
+        if (!counts[r])
+            continue;
+        total += counts[r];
+        if (full)
+            continue;
+        int w = snprintf(out + used, len - used, "%s%s=%llu", used ? " " : "", name(r),
+                         (unsigned long long)counts[r]);
+        if (w > 0 && (size_t)w < len - used) {
+            used += (size_t)w;
+        } else {
+            out[used] = '\0';
+            full = 1;
+        }
+    }
+    return total;
+}
+
 uint64_t stats_messages_total(const struct stats *st)
 {
     uint64_t n = 0;
@@ -49,6 +88,42 @@ static void label_value(strbuf *out, const char *v)
     }
 }
 
+/* One counter per log group, labelled with the group's period. */
+static void per_group(strbuf *out, const char *name, const uint64_t *values,
+                      const struct config *cfg)
+{
+    for (size_t g = 0; g < cfg->ngroups; g++) {
+        strbuf_appendf(out, "%s{group=\"", name);
+        label_value(out, cfg->groups[g].period);
+        strbuf_appendf(out, "\"} %llu\n", (unsigned long long)values[g]);
+    }
+}
+
+static void format_run_metrics(strbuf *out, const struct stats *st, const struct config *cfg)
+{
+    header(out, "arclamp_log_run_lines_invalid_total", "counter",
+           "Hierarchical run lines refused, per reason.");
+    for (int r = 1; r < RUN_LINE_NREASONS; r++)
+        strbuf_appendf(out, "arclamp_log_run_lines_invalid_total{reason=\"%s\"} %llu\n",
+                       run_line_invalid_name(r), (unsigned long long)st->run_lines_invalid[r]);
+    counter(out, "arclamp_log_runs_received_total", "Hierarchical runs begun (valid begin lines).",
+            st->runs_received);
+    header(out, "arclamp_log_runs_written_total", "counter",
+           "Complete runs written to each log group's all run log.");
+    per_group(out, "arclamp_log_runs_written_total", st->runs_written, cfg);
+    header(out, "arclamp_log_runs_dropped_total", "counter", "Runs not written, per reason.");
+    for (int r = 0; r < RUN_DROP_NREASONS; r++)
+        strbuf_appendf(out, "arclamp_log_runs_dropped_total{reason=\"%s\"} %llu\n",
+                       run_drop_name(r), (unsigned long long)st->runs_dropped[r]);
+    header(out, "arclamp_log_runs_refused_total", "counter",
+           "Complete runs (or their tag copies) not written by policy, per reason.");
+    for (int r = 1; r < REFUSED_NREASONS; r++)
+        strbuf_appendf(out, "arclamp_log_runs_refused_total{reason=\"%s\"} %llu\n",
+                       refusal_name(r), (unsigned long long)st->runs_refused[r]);
+    header(out, "arclamp_log_runs_pending", "gauge", "Runs waiting for their end line.");
+    strbuf_appendf(out, "arclamp_log_runs_pending %llu\n", (unsigned long long)st->runs_pending);
+}
+
 static void format_metrics(strbuf *out, const struct stats *st, const struct config *cfg)
 {
     header(out, "arclamp_log_messages_received_total", "counter", "Messages received per input.");
@@ -62,11 +137,7 @@ static void format_metrics(strbuf *out, const struct stats *st, const struct con
                        stackline_error_name(r), (unsigned long long)st->lines_invalid[r]);
     header(out, "arclamp_log_lines_written_total", "counter",
            "Lines written to each log group's all file.");
-    for (size_t g = 0; g < cfg->ngroups; g++) {
-        strbuf_appends(out, "arclamp_log_lines_written_total{group=\"");
-        label_value(out, cfg->groups[g].period);
-        strbuf_appendf(out, "\"} %llu\n", (unsigned long long)st->lines_written[g]);
-    }
+    per_group(out, "arclamp_log_lines_written_total", st->lines_written, cfg);
     header(out, "arclamp_log_lines_dropped_total", "counter", "Lines lost, per reason.");
     strbuf_appendf(out, "arclamp_log_lines_dropped_total{reason=\"write_error\"} %llu\n",
                    (unsigned long long)st->lines_dropped_write_error);
@@ -81,7 +152,7 @@ static void format_metrics(strbuf *out, const struct stats *st, const struct con
     counter(out, "arclamp_log_lines_deferred_total",
             "Stream lines that could not be written yet, left in Redis to be read again.",
             st->lines_deferred);
-    counter(out, "arclamp_log_bytes_written_total", "Bytes written to trace logs.",
+    counter(out, "arclamp_log_bytes_written_total", "Bytes written to trace logs and run logs.",
             st->bytes_written);
     counter(out, "arclamp_log_write_errors_total", "Failed or short writes and failed opens.",
             st->write_errors);
@@ -96,8 +167,9 @@ static void format_metrics(strbuf *out, const struct stats *st, const struct con
             st->redis_reconnects);
     header(out, "arclamp_log_redis_connected", "gauge", "1 while reading from Redis.");
     strbuf_appendf(out, "arclamp_log_redis_connected %d\n", st->redis_connected);
-    header(out, "arclamp_log_open_files", "gauge", "Trace log files open.");
+    header(out, "arclamp_log_open_files", "gauge", "Trace log and run log files open.");
     strbuf_appendf(out, "arclamp_log_open_files %llu\n", (unsigned long long)st->open_files);
+    format_run_metrics(out, st, cfg);
 }
 
 int stats_write_prometheus(const struct stats *st, const struct config *cfg, const char *path)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "runline.h"
 #include "stackline.h"
 
 enum input_kind { INPUT_REDIS, INPUT_SOCKET, INPUT_NKINDS };
@@ -22,6 +23,25 @@ enum refusal {
     REFUSED_DISK_FLOOR,  /* less free space than min_free_disk_bytes/_percent */
     REFUSED_NREASONS
 };
+
+/* Why a hierarchical run was not written (runs.h, ingest.c). The names
+ * (run_drop_name) are metric labels and log words. */
+enum run_drop {
+    RUN_DROP_DUPLICATE = 0, /* a second begin line for a run being put together */
+    RUN_DROP_NO_BEGIN,      /* arc or end lines of a run whose begin never came */
+    RUN_DROP_ARCS_MISSING,  /* the arc lines received are not the end line's ARCS_SENT */
+    RUN_DROP_TOO_BIG,       /* its lines passed max_run_bytes */
+    RUN_DROP_PENDING_LIMIT, /* pushed out by max_pending_runs or max_pending_run_bytes */
+    RUN_DROP_TIMEOUT,       /* no end line within run_timeout */
+    RUN_DROP_WRITE_ERROR,   /* a run log could not take it (cannot be opened, or disk) */
+    RUN_DROP_STOPPED,       /* still pending when the daemon stopped or reloaded */
+    RUN_DROP_NREASONS
+};
+
+/* Invalid run lines are counted per runline_error, and one more reason of
+ * ours: longer than max_line_bytes. */
+#define RUN_LINE_TOO_LONG RUNLINE_NERRORS
+#define RUN_LINE_NREASONS (RUNLINE_NERRORS + 1)
 
 struct stats {
     uint64_t messages_received[INPUT_NKINDS];   /* messages per input kind */
@@ -39,13 +59,29 @@ struct stats {
     uint64_t datagrams_dropped;                 /* dropped by the kernel: we were too slow */
     uint64_t redis_reconnects;                  /* connections lost or refused */
     int redis_connected;                        /* 1 while subscribed or reading */
-    uint64_t open_files;                        /* trace log files open now */
+    uint64_t open_files;                        /* trace log and run log files open now */
+    /* hierarchical runs */
+    uint64_t run_lines_invalid[RUN_LINE_NREASONS]; /* refused run lines per reason */
+    uint64_t runs_received;                     /* valid begin lines */
+    uint64_t runs_written[CONFIG_MAX_GROUPS];   /* runs in each group's all run log */
+    uint64_t runs_dropped[RUN_DROP_NREASONS];   /* runs not written, per reason */
+    uint64_t runs_refused[REFUSED_NREASONS];    /* runs (or tag copies) refused by policy */
+    uint64_t runs_pending;                      /* runs being put together now */
 };
 
 /* Writes the metrics of `st` to `path` atomically; -1 with errno on failure. */
 int stats_write_prometheus(const struct stats *st, const struct config *cfg, const char *path);
 /* "tag_limit", "file_limit", "disk_floor". */
 const char *refusal_name(enum refusal why);
+/* "duplicate", "no_begin", ... */
+const char *run_drop_name(enum run_drop why);
+/* runline_error_name(), and "too_long" for RUN_LINE_TOO_LONG. */
+const char *run_line_invalid_name(int why);
+/* Writes "name=N name=N ..." of the non-zero counts[first..n) to `out`
+ * (truncated to `len`), with the names of name(i), for log entries.
+ * Returns their total. */
+uint64_t stats_format_counts(char *out, size_t len, const uint64_t *counts, int first, int n,
+                             const char *(*name)(int));
 /* Total messages received from all inputs. */
 uint64_t stats_messages_total(const struct stats *st);
 

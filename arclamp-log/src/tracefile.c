@@ -1,8 +1,10 @@
-/* tracefile: open trace log files, whole-line buffering, repair of torn
- * lines and recovery from refused writes. See tracefile.h. */
+/* tracefile: open trace log and run log files, whole-record buffering,
+ * repair of torn lines and runs, and recovery from refused writes. See
+ * tracefile.h. */
 #include "tracefile.h"
 #include "bucket.h"
 #include "log.h"
+#include "runline.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -18,6 +20,9 @@
 #define RETRY_DELAY 1.0
 /* At most one log entry about failed opens per this many seconds. */
 #define OPEN_REPORT_INTERVAL 10.0
+/* The longest end line of a run: "xhprof/1 ", a run id, " end " and two
+ * numbers of at most 19 digits and a space. */
+#define RUN_END_LINE_MAX (RUNLINE_PREFIX_LEN + RUNLINE_RUNID_MAX + 5 + 19 + 1 + 19)
 
 static size_t hash_path(const char *s)
 {
@@ -83,7 +88,9 @@ static int write_buffer(struct fileset *fs, struct tracefile *tf, double now)
     if (n == (ssize_t)tf->buf.len) {
         tf->size += n;
         fs->stats->bytes_written += (uint64_t)n;
-        if (strcmp(tf->tag, "all") == 0)
+        if (strcmp(tf->tag, "all") == 0 && tf->kind == TRACEFILE_RUNS)
+            fs->stats->runs_written[tf->group] += tf->buf_lines;
+        else if (strcmp(tf->tag, "all") == 0)
             fs->stats->lines_written[tf->group] += tf->buf_lines;
         strbuf_reset(&tf->buf);
         tf->buf_lines = 0;
@@ -110,9 +117,15 @@ static void close_file(struct fileset *fs, struct tracefile *tf)
 {
     write_buffer(fs, tf, 0);
     if (tf->buf_lines) {
-        fs->stats->lines_dropped_write_error += tf->buf_lines;
-        log_event(LOG_ERR, "lines_dropped", LOG_FIELDS({"ARCLAMP_FILE", tf->path}),
-                  "dropping %zu lines for %s: the disk refused them", tf->buf_lines, tf->path);
+        int runs = tf->kind == TRACEFILE_RUNS;
+        if (runs)
+            fs->stats->runs_dropped[RUN_DROP_WRITE_ERROR] += tf->buf_lines;
+        else
+            fs->stats->lines_dropped_write_error += tf->buf_lines;
+        log_event(LOG_ERR, runs ? "runs_dropped" : "lines_dropped",
+                  LOG_FIELDS({"ARCLAMP_FILE", tf->path}),
+                  "dropping %zu %s for %s: the disk refused them", tf->buf_lines,
+                  runs ? "runs" : "lines", tf->path);
     }
     struct tracefile **slot = &fs->table[hash_path(tf->path) & (fs->table_size - 1)];
     while (*slot != tf)
@@ -174,6 +187,91 @@ static off_t repair_torn_tail(struct stats *stats, int fd, off_t size, const cha
               "%s ended inside a line (an earlier crash?); cut %lld bytes back to the last "
               "whole line", path, (long long)(size - end));
     return end;
+}
+
+/* The offset where the line that ends (with its '\n') at `end` begins:
+ * just past the '\n' before it, or 0. -1 on a read error. */
+static off_t line_start(int fd, off_t end)
+{
+    char chunk[4096];
+    off_t pos = end - 1; /* the line's own '\n' is not its start */
+    while (pos > 0) {
+        size_t want = pos < (off_t)sizeof chunk ? (size_t)pos : sizeof chunk;
+        if (pread(fd, chunk, want, pos - (off_t)want) != (ssize_t)want)
+            return -1;
+        char *nl = memrchr(chunk, '\n', want);
+        if (nl)
+            return pos - (off_t)want + (nl - chunk) + 1;
+        pos -= (off_t)want;
+    }
+    return 0;
+}
+
+static int is_end_line(const char *line, size_t len)
+{
+    struct runline rl;
+    return runline_is_run(line, len) && runline_parse(line, len, &rl) == RUNLINE_OK &&
+           rl.kind == RUNLINE_END;
+}
+
+/* The offset just past the last end line of a run log of `size` bytes that
+ * ends with '\n' (0: none), walking back line by line; an end line is
+ * short, so a longer line is skipped without being read whole. The usual
+ * case (the file ends with an end line) reads only its last line. -1 on a
+ * read error. */
+static off_t last_run_end(int fd, off_t size)
+{
+    char buf[RUN_END_LINE_MAX + 2];
+    off_t end = size;
+    while (end > 0) {
+        size_t want = end < (off_t)sizeof buf ? (size_t)end : sizeof buf;
+        if (pread(fd, buf, want, end - (off_t)want) != (ssize_t)want)
+            return -1;
+        const char *nl = memrchr(buf, '\n', want - 1);
+        off_t start;
+        if (nl)
+            start = end - (off_t)want + (nl - buf) + 1;
+        else if ((off_t)want == end)
+            start = 0;
+        else
+            start = -1; /* too long for an end line */
+        if (start >= 0 && is_end_line(buf + (want - (size_t)(end - start)),
+                                      (size_t)(end - start) - 1))
+            return end;
+        end = start >= 0 ? start : line_start(fd, end);
+        if (end < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Cuts a run log (ending with '\n') that does not end with a complete run
+ * back to the end of its last one: runs are written whole, so anything after
+ * the last end line is the start of a run a crash cut short. Returns the
+ * size afterwards, or -1. */
+static off_t repair_torn_run(struct stats *stats, int fd, off_t size, const char *path)
+{
+    off_t keep = last_run_end(fd, size);
+    if (keep < 0 || keep == size)
+        return keep;
+    if (ftruncate(fd, keep) < 0)
+        return -1;
+    stats->torn_lines_repaired++;
+    log_event(LOG_WARNING, "torn_run_repaired", LOG_FIELDS({"ARCLAMP_FILE", path}),
+              "%s ended inside a run (an earlier crash?); cut %lld bytes back to the end "
+              "of the last complete run", path, (long long)(size - keep));
+    return keep;
+}
+
+/* Both repairs that apply to a file of this kind; the size afterwards, or -1. */
+static off_t repair_tail(struct stats *stats, int fd, off_t size, enum tracefile_kind kind,
+                         const char *path)
+{
+    if (size > 0)
+        size = repair_torn_tail(stats, fd, size, path);
+    if (size > 0 && kind == TRACEFILE_RUNS)
+        size = repair_torn_run(stats, fd, size, path);
+    return size;
 }
 
 static int open_trace_file(struct fileset *fs, const char *dir, const char *path, int *created)
@@ -245,7 +343,8 @@ void fileset_touch(struct fileset *fs, struct tracefile *tf)
 }
 
 struct tracefile *fileset_open(struct fileset *fs, const char *dir, const char *path, int group,
-                               const char *tag, double now, int *created)
+                               const char *tag, enum tracefile_kind kind, double now,
+                               int *created)
 {
     struct tracefile *tf = lookup(fs, path);
     *created = 0;
@@ -262,7 +361,7 @@ struct tracefile *fileset_open(struct fileset *fs, const char *dir, const char *
     }
     off_t size = lseek(fd, 0, SEEK_END);
     if (size > 0)
-        size = repair_torn_tail(fs->stats, fd, size, path);
+        size = repair_tail(fs->stats, fd, size, kind, path);
     if (size < 0) {
         fs->stats->write_errors++;
         log_event(LOG_ERR, "open_failed", LOG_FIELDS({"ARCLAMP_FILE", path}),
@@ -276,6 +375,7 @@ struct tracefile *fileset_open(struct fileset *fs, const char *dir, const char *
     tf = xcalloc(1, sizeof *tf);
     tf->path = xstrdup(path);
     tf->tag = xstrdup(tag);
+    tf->kind = kind;
     tf->fd = fd;
     tf->group = group;
     tf->size = size;
@@ -289,25 +389,40 @@ struct tracefile *fileset_open(struct fileset *fs, const char *dir, const char *
     return tf;
 }
 
-int tracefile_append(struct fileset *fs, struct tracefile *tf, const char *line, size_t len,
-                     double now)
+/* Queues one record: `len` bytes, and a '\n' when `newline`. */
+static int append_record(struct fileset *fs, struct tracefile *tf, const char *data, size_t len,
+                         int newline, double now)
 {
-    if (tf->buf.len + len + 1 > fs->max_buffer) {
+    size_t need = len + (newline ? 1 : 0);
+    if (tf->buf.len + need > fs->max_buffer) {
         /* Only a failing disk lets a buffer grow this far. */
         if (now >= tf->retry_at)
             write_buffer(fs, tf, now);
-        if (tf->buf.len + len + 1 > fs->max_buffer)
+        if (tf->buf.len + need > fs->max_buffer)
             return -1; /* the caller counts it: dropped, or left in Redis */
     }
-    strbuf_reserve(&tf->buf, len + 1);
-    memcpy(tf->buf.data + tf->buf.len, line, len);
-    tf->buf.data[tf->buf.len + len] = '\n';
-    tf->buf.len += len + 1;
+    strbuf_reserve(&tf->buf, need);
+    memcpy(tf->buf.data + tf->buf.len, data, len);
+    if (newline)
+        tf->buf.data[tf->buf.len + len] = '\n';
+    tf->buf.len += need;
     tf->buf_lines++;
     tf->last_append = now;
     if (tf->buf.len >= TRACEFILE_FLUSH_BYTES && !tf->failing)
         write_buffer(fs, tf, now);
     return 0;
+}
+
+int tracefile_append(struct fileset *fs, struct tracefile *tf, const char *line, size_t len,
+                     double now)
+{
+    return append_record(fs, tf, line, len, 1, now);
+}
+
+int tracefile_append_record(struct fileset *fs, struct tracefile *tf, const char *lines,
+                            size_t len, double now)
+{
+    return append_record(fs, tf, lines, len, 0, now);
 }
 
 size_t fileset_flush(struct fileset *fs, double now)
@@ -350,7 +465,8 @@ void fileset_close_siblings(struct fileset *fs, const struct tracefile *keep)
     struct tracefile *tf = fs->head;
     while (tf) {
         struct tracefile *next = tf->next;
-        if (tf != keep && tf->group == keep->group && strcmp(tf->tag, keep->tag) == 0)
+        if (tf != keep && tf->group == keep->group && tf->kind == keep->kind &&
+            strcmp(tf->tag, keep->tag) == 0)
             close_file(fs, tf);
         tf = next;
     }
@@ -369,14 +485,27 @@ void fileset_free(struct fileset *fs)
     fs->table = NULL;
 }
 
-/* True for "<bucket of format>.<tag>.log" (not .gz: compressed logs are
- * never written to). */
-static int is_trace_log_name(const char *format, const char *name)
+static int has_suffix(const char *name, size_t len, const char *suffix)
+{
+    size_t n = strlen(suffix);
+    return len > n && strcmp(name + len - n, suffix) == 0;
+}
+
+/* "<bucket of format>.<tag>.log" or ".runs" (not .gz: compressed files are
+ * never written to): 1 with *kind set, else 0. */
+static int written_file_kind(const char *format, const char *name, enum tracefile_kind *kind)
 {
     ssize_t n = bucket_match_prefix(format, name);
     size_t len = strlen(name);
-    return n > 0 && name[n] == '.' && len > (size_t)n + 5 &&
-           strcmp(name + len - 4, ".log") == 0;
+    if (n <= 0 || name[n] != '.')
+        return 0;
+    if (len > (size_t)n + 5 && has_suffix(name, len, ".log"))
+        *kind = TRACEFILE_LOG;
+    else if (len > (size_t)n + 6 && has_suffix(name, len, ".runs"))
+        *kind = TRACEFILE_RUNS;
+    else
+        return 0;
+    return 1;
 }
 
 int tracefile_recover_dir(const char *dir, const char *format, struct stats *stats)
@@ -387,7 +516,8 @@ int tracefile_recover_dir(const char *dir, const char *format, struct stats *sta
     int repaired = 0;
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
-        if (!is_trace_log_name(format, de->d_name))
+        enum tracefile_kind kind;
+        if (!written_file_kind(format, de->d_name, &kind))
             continue;
         int fd = openat(dirfd(d), de->d_name, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
@@ -397,7 +527,7 @@ int tracefile_recover_dir(const char *dir, const char *format, struct stats *sta
         snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
         uint64_t before = stats->torn_lines_repaired;
         if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-            repair_torn_tail(stats, fd, st.st_size, path);
+            repair_tail(stats, fd, st.st_size, kind, path);
         repaired += stats->torn_lines_repaired != before;
         close(fd);
     }

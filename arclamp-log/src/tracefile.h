@@ -1,13 +1,15 @@
-/* tracefile: the open trace log files and their write buffers.
+/* tracefile: the open trace log and run log files and their write buffers.
  *
- * A fileset owns every open trace log file. Each file keeps its descriptor
- * open (O_APPEND) and a buffer that only ever holds whole lines, written when
- * it fills, on fileset_flush() and at close. A write the disk cuts short is
- * truncated back to the last whole line and retried later, so a reader, a
- * crash or a SIGKILL never sees half a line that we made; a file that already
- * ends in a partial line when opened (a crash inside write()) is cut back to
- * its last whole line. At most `max_open` files are open: the least recently
- * used is closed first. */
+ * A fileset owns every open file. Each file keeps its descriptor open
+ * (O_APPEND) and a buffer that only ever holds whole records — lines of a
+ * trace log, complete runs of a run log — written when it fills, on
+ * fileset_flush() and at close. A write the disk cuts short is truncated
+ * back to the end of the last complete write and retried later, so a reader,
+ * a crash or a SIGKILL never sees half a line that we made; a file that
+ * already ends in a partial line when opened (a crash inside write()) is cut
+ * back to its last whole line, and a run log to the end of its last
+ * complete run. At most `max_open` files are open: the least recently used
+ * is closed first. */
 #ifndef ARCLAMP_LOG_TRACEFILE_H
 #define ARCLAMP_LOG_TRACEFILE_H
 
@@ -17,13 +19,21 @@
 #include "stats.h"
 #include "strbuf.h"
 
+/* What a file holds, which decides its name's suffix, what its records
+ * are, and what they are counted as. */
+enum tracefile_kind {
+    TRACEFILE_LOG,   /* "<bucket>.<tag>.log": sample lines, a record is a line */
+    TRACEFILE_RUNS,  /* "<bucket>.<tag>.runs": hierarchical runs, a record is a run */
+};
+
 struct tracefile {
     char *path;               /* full path, the lookup key */
     int fd;                   /* open O_APPEND descriptor */
     int group;                /* log group index (for counters and retention) */
     char *tag;                /* "all" or the entry point tag */
-    strbuf buf;               /* whole lines waiting to be written */
-    size_t buf_lines;         /* lines in buf */
+    enum tracefile_kind kind;
+    strbuf buf;               /* whole records waiting to be written */
+    size_t buf_lines;         /* records in buf: lines (TRACEFILE_LOG) or runs */
     off_t size;               /* file size after our last complete write */
     double last_append;       /* monotonic time of the last append */
     double retry_at;          /* after a failed write: not before this time */
@@ -69,7 +79,8 @@ void fileset_free(struct fileset *fs);
  * seconds) or could not be opened less than a second ago (not tried again
  * yet, not counted). */
 struct tracefile *fileset_open(struct fileset *fs, const char *dir, const char *path, int group,
-                               const char *tag, double now, int *created);
+                               const char *tag, enum tracefile_kind kind, double now,
+                               int *created);
 /* The open file for `path`, or NULL when it is not open (nothing is opened). */
 struct tracefile *fileset_find(struct fileset *fs, const char *path);
 /* Marks tf as just used (for LRU eviction); fileset_open does it too. */
@@ -79,20 +90,27 @@ void fileset_touch(struct fileset *fs, struct tracefile *tf);
  * decides whether that is a loss (see ingest_message). */
 int tracefile_append(struct fileset *fs, struct tracefile *tf, const char *line, size_t len,
                      double now);
+/* Queues one record made of whole lines, each already followed by '\n'
+ * (a run), in one piece: it is written whole or not at all. Returns 0 or
+ * -1 as tracefile_append. */
+int tracefile_append_record(struct fileset *fs, struct tracefile *tf, const char *lines,
+                            size_t len, double now);
 /* Writes every buffer that is due (failed files: after their retry time).
  * Returns the bytes still buffered afterwards. */
 size_t fileset_flush(struct fileset *fs, double now);
 /* Flushes and closes files not appended to since `now - idle`, and files
  * deleted or renamed away behind our back. */
 void fileset_close_idle(struct fileset *fs, double now, double idle);
-/* Flushes and closes the other open files of the same group and tag (a new
- * bucket began, so they are done). */
+/* Flushes and closes the other open files of the same group, tag and kind
+ * (a new bucket began, so they are done). */
 void fileset_close_siblings(struct fileset *fs, const struct tracefile *tf);
 /* Flushes and closes everything (reload, shutdown). */
 void fileset_close_all(struct fileset *fs);
 /* At start: cuts every trace log of `format` in `dir` that ends inside a
  * line (the process was killed in the middle of a write) back to its last
- * whole line. Returns how many were repaired, -1 if dir is unreadable. */
+ * whole line, and every run log that does not end with a complete run back
+ * to the end of its last one. Returns how many were repaired, -1 if dir is
+ * unreadable. */
 int tracefile_recover_dir(const char *dir, const char *format, struct stats *stats);
 
 #endif

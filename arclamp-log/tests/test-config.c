@@ -813,6 +813,90 @@ START_TEST(base_path_too_long_for_trace_log_paths_is_refused)
 }
 END_TEST
 
+/* --- hierarchical runs ------------------------------------------------------------------ */
+
+START_TEST(run_limits_have_defaults)
+{
+    struct config cfg;
+    expect_ok(GOOD_LOGS, &cfg);
+    ck_assert_int_eq(cfg.max_pending_runs, 1000);
+    ck_assert_int_eq(cfg.max_run_bytes, 4194304);
+    ck_assert_int_eq(cfg.max_pending_run_bytes, 67108864);
+    ck_assert_double_eq_tol(cfg.run_timeout, 60, 1e-12);
+    config_free(&cfg);
+    expect_ok("max_pending_runs: 5\nmax_run_bytes: 8192\nmax_pending_run_bytes: 65536\n"
+              "run_timeout: 0.5\n" GOOD_LOGS, &cfg);
+    ck_assert_int_eq(cfg.max_pending_runs, 5);
+    ck_assert_int_eq(cfg.max_run_bytes, 8192);
+    ck_assert_int_eq(cfg.max_pending_run_bytes, 65536);
+    ck_assert_double_eq_tol(cfg.run_timeout, 0.5, 1e-12);
+    config_free(&cfg);
+}
+END_TEST
+
+/* Files that set a small max_buffer_bytes (64 KiB is allowed) keep loading:
+ * the run limit follows it unless it is given. */
+START_TEST(max_run_bytes_default_follows_a_smaller_buffer)
+{
+    struct config cfg;
+    expect_ok("max_buffer_bytes: 65536\nmax_line_bytes: 1024\n" GOOD_LOGS, &cfg);
+    ck_assert_int_eq(cfg.max_run_bytes, 65536);
+    config_free(&cfg);
+    expect_error("max_buffer_bytes: 65536\nmax_line_bytes: 1024\nmax_run_bytes: 65537\n" GOOD_LOGS,
+                 "c.yaml:3: max_run_bytes: must not be larger than max_buffer_bytes (65536), or "
+                 "a run could never be buffered");
+    expect_error("max_run_bytes: 1048576\nmax_pending_run_bytes: 65536\n" GOOD_LOGS,
+                 "c.yaml:2: max_pending_run_bytes: must not be smaller than max_run_bytes "
+                 "(1048576)");
+}
+END_TEST
+
+START_TEST(run_limits_out_of_range_are_refused)
+{
+    expect_error("max_pending_runs: 0\n" GOOD_LOGS,
+                 "c.yaml:1: max_pending_runs: expected an integer from 1 to 100000, got \"0\"");
+    expect_error("max_pending_runs: 100001\n" GOOD_LOGS,
+                 "c.yaml:1: max_pending_runs: expected an integer from 1 to 100000, got "
+                 "\"100001\"");
+    expect_error("max_run_bytes: 100\n" GOOD_LOGS,
+                 "c.yaml:1: max_run_bytes: expected an integer from 4096 to 1073741824, got "
+                 "\"100\"");
+    expect_error("max_pending_run_bytes: 1000\n" GOOD_LOGS,
+                 "c.yaml:1: max_pending_run_bytes: expected an integer from 65536 to "
+                 "17179869184, got \"1000\"");
+    struct config cfg;
+    ck_assert_int_eq(load("run_timeout: 0\n" GOOD_LOGS, &cfg), -1);
+    ck_assert_msg(strstr(errbuf, "c.yaml:1: run_timeout:") != NULL, "%s", errbuf);
+    ck_assert_int_eq(load("run_timeout: soon\n" GOOD_LOGS, &cfg), -1);
+    ck_assert_msg(strstr(errbuf, "c.yaml:1: run_timeout:") != NULL, "%s", errbuf);
+}
+END_TEST
+
+/* Without a channel key the extension's run channel is read too when Redis
+ * is; the original's files always name redis_channel and keep one channel. */
+START_TEST(default_channels_add_xhprof_only_with_redis_and_no_channel_key)
+{
+    struct config cfg;
+    expect_ok("redis: {host: localhost}\n" GOOD_LOGS, &cfg);
+    ck_assert_uint_eq(cfg.nchannels, 2);
+    ck_assert_str_eq(cfg.channels[0], "excimer");
+    ck_assert_str_eq(cfg.channels[1], "xhprof");
+    config_free(&cfg);
+    expect_ok("redis: {host: localhost}\nredis_channel: excimer\n" GOOD_LOGS, &cfg);
+    ck_assert_uint_eq(cfg.nchannels, 1);
+    ck_assert_str_eq(cfg.channels[0], "excimer");
+    config_free(&cfg);
+    expect_ok("redis: {host: localhost}\nredis_channels: [excimer, xhprof]\n" GOOD_LOGS, &cfg);
+    ck_assert_uint_eq(cfg.nchannels, 2);
+    ck_assert_str_eq(cfg.channels[1], "xhprof");
+    config_free(&cfg);
+    expect_ok(GOOD_LOGS, &cfg); /* no Redis: the sockets' default channel only */
+    ck_assert_uint_eq(cfg.nchannels, 1);
+    ck_assert_str_eq(cfg.channels[0], "excimer");
+    config_free(&cfg);
+}
+END_TEST
+
 Suite *config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -839,6 +923,13 @@ Suite *config_suite(void)
     tcase_add_test(tc, groups_for_channel_follow_per_group_channels);
     tcase_add_test(tc, sixty_four_groups_are_accepted_and_all_masked);
     tcase_add_test(tc, refuses_more_than_64_groups);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("runs");
+    tcase_add_test(tc, run_limits_have_defaults);
+    tcase_add_test(tc, max_run_bytes_default_follows_a_smaller_buffer);
+    tcase_add_test(tc, run_limits_out_of_range_are_refused);
+    tcase_add_test(tc, default_channels_add_xhprof_only_with_redis_and_no_channel_key);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("listen");

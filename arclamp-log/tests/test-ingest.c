@@ -782,11 +782,11 @@ START_TEST(new_tags_beyond_max_tags_per_bucket_go_to_the_all_log_only)
     ck_assert_uint_eq(fx.st.lines_refused[REFUSED_TAG_LIMIT], 7);
     ck_assert_uint_eq(fx.st.lines_dropped_write_error, 0);
     /* the first refusal was logged, the other six wait for the bucket's end */
-    ck_assert_uint_eq(fx.in.groups[0].admission.refused[REFUSED_TAG_LIMIT], 6);
+    ck_assert_uint_eq(fx.in.groups[0].admission.refused[REFUSED_LINES][REFUSED_TAG_LIMIT], 6);
 
     /* the next bucket takes three tags again; the summary was logged */
     send_msg(&fx, "/x/t9.php;f 1\n", 1, TEST_NOW + 3600, 2.0);
-    ck_assert_uint_eq(fx.in.groups[0].admission.refused[REFUSED_TAG_LIMIT], 0);
+    ck_assert_uint_eq(fx.in.groups[0].admission.refused[REFUSED_LINES][REFUSED_TAG_LIMIT], 0);
     fileset_flush(&fx.in.files, 2.0);
     assert_rel(&fx, "hourly/2026-11-22_06.t9.log", "/x/t9.php;f 1\n");
     fx_free(&fx);

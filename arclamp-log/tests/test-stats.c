@@ -46,6 +46,15 @@ START_TEST(prometheus_file_has_every_counter)
     st.redis_reconnects = 12;
     st.redis_connected = 1;
     st.open_files = 13;
+    st.run_lines_invalid[RUNLINE_BAD_RUNID] = 14;
+    st.run_lines_invalid[RUN_LINE_TOO_LONG] = 15;
+    st.runs_received = 16;
+    st.runs_written[0] = 17;
+    st.runs_written[1] = 18;
+    st.runs_dropped[RUN_DROP_DUPLICATE] = 19;
+    st.runs_dropped[RUN_DROP_TIMEOUT] = 20;
+    st.runs_refused[REFUSED_TAG_LIMIT] = 21;
+    st.runs_pending = 22;
 
     char *dir = tmpdir_make();
     char *path = path_join(dir, "arclamp-log.prom");
@@ -72,6 +81,25 @@ START_TEST(prometheus_file_has_every_counter)
         "\narclamp_log_redis_reconnects_total 12\n",
         "# TYPE arclamp_log_redis_connected gauge\narclamp_log_redis_connected 1\n",
         "# TYPE arclamp_log_open_files gauge\narclamp_log_open_files 13\n",
+        "\narclamp_log_run_lines_invalid_total{reason=\"bad_runid\"} 14\n",
+        "\narclamp_log_run_lines_invalid_total{reason=\"bad_record\"} 0\n",
+        "\narclamp_log_run_lines_invalid_total{reason=\"bad_number\"} 0\n",
+        "\narclamp_log_run_lines_invalid_total{reason=\"bad_text\"} 0\n",
+        "\narclamp_log_run_lines_invalid_total{reason=\"too_long\"} 15\n",
+        "# TYPE arclamp_log_runs_received_total counter\narclamp_log_runs_received_total 16\n",
+        "\narclamp_log_runs_written_total{group=\"hourly\"} 17\n",
+        "\narclamp_log_runs_written_total{group=\"daily\"} 18\n",
+        "\narclamp_log_runs_dropped_total{reason=\"duplicate\"} 19\n",
+        "\narclamp_log_runs_dropped_total{reason=\"no_begin\"} 0\n",
+        "\narclamp_log_runs_dropped_total{reason=\"arcs_missing\"} 0\n",
+        "\narclamp_log_runs_dropped_total{reason=\"too_big\"} 0\n",
+        "\narclamp_log_runs_dropped_total{reason=\"pending_limit\"} 0\n",
+        "\narclamp_log_runs_dropped_total{reason=\"timeout\"} 20\n",
+        "\narclamp_log_runs_dropped_total{reason=\"write_error\"} 0\n",
+        "\narclamp_log_runs_dropped_total{reason=\"stopped\"} 0\n",
+        "\narclamp_log_runs_refused_total{reason=\"tag_limit\"} 21\n",
+        "\narclamp_log_runs_refused_total{reason=\"disk_floor\"} 0\n",
+        "# TYPE arclamp_log_runs_pending gauge\narclamp_log_runs_pending 22\n",
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         ck_assert_msg(strstr(text, want[i]) != NULL, "missing: %s", want[i]);
@@ -120,6 +148,28 @@ START_TEST(prometheus_write_into_missing_directory_fails)
 }
 END_TEST
 
+static const char *letter(int i)
+{
+    static const char *const names[] = {"a", "b", "c", "d"};
+    return names[i];
+}
+
+START_TEST(format_counts_lists_the_non_zero_ones)
+{
+    uint64_t counts[4] = {7, 0, 2, 30};
+    char out[64];
+    ck_assert_uint_eq(stats_format_counts(out, sizeof out, counts, 1, 4, letter), 32);
+    ck_assert_str_eq(out, "c=2 d=30");
+    ck_assert_uint_eq(stats_format_counts(out, sizeof out, counts, 0, 4, letter), 39);
+    ck_assert_str_eq(out, "a=7 c=2 d=30");
+    ck_assert_uint_eq(stats_format_counts(out, 6, counts, 0, 4, letter), 39); /* truncated */
+    ck_assert_str_eq(out, "a=7");
+    uint64_t none[2] = {0, 0};
+    ck_assert_uint_eq(stats_format_counts(out, sizeof out, none, 0, 2, letter), 0);
+    ck_assert_str_eq(out, "");
+}
+END_TEST
+
 Suite *stats_suite(void)
 {
     Suite *s = suite_create("stats");
@@ -128,6 +178,7 @@ Suite *stats_suite(void)
     tcase_add_test(tc, prometheus_file_has_every_counter);
     tcase_add_test(tc, prometheus_label_values_are_escaped);
     tcase_add_test(tc, prometheus_write_into_missing_directory_fails);
+    tcase_add_test(tc, format_counts_lists_the_non_zero_ones);
     suite_add_tcase(s, tc);
     return s;
 }

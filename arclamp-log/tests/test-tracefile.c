@@ -12,6 +12,7 @@
 
 #include "test-suites.h"
 #include "../src/tracefile.h"
+#include "strbuf.h"
 
 struct fx {
     char *tmp;
@@ -38,8 +39,8 @@ static struct tracefile *open_name(struct fx *fx, const char *name, int group, c
 {
     char *path = path_join(fx->tmp, name);
     int c;
-    struct tracefile *tf =
-        fileset_open(&fx->fs, fx->tmp, path, group, tag, now, created ? created : &c);
+    struct tracefile *tf = fileset_open(&fx->fs, fx->tmp, path, group, tag, TRACEFILE_LOG, now,
+                                        created ? created : &c);
     free(path);
     return tf;
 }
@@ -89,7 +90,7 @@ START_TEST(open_creates_missing_directories_and_reports_created)
     char *dir = path_join(fx.tmp, "a/b/c");
     char *path = path_join(dir, "2026-11-22_05.all.log");
     int created = -1;
-    struct tracefile *tf = fileset_open(&fx.fs, dir, path, 0, "all", 1.0, &created);
+    struct tracefile *tf = fileset_open(&fx.fs, dir, path, 0, "all", TRACEFILE_LOG, 1.0, &created);
     ck_assert_ptr_nonnull(tf);
     ck_assert_int_eq(created, 1);
     ck_assert_int_eq(file_size(path), 0);
@@ -99,7 +100,8 @@ START_TEST(open_creates_missing_directories_and_reports_created)
     ck_assert_uint_eq(fx.st.open_files, 1);
 
     /* the same path again: the same open file, not created */
-    struct tracefile *again = fileset_open(&fx.fs, dir, path, 0, "all", 2.0, &created);
+    struct tracefile *again =
+        fileset_open(&fx.fs, dir, path, 0, "all", TRACEFILE_LOG, 2.0, &created);
     ck_assert_ptr_eq(again, tf);
     ck_assert_int_eq(created, 0);
     ck_assert_uint_eq(fx.fs.count, 1);
@@ -108,7 +110,7 @@ START_TEST(open_creates_missing_directories_and_reports_created)
     fileset_close_all(&fx.fs);
     ck_assert_uint_eq(fx.fs.count, 0);
     ck_assert_uint_eq(fx.st.open_files, 0);
-    tf = fileset_open(&fx.fs, dir, path, 0, "all", 3.0, &created);
+    tf = fileset_open(&fx.fs, dir, path, 0, "all", TRACEFILE_LOG, 3.0, &created);
     ck_assert_ptr_nonnull(tf);
     ck_assert_int_eq(created, 0);
     free(dir);
@@ -125,7 +127,7 @@ START_TEST(open_fails_when_directory_cannot_be_made)
     char *dir = path_join(fx.tmp, "file/sub");
     char *path = path_join(dir, "x.all.log");
     int created = -1;
-    ck_assert_ptr_null(fileset_open(&fx.fs, dir, path, 0, "all", 1.0, &created));
+    ck_assert_ptr_null(fileset_open(&fx.fs, dir, path, 0, "all", TRACEFILE_LOG, 1.0, &created));
     ck_assert_int_eq(created, 0);
     ck_assert_uint_eq(fx.st.write_errors, 1);
     ck_assert_uint_eq(fx.fs.count, 0);
@@ -462,6 +464,135 @@ START_TEST(recover_dir_of_missing_or_unreadable_directory)
     free(missing);
     free(notdir);
     tmpdir_remove(dir);
+}
+END_TEST
+
+/* --- run logs ---------------------------------------------------------------------- */
+
+#define RUN_A                                                                                \
+    "xhprof/1 a begin 1 h wt /srv/index.php\n"                                               \
+    "xhprof/1 a arc 1 5 - - - main()\n"                                                      \
+    "xhprof/1 a end 1 0\n"
+#define RUN_B_START                                                                          \
+    "xhprof/1 b begin 1 h wt /srv/index.php\n"                                               \
+    "xhprof/1 b arc 1 5 - - - main()\n"
+
+static struct tracefile *open_runs(struct fx *fx, const char *name, double now)
+{
+    char *path = path_join(fx->tmp, name);
+    int created;
+    struct tracefile *tf =
+        fileset_open(&fx->fs, fx->tmp, path, 0, "all", TRACEFILE_RUNS, now, &created);
+    free(path);
+    return tf;
+}
+
+START_TEST(run_log_is_cut_back_to_its_last_complete_run)
+{
+    struct fx fx;
+    fx_init(&fx, 8, 1 << 20);
+    write_name(&fx, "f.all.runs", RUN_A RUN_B_START, strlen(RUN_A RUN_B_START));
+    struct tracefile *tf = open_runs(&fx, "f.all.runs", 1.0);
+    ck_assert_ptr_nonnull(tf);
+    ck_assert_int_eq(tf->size, (off_t)strlen(RUN_A));
+    assert_file(&fx, "f.all.runs", RUN_A);
+    ck_assert_uint_eq(fx.st.torn_lines_repaired, 1);
+
+    /* a torn line too: both cuts */
+    write_name(&fx, "g.all.runs", RUN_A RUN_B_START "xhprof/1 b ar", strlen(RUN_A RUN_B_START) + 13);
+    ck_assert_ptr_nonnull(open_runs(&fx, "g.all.runs", 1.0));
+    assert_file(&fx, "g.all.runs", RUN_A);
+    ck_assert_uint_eq(fx.st.torn_lines_repaired, 3);
+
+    /* the same bytes in a trace log: only the torn line goes */
+    write_name(&fx, "h.all.log", RUN_A RUN_B_START "xhprof/1 b ar", strlen(RUN_A RUN_B_START) + 13);
+    ck_assert_ptr_nonnull(open_name(&fx, "h.all.log", 0, "all", 1.0, NULL));
+    assert_file(&fx, "h.all.log", RUN_A RUN_B_START);
+
+    /* no complete run at all: emptied */
+    write_name(&fx, "i.all.runs", RUN_B_START, strlen(RUN_B_START));
+    tf = open_runs(&fx, "i.all.runs", 1.0);
+    ck_assert_int_eq(tf->size, 0);
+    assert_file(&fx, "i.all.runs", "");
+    fx_free(&fx);
+}
+END_TEST
+
+START_TEST(run_log_ending_with_a_run_is_not_touched)
+{
+    struct fx fx;
+    fx_init(&fx, 8, 1 << 20);
+    write_name(&fx, "f.all.runs", RUN_A RUN_A, 2 * strlen(RUN_A));
+    struct tracefile *tf = open_runs(&fx, "f.all.runs", 1.0);
+    ck_assert_int_eq(tf->size, (off_t)(2 * strlen(RUN_A)));
+    write_name(&fx, "g.all.runs", "", 0);
+    ck_assert_ptr_nonnull(open_runs(&fx, "g.all.runs", 1.0));
+    ck_assert_uint_eq(fx.st.torn_lines_repaired, 0);
+    fx_free(&fx);
+}
+END_TEST
+
+START_TEST(torn_run_with_long_lines_is_cut_back_across_read_chunks)
+{
+    struct fx fx;
+    fx_init(&fx, 8, 1 << 20);
+    strbuf data = STRBUF_INIT;
+    strbuf_appends(&data, RUN_A);
+    size_t keep = data.len;
+    strbuf_appends(&data, "xhprof/1 b begin 1 h wt /srv/index.php\n");
+    for (int i = 0; i < 3; i++) { /* arc lines longer than a read chunk, and than an end line */
+        strbuf_appends(&data, "xhprof/1 b arc 1 5 - - - ");
+        for (int k = 0; k < 5000 + 117 * i; k++)
+            strbuf_appendc(&data, (char)('a' + k % 26));
+        strbuf_appendc(&data, '\n');
+    }
+    strbuf_appends(&data, "xhprof/1 b arc 1 5 - - - end 1 0\n"); /* looks like "end" only late */
+    write_name(&fx, "f.all.runs", data.data, data.len);
+    struct tracefile *tf = open_runs(&fx, "f.all.runs", 1.0);
+    ck_assert_int_eq(tf->size, (off_t)keep);
+    assert_file(&fx, "f.all.runs", RUN_A);
+
+    /* the first line alone, long: nothing complete */
+    strbuf_reset(&data);
+    for (int k = 0; k < 9000; k++)
+        strbuf_appendc(&data, 'x');
+    strbuf_appendc(&data, '\n');
+    write_name(&fx, "g.all.runs", data.data, data.len);
+    ck_assert_int_eq(open_runs(&fx, "g.all.runs", 1.0)->size, 0);
+    strbuf_free(&data);
+    fx_free(&fx);
+}
+END_TEST
+
+START_TEST(recover_dir_cuts_torn_run_logs_too)
+{
+    char *dir = tmpdir_make();
+    struct stats st;
+    memset(&st, 0, sizeof st);
+    write_in(dir, "2026-11-22_05.all.runs", RUN_A RUN_B_START);
+    write_in(dir, "2026-11-22_05.index.runs", RUN_A);            /* intact */
+    write_in(dir, "2026-11-22_04.all.runs.gz", RUN_B_START);     /* compressed: never written */
+    write_in(dir, "2026-11-22_04.all.log", RUN_A RUN_B_START);   /* a trace log: lines are whole */
+    ck_assert_int_eq(tracefile_recover_dir(dir, "%Y-%m-%d_%H", &st), 1);
+    assert_in(dir, "2026-11-22_05.all.runs", RUN_A);
+    assert_in(dir, "2026-11-22_05.index.runs", RUN_A);
+    assert_in(dir, "2026-11-22_04.all.runs.gz", RUN_B_START);
+    assert_in(dir, "2026-11-22_04.all.log", RUN_A RUN_B_START);
+    tmpdir_remove(dir);
+}
+END_TEST
+
+START_TEST(close_siblings_keeps_the_other_kind)
+{
+    struct fx fx;
+    fx_init(&fx, 8, 1 << 20);
+    struct tracefile *log = open_name(&fx, "h05.all.log", 0, "all", 1.0, NULL);
+    struct tracefile *runs = open_runs(&fx, "h05.all.runs", 1.0);
+    fileset_close_siblings(&fx.fs, runs);
+    ck_assert_uint_eq(fx.fs.count, 2);
+    fileset_close_siblings(&fx.fs, log);
+    ck_assert_uint_eq(fx.fs.count, 2);
+    fx_free(&fx);
 }
 END_TEST
 
@@ -835,6 +966,30 @@ START_TEST(close_while_disk_refuses_counts_lines_dropped)
 }
 END_TEST
 
+START_TEST(run_records_count_as_runs_not_lines)
+{
+    struct fx fx;
+    fx_init(&fx, 8, 1 << 20);
+    struct tracefile *tf = open_runs(&fx, "f.all.runs", 1.0);
+    ck_assert_int_eq(tracefile_append_record(&fx.fs, tf, RUN_A, strlen(RUN_A), 1.0), 0);
+    ck_assert_int_eq(tracefile_append_record(&fx.fs, tf, RUN_A, strlen(RUN_A), 1.0), 0);
+    fileset_flush(&fx.fs, 2.0);
+    assert_file(&fx, "f.all.runs", RUN_A RUN_A);
+    ck_assert_uint_eq(fx.st.runs_written[0], 2);
+    ck_assert_uint_eq(fx.st.lines_written[0], 0);
+
+    ck_assert_int_eq(tracefile_append_record(&fx.fs, tf, RUN_A, strlen(RUN_A), 3.0), 0);
+    struct fsize_limit lim;
+    limit_file_size(&lim, 10);
+    fileset_close_all(&fx.fs);
+    unlimit_file_size(&lim);
+    ck_assert_uint_eq(fx.st.runs_dropped[RUN_DROP_WRITE_ERROR], 1);
+    ck_assert_uint_eq(fx.st.lines_dropped_write_error, 0);
+    assert_file(&fx, "f.all.runs", RUN_A RUN_A); /* whole runs only */
+    fx_free(&fx);
+}
+END_TEST
+
 Suite *tracefile_suite(void)
 {
     Suite *s = suite_create("tracefile");
@@ -862,6 +1017,16 @@ Suite *tracefile_suite(void)
     tcase_add_test(tc, recover_dir_cuts_torn_trace_logs_of_the_format);
     tcase_add_test(tc, recover_dir_leaves_other_files_alone);
     tcase_add_test(tc, recover_dir_of_missing_or_unreadable_directory);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("run_logs");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, run_log_is_cut_back_to_its_last_complete_run);
+    tcase_add_test(tc, run_log_ending_with_a_run_is_not_touched);
+    tcase_add_test(tc, torn_run_with_long_lines_is_cut_back_across_read_chunks);
+    tcase_add_test(tc, recover_dir_cuts_torn_run_logs_too);
+    tcase_add_test(tc, run_records_count_as_runs_not_lines);
+    tcase_add_test(tc, close_siblings_keeps_the_other_kind);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("closing");

@@ -280,6 +280,9 @@ START_TEST(log_names_and_suffixes)
     ck_assert_ptr_null(logset_log_name("x.log.bz2", &gz));
     ck_assert_ptr_null(logset_log_name(".log", &gz));
     ck_assert_ptr_null(logset_log_name("x.svgz", &gz));
+    /* arclamp-log's run logs are no trace logs: never drawn, never sorted */
+    ck_assert_ptr_null(logset_log_name("2026-11-22.all.runs", &gz));
+    ck_assert_ptr_null(logset_log_name("2026-11-22.index.runs.gz", &gz));
 }
 END_TEST
 

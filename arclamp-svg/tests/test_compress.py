@@ -130,3 +130,34 @@ def test_command_line(tree):
     assert tree.run("compress").returncode == 2
     assert tree.run("compress", "--older-than", "0").returncode == 2
     assert tree.run("compress", "--older-than", "x").returncode == 2
+
+
+def test_run_logs_are_neither_compressed_nor_drawn(tree):
+    """arclamp-log writes hierarchical runs to <bucket>.<tag>.runs next to the
+    trace logs. Their lines must stay in order (a run is its begin line, its
+    arcs and its end line, contiguous): compress, which sorts, must leave them
+    alone, and generate must not take them for trace logs."""
+    old = time.time() - 3 * DAY
+    tree.log("daily", "2026-11-18.all", unsorted_lines(), mtime=old)
+    d = os.path.join(bytes(tree.logs), b"daily")
+    runs = (b"xhprof/1 r1 begin 1795000000 web1 wt /srv/index.php\n"
+            b"xhprof/1 r1 arc 1 9 - - - main()\n"
+            b"xhprof/1 r1 arc 1 5 - - - main()==>a\n"
+            b"xhprof/1 r1 end 2 0\n")
+    names = (b"2026-11-18.all.runs", b"2026-11-18.index.runs", b"2026-11-17.all.runs.gz")
+    for n in names:
+        with open(os.path.join(d, n), "wb") as f:
+            f.write(gzip.compress(runs, mtime=0) if n.endswith(b".gz") else runs)
+        os.utime(os.path.join(d, n), (old, old))
+    before = {n: open(os.path.join(d, n), "rb").read() for n in names}
+    proc = tree.ok("compress", "--older-than", "2")
+    assert b"1 logs compressed" in proc.stdout
+    proc = tree.ok("generate")
+    for n in names:
+        assert open(os.path.join(d, n), "rb").read() == before[n], n
+        assert abs(os.stat(os.path.join(d, n)).st_mtime - old) < 1e-6, n
+    assert sorted(os.listdir(d)) == sorted([b"2026-11-18.all.log.gz"] + list(names))
+    graphs = {os.path.basename(p) for p in tree.files()}
+    assert graphs and all(g.startswith(b"2026-11-18.all.") or g.startswith(b"index")
+                          for g in graphs), graphs
+    assert not any(b"runs" in g for g in graphs), graphs

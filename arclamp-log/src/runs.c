@@ -1,0 +1,310 @@
+/* runs: reassembly of hierarchical runs from their lines, within bounds.
+ * See runs.h. */
+#include "runs.h"
+#include "log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static size_t hash_runid(const char *s, size_t len)
+{
+    size_t h = 14695981039346656037ULL;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+    return h;
+}
+
+void runs_init(struct runs *r, const struct runs_limits *lim, struct stats *stats)
+{
+    memset(r, 0, sizeof *r);
+    r->lim = *lim;
+    r->stats = stats;
+    r->table_size = 64;
+    while (r->table_size < r->lim.max_pending * 2)
+        r->table_size *= 2;
+    r->table = xcalloc(r->table_size, sizeof *r->table);
+    r->last_report = -1e9;
+    stats->runs_pending = 0;
+}
+
+/* --- the table and the lists ------------------------------------------------ */
+
+static struct run **slot_of(struct runs *r, const char *runid, size_t len)
+{
+    return &r->table[hash_runid(runid, len) & (r->table_size - 1)];
+}
+
+static struct run *find(struct runs *r, const char *runid, size_t len)
+{
+    struct run *run = *slot_of(r, runid, len);
+    while (run && (strlen(run->runid) != len || memcmp(run->runid, runid, len) != 0))
+        run = run->hnext;
+    return run;
+}
+
+static void list_push(struct run_list *l, struct run *run)
+{
+    run->next = NULL;
+    run->prev = l->tail;
+    if (l->tail)
+        l->tail->next = run;
+    else
+        l->head = run;
+    l->tail = run;
+}
+
+static void list_unlink(struct run_list *l, struct run *run)
+{
+    if (run->prev)
+        run->prev->next = run->next;
+    else
+        l->head = run->next;
+    if (run->next)
+        run->next->prev = run->prev;
+    else
+        l->tail = run->prev;
+    run->prev = run->next = NULL;
+}
+
+static struct run_list *list_of(struct runs *r, const struct run *run)
+{
+    return run->dropped ? &r->markers : &r->live;
+}
+
+/* Takes the entry out of the table and its list; the caller owns it. */
+static void detach(struct runs *r, struct run *run)
+{
+    struct run **slot = slot_of(r, run->runid, strlen(run->runid));
+    while (*slot != run)
+        slot = &(*slot)->hnext;
+    *slot = run->hnext;
+    run->hnext = NULL;
+    list_unlink(list_of(r, run), run);
+    r->count--;
+    if (!run->dropped) {
+        r->bytes -= run->lines.len;
+        r->stats->runs_pending--;
+    }
+}
+
+static void free_run(struct run *run)
+{
+    strbuf_free(&run->lines);
+    free(run);
+}
+
+/* Removes an entry for good. */
+static void forget(struct runs *r, struct run *run)
+{
+    detach(r, run);
+    free_run(run);
+}
+
+static struct run *add_entry(struct runs *r, const struct runline *rl, int dropped, double mono)
+{
+    struct run *run = xcalloc(1, sizeof *run);
+    memcpy(run->runid, rl->runid, rl->runid_len);
+    run->runid[rl->runid_len] = '\0';
+    run->dropped = dropped;
+    run->since = mono;
+    struct run **slot = slot_of(r, rl->runid, rl->runid_len);
+    run->hnext = *slot;
+    *slot = run;
+    list_push(list_of(r, run), run);
+    r->count++;
+    if (!dropped)
+        r->stats->runs_pending++;
+    return run;
+}
+
+/* --- drops --------------------------------------------------------------------- */
+
+void runs_count_drop(struct runs *r, enum run_drop why, const char *runid, double mono)
+{
+    r->stats->runs_dropped[why]++;
+    r->unreported[why]++;
+    if (!r->example[0])
+        snprintf(r->example, sizeof r->example, "%s", runid);
+    runs_report(r, mono, 0);
+}
+
+/* Drops a live run, counted: its lines are freed and it becomes a marker
+ * that swallows the rest of its lines for one timeout. */
+static void drop(struct runs *r, struct run *run, enum run_drop why, double mono)
+{
+    runs_count_drop(r, why, run->runid, mono);
+    list_unlink(&r->live, run);
+    r->bytes -= run->lines.len;
+    r->stats->runs_pending--;
+    strbuf_free(&run->lines);
+    run->arcs = 0;
+    run->dropped = 1;
+    run->since = mono;
+    list_push(&r->markers, run);
+}
+
+/* Makes room for one more entry: the oldest marker goes, or when there is
+ * none and `may_push_out`, the oldest run (counted). 0 when there is room. */
+static int make_room(struct runs *r, int may_push_out, double mono)
+{
+    while (r->count >= r->lim.max_pending) {
+        if (r->markers.head) {
+            forget(r, r->markers.head);
+        } else if (may_push_out && r->live.head) {
+            struct run *oldest = r->live.head;
+            runs_count_drop(r, RUN_DROP_PENDING_LIMIT, oldest->runid, mono);
+            forget(r, oldest);
+        } else {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Appends a line to a live run within the bounds: a run past max_run_bytes
+ * is dropped (-1); while all runs together would pass max_pending_bytes the
+ * oldest is dropped, which may be this one (-1). */
+static int add_line(struct runs *r, struct run *run, const char *line, size_t len, double mono)
+{
+    size_t need = len + 1;
+    if (run->lines.len + need > r->lim.max_run_bytes) {
+        drop(r, run, RUN_DROP_TOO_BIG, mono);
+        return -1;
+    }
+    while (r->bytes + need > r->lim.max_pending_bytes) {
+        struct run *oldest = r->live.head; /* not NULL: `run` is live */
+        drop(r, oldest, RUN_DROP_PENDING_LIMIT, mono);
+        if (oldest == run)
+            return -1;
+    }
+    strbuf_reserve(&run->lines, need);
+    memcpy(run->lines.data + run->lines.len, line, len);
+    run->lines.data[run->lines.len + len] = '\n';
+    run->lines.len += need;
+    r->bytes += need;
+    return 0;
+}
+
+/* --- the three records ------------------------------------------------------- */
+
+static void take_begin(struct runs *r, const char *line, size_t len, const struct runline *rl,
+                       unsigned long long groups, double mono)
+{
+    struct run *old = find(r, rl->runid, rl->runid_len);
+    if (old && !old->dropped)
+        runs_count_drop(r, RUN_DROP_DUPLICATE, old->runid, mono);
+    if (old)
+        forget(r, old);
+    make_room(r, 1, mono);
+    struct run *run = add_entry(r, rl, 0, mono);
+    run->groups = groups;
+    runline_entry_tag(rl->text, rl->text_len, run->tag);
+    r->stats->runs_received++;
+    add_line(r, run, line, len, mono);
+}
+
+/* An arc or end line of a run never begun (or forgotten): counted once;
+ * for an arc line a marker takes the rest of the run's lines, if there is
+ * room without pushing out a run being collected. */
+static void take_orphan(struct runs *r, const struct runline *rl, double mono)
+{
+    char runid[RUNLINE_RUNID_MAX + 1];
+    memcpy(runid, rl->runid, rl->runid_len);
+    runid[rl->runid_len] = '\0';
+    runs_count_drop(r, RUN_DROP_NO_BEGIN, runid, mono);
+    if (rl->kind == RUNLINE_ARC && make_room(r, 0, mono) == 0)
+        add_entry(r, rl, 1, mono);
+}
+
+static struct run *take_end(struct runs *r, struct run *run, const char *line, size_t len,
+                            const struct runline *rl, double mono)
+{
+    if (run->arcs != (uint64_t)rl->sent) {
+        runs_count_drop(r, RUN_DROP_ARCS_MISSING, run->runid, mono);
+        forget(r, run);
+        return NULL;
+    }
+    if (add_line(r, run, line, len, mono) < 0) {
+        forget(r, run); /* too big; the end line was its last */
+        return NULL;
+    }
+    detach(r, run);
+    return run;
+}
+
+struct run *runs_take(struct runs *r, const char *line, size_t len, const struct runline *rl,
+                      unsigned long long groups, double mono)
+{
+    if (rl->kind == RUNLINE_BEGIN) {
+        take_begin(r, line, len, rl, groups, mono);
+        return NULL;
+    }
+    struct run *run = find(r, rl->runid, rl->runid_len);
+    if (!run) {
+        take_orphan(r, rl, mono);
+        return NULL;
+    }
+    if (run->dropped) {
+        if (rl->kind == RUNLINE_END)
+            forget(r, run); /* its last line: the marker is done */
+        return NULL;
+    }
+    if (rl->kind == RUNLINE_END)
+        return take_end(r, run, line, len, rl, mono);
+    if (add_line(r, run, line, len, mono) == 0)
+        run->arcs++;
+    return NULL;
+}
+
+void runs_release(struct runs *r, struct run *run)
+{
+    (void)r;
+    free_run(run);
+}
+
+void runs_expire(struct runs *r, double mono)
+{
+    while (r->live.head && mono - r->live.head->since >= r->lim.timeout)
+        drop(r, r->live.head, RUN_DROP_TIMEOUT, mono);
+    while (r->markers.head && mono - r->markers.head->since >= r->lim.timeout)
+        forget(r, r->markers.head);
+}
+
+static const char *drop_reason_name(int why)
+{
+    return run_drop_name((enum run_drop)why);
+}
+
+void runs_report(struct runs *r, double mono, int force)
+{
+    if (!force && mono - r->last_report < r->lim.report_interval)
+        return;
+    char counts[256];
+    uint64_t total = stats_format_counts(counts, sizeof counts, r->unreported, 0,
+                                         RUN_DROP_NREASONS, drop_reason_name);
+    if (total == 0)
+        return;
+    char total_text[24];
+    snprintf(total_text, sizeof total_text, "%llu", (unsigned long long)total);
+    log_event(LOG_WARNING, "runs_dropped",
+              LOG_FIELDS({"ARCLAMP_COUNT", total_text}, {"ARCLAMP_REASON", counts},
+                         {"ARCLAMP_EXAMPLE", r->example}),
+              "dropped %s hierarchical runs (%s), e.g. run %s", total_text, counts, r->example);
+    memset(r->unreported, 0, sizeof r->unreported);
+    r->example[0] = '\0';
+    r->last_report = mono;
+}
+
+void runs_free(struct runs *r, double mono)
+{
+    while (r->live.head) {
+        runs_count_drop(r, RUN_DROP_STOPPED, r->live.head->runid, mono);
+        forget(r, r->live.head);
+    }
+    while (r->markers.head)
+        forget(r, r->markers.head);
+    runs_report(r, mono, 1);
+    free(r->table);
+    r->table = NULL;
+}

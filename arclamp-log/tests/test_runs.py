@@ -1,0 +1,419 @@
+"""Hierarchical runs: xhprof/1 lines from Redis (pub/sub and streams) and the
+daemon's own unix socket are put back together and written, whole and
+contiguous, to <bucket>.all.runs and <bucket>.<tag>.runs; bad lines and
+incomplete runs are counted, never written; run logs are retained per tag
+apart from the trace logs. The last test sends a real run from PHP."""
+
+import glob
+import os
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import base_config, lines_of, log_files, send_unix
+from testkit import REPO_ROOT, metric, metric_sum, read_metrics, wait_until
+
+MESSAGE_MAX = 64000  # what the extension puts in one message at most
+RUN_LINE = re.compile(rb"^xhprof/1 ([A-Za-z0-9_-]{1,64}) (begin|arc|end)( .*)?$")
+
+
+# --------------------------------------------------------------------------
+# Runs as the extension sends them
+
+
+def run_lines(runid, entry, narcs, key_pad=30):
+    """The lines of one run: begin, `narcs` arcs (heaviest first), end."""
+    rid = runid.encode()
+    lines = [b"xhprof/1 %s begin %d web1 wt,cpu,mu,pmu %s" % (rid, int(time.time()),
+                                                              entry.encode())]
+    for i in range(narcs):
+        key = b"Fn%d==>Fn%d%s" % (i, i + 1, b"x" * key_pad)
+        lines.append(b"xhprof/1 %s arc %d %d %d %d -%d %s" % (rid, i % 7 + 1, 100000 - i,
+                                                            90000 - i, 64 * i, i, key))
+    lines.append(b"xhprof/1 %s end %d 0" % (rid, narcs))
+    return lines
+
+
+def split_messages(lines, limit=MESSAGE_MAX):
+    """Whole lines, at most `limit` bytes a message (as the extension splits)."""
+    out, cur = [], b""
+    for line in lines:
+        if cur and len(cur) + len(line) + 1 > limit:
+            out.append(cur)
+            cur = b""
+        cur += line + b"\n"
+    if cur:
+        out.append(cur)
+    return out
+
+
+def interleave(*queues):
+    """Round robin over lists of messages."""
+    out, queues = [], [list(q) for q in queues]
+    while any(queues):
+        for q in queues:
+            if q:
+                out.append(q.pop(0))
+    return out
+
+
+# --------------------------------------------------------------------------
+# Run logs as a reader sees them
+
+
+def parse_run_log(path):
+    """The runs of a run log as [(runid, [lines])], checking what a reader
+    may rely on: whole lines, only complete runs, each contiguous (its begin
+    line, its arc lines, its end line) with as many arcs as the end says."""
+    data = Path(path).read_bytes()
+    assert data == b"" or data.endswith(b"\n"), "%s ends inside a line" % path
+    runs, cur = [], None
+    for line in data.split(b"\n")[:-1]:
+        m = RUN_LINE.match(line)
+        assert m, "%s: not a run line: %r" % (path, line[:120])
+        runid, kind = m.group(1), m.group(2)
+        if kind == b"begin":
+            assert cur is None, "%s: run %r begins inside run %r" % (path, runid, cur[0])
+            cur = (runid.decode(), [line])
+            continue
+        assert cur is not None and cur[0] == runid.decode(), \
+            "%s: %s line of %r outside its run" % (path, kind, runid)
+        cur[1].append(line)
+        if kind == b"end":
+            sent = int(line.split(b" ")[3])
+            assert len(cur[1]) - 2 == sent, "%s: run %r has %d arcs, its end says %d" % (
+                path, runid, len(cur[1]) - 2, sent)
+            runs.append(cur)
+            cur = None
+    assert cur is None, "%s: run %r is not complete" % (path, cur[0])
+    return runs
+
+
+def run_files(base, period, tag="all"):
+    return sorted(glob.glob(os.path.join(str(base), period, "*.%s.runs" % tag)))
+
+
+def runs_in(base, period, tag="all"):
+    """{runid: lines} of every run log of a group and tag (a test may cross
+    an hour: then there are two buckets)."""
+    out = {}
+    for path in run_files(base, period, tag):
+        for runid, lines in parse_run_log(path):
+            assert runid not in out, "run %s written twice" % runid
+            out[runid] = lines
+    return out
+
+
+def metrics_of(workdir):
+    return read_metrics(workdir / "metrics.prom")
+
+
+def wait_metric(workdir, name, value, **labels):
+    wait_until(lambda: metric(metrics_of(workdir), name, **labels) >= value,
+               what="%s%s >= %s" % (name, labels or "", value),
+               describe=lambda: {k[0]: v for k, v in metrics_of(workdir).items()
+                                 if "run" in k[0]})
+
+
+def publish(redis, channel, payloads):
+    with redis.client() as c:
+        for p in payloads:
+            c.command("PUBLISH", channel, p)
+
+
+def socket_config(workdir, **over):
+    sock = workdir / "ingest.sock"
+    cfg = base_config(workdir, listen=["unix://%s" % sock], **over)
+    return cfg, sock
+
+
+# --------------------------------------------------------------------------
+# Tests
+
+
+def test_runs_split_over_messages_and_interleaved_arrive_complete(
+        redis_server, daemon_factory, workdir):
+    cfg, sock = socket_config(workdir, redis=redis_server)
+    del cfg["redis_channel"]  # the default: excimer, and xhprof with Redis
+    d = daemon_factory(cfg).start()
+    redis_server.wait_subscribed("xhprof")
+    redis_server.wait_subscribed("excimer")
+
+    big = run_lines("0f1e2d3c4b5a6978", "/srv/mediawiki/php-1.44/index.php", 3000)
+    mid = run_lines("run-api", "/srv/mediawiki/php-1.44/api.php", 1500, key_pad=60)
+    bare = run_lines("run_sh", "/usr/local/bin/maintenance", 400)  # no tag
+    small = run_lines("small", "/srv/mediawiki/php-1.44/index.php", 3)
+    assert len(split_messages(big)) >= 4 and len(split_messages(mid)) >= 2
+    samples = [b"/srv/mediawiki/php-1.44/index.php;main;leaf_%d %d" % (i, i + 1)
+               for i in range(40)]
+
+    # Redis (channel xhprof): two runs' messages alternating, samples between
+    publish(redis_server, "xhprof", interleave(split_messages(big), split_messages(mid)))
+    publish(redis_server, "excimer", [b"\n".join(samples[:20])])
+    # the socket: a run split in three with samples inside its messages, and
+    # a small run sharing a datagram with the end of it
+    parts = split_messages(bare, limit=len(b"\n".join(bare)) // 3 + 200)
+    assert len(parts) >= 3
+    parts[0] = samples[20] + b"\n" + parts[0]
+    parts[1] = parts[1] + b"\n".join(samples[21:30]) + b"\n"
+    parts[-1] = parts[-1] + b"\n".join(small) + b"\n" + b"\n".join(samples[30:]) + b"\n"
+    send_unix(sock, parts)
+
+    wait_metric(workdir, "arclamp_log_runs_written_total", 4, group="daily")
+    assert d.stop() == 0
+    base = workdir / "logs"
+    want = {"0f1e2d3c4b5a6978": big, "run-api": mid, "run_sh": bare, "small": small}
+    for period in ("hourly", "daily"):
+        assert runs_in(base, period) == want
+        assert runs_in(base, period, "index") == {k: want[k] for k in ("0f1e2d3c4b5a6978", "small")}
+        assert runs_in(base, period, "api") == {"run-api": mid}
+        tags = {os.path.basename(p).split(".")[1] for p in glob.glob(str(base / period / "*.runs"))}
+        assert tags == {"all", "index", "api"}
+        # samples go to trace logs only, run lines never do
+        assert sorted(lines_of(base, period)) == sorted(samples)
+        for path in log_files(base, period):
+            assert b"xhprof/1" not in Path(path).read_bytes()
+    m = metrics_of(workdir)
+    assert metric(m, "arclamp_log_runs_received_total") == 4
+    assert metric(m, "arclamp_log_runs_written_total", group="hourly") == 4
+    assert metric_sum(m, "arclamp_log_runs_dropped_total") == 0
+    assert metric_sum(m, "arclamp_log_run_lines_invalid_total") == 0
+    assert metric(m, "arclamp_log_runs_pending") == 0
+    assert metric(m, "arclamp_log_lines_received_total") == len(samples)
+
+
+HOSTILE = [
+    # (line, reason it is refused)
+    (b"xhprof/1 ../x begin 1700000000 web1 wt /srv/index.php", "bad_runid"),
+    (b"xhprof/1 ../../etc/passwd arc 1 1 - - - main()", "bad_runid"),
+    (b"xhprof/1 " + b"r" * 65 + b" end 0 0", "bad_runid"),
+    (b"xhprof/1 h1 begin 1700000000 web1 wt /srv/<script>\x07</script>.php", "bad_text"),
+    (b"xhprof/1 h1 arc 1 1 - - - main()==>f\x00oo", "bad_text"),
+    (b"xhprof/1 h1 arc 1 1 - - - main()==>%0", "bad_text"),
+    (b"xhprof/1 h1 arc 1 1 - - - caf\xc3", "bad_text"),
+    (b"xhprof/1 h1 begin 1700000000 web1 wt,gpu /srv/index.php", "bad_text"),
+    (b"xhprof/1 h1 arc 99999999999999999999 1 - - - main()", "bad_number"),
+    (b"xhprof/1 h1 arc 1 -5 - - - main()", "bad_number"),
+    (b"xhprof/1 h1 end 1e9 0", "bad_number"),
+    (b"xhprof/1 h1 arc 1", "bad_record"),
+    (b"xhprof/1 h1 begin 1700000000 web1 wt", "bad_record"),
+    (b"xhprof/1 h1 end 1 0 trailing", "bad_record"),
+    (b"xhprof/1 h1 fork 1 0", "bad_record"),
+]
+
+
+def test_hostile_run_lines_are_counted_and_nothing_else_is_lost(daemon_factory, workdir):
+    cfg, sock = socket_config(workdir, max_line_bytes=4096)
+    d = daemon_factory(cfg).start()
+    # a valid run whose names carry markup and escaped NUL/LF: written, to all only
+    odd = [b"xhprof/1 odd begin 1700000000 web1 wt /srv/<script>alert(1)</script>%00%0A.php",
+           b"xhprof/1 odd arc 1 5 - - - main()==><img src=x onerror=alert(1)>%25",
+           b"xhprof/1 odd end 1 0"]
+    ok = run_lines("fine", "/srv/mediawiki/index.php", 20)
+    samples = [b"/srv/mediawiki/index.php;main;ok_%d 1" % i for i in range(10)]
+    hostile = [line for line, _ in HOSTILE]
+    too_long = b"xhprof/1 h2 arc 1 1 - - - " + b"k" * 5000
+    payloads = [
+        b"\n".join(samples[:5] + hostile[:8] + ok[:10]),
+        b"\n".join(hostile[8:] + [too_long] + ok[10:] + odd + samples[5:]),
+        # lines of runs never begun, and an end for one
+        b"xhprof/1 ghost arc 1 1 - - - main()\nxhprof/1 ghost arc 1 1 - - - f\n"
+        b"xhprof/1 ghost end 2 0",
+        b"xhprof/1",   # the prefix without its space: a sample line with no count
+    ]
+    send_unix(sock, payloads)
+    wait_metric(workdir, "arclamp_log_runs_written_total", 2, group="daily")
+    wait_metric(workdir, "arclamp_log_runs_dropped_total", 1, reason="no_begin")
+    assert d.stop() == 0
+
+    m = metrics_of(workdir)
+    want = {}
+    for _, reason in HOSTILE:
+        want[reason] = want.get(reason, 0) + 1
+    want["too_long"] = 1
+    for reason in ("bad_runid", "bad_record", "bad_number", "bad_text", "too_long"):
+        assert metric(m, "arclamp_log_run_lines_invalid_total", reason=reason) == want[reason], \
+            reason
+    assert metric(m, "arclamp_log_runs_dropped_total", reason="no_begin") == 1  # once per run
+    assert metric_sum(m, "arclamp_log_runs_dropped_total") == 1
+    assert metric(m, "arclamp_log_runs_received_total") == 2
+    assert metric(m, "arclamp_log_lines_invalid_total", reason="no_count") == 1
+    assert metric_sum(m, "arclamp_log_lines_invalid_total") == 1
+
+    base = workdir / "logs"
+    for period in ("hourly", "daily"):
+        assert runs_in(base, period) == {"odd": odd, "fine": ok}
+        assert runs_in(base, period, "index") == {"fine": ok}
+        assert sorted(lines_of(base, period)) == sorted(samples)
+    # nothing but trace logs and run logs of the two groups, all below base_path
+    made = sorted(os.path.relpath(os.path.join(r, f), str(workdir))
+                  for r, _, fs in os.walk(str(workdir)) for f in fs)
+    for rel in made:
+        assert rel in ("arclamp-log.yaml", "arclamp-log.stderr", "metrics.prom", "ingest.sock",
+                       "notify.sock") or re.match(r"^logs/(hourly|daily)/[0-9_-]+\.(all|index)"
+                                                  r"\.(log|runs)$", rel), rel
+    assert "invalid_run_lines" in d.stderr_text()
+    assert d.stderr_text().count("runs_dropped") <= 2  # reported at a limited rate
+
+
+def test_run_without_its_end_is_dropped_after_run_timeout(daemon_factory, workdir):
+    cfg, sock = socket_config(workdir, run_timeout=0.5)
+    d = daemon_factory(cfg).start()
+    lost = run_lines("noend", "/srv/mediawiki/index.php", 50)[:-1]
+    send_unix(sock, split_messages(lost, limit=1000))
+    wait_metric(workdir, "arclamp_log_runs_received_total", 1)
+    wait_metric(workdir, "arclamp_log_runs_dropped_total", 1, reason="timeout")
+    m = metrics_of(workdir)
+    assert metric(m, "arclamp_log_runs_pending") == 0
+    # a complete run afterwards is written as usual
+    ok = run_lines("later", "/srv/mediawiki/index.php", 5)
+    send_unix(sock, [b"\n".join(ok)])
+    wait_metric(workdir, "arclamp_log_runs_written_total", 1, group="hourly")
+    assert d.stop() == 0
+    base = workdir / "logs"
+    assert runs_in(base, "hourly") == {"later": ok}
+    assert metric_sum(metrics_of(workdir), "arclamp_log_runs_dropped_total") == 1
+    assert "noend" in d.stderr_text()  # the drop was logged with its example
+
+
+def test_bounds_drop_big_runs_and_push_out_old_ones(daemon_factory, workdir):
+    cfg, sock = socket_config(workdir, max_run_bytes=16384, max_pending_runs=3)
+    d = daemon_factory(cfg).start()
+    big = run_lines("big", "/srv/mediawiki/index.php", 400)           # ~40 KB
+    olds = [run_lines("old%d" % i, "/srv/mediawiki/api.php", 2) for i in range(4)]
+    fine = run_lines("fine", "/srv/mediawiki/index.php", 10)
+    send_unix(sock, split_messages(big, limit=4000))
+    # four runs begun before any ends: the oldest is pushed out
+    send_unix(sock, [b"\n".join(o[:-1]) for o in olds] + [b"\n".join(o[-1:]) for o in olds])
+    send_unix(sock, [b"\n".join(fine)])
+    wait_metric(workdir, "arclamp_log_runs_written_total", 4, group="hourly")
+    wait_metric(workdir, "arclamp_log_runs_dropped_total", 1, reason="pending_limit")
+    assert d.stop() == 0
+    m = metrics_of(workdir)
+    assert metric(m, "arclamp_log_runs_dropped_total", reason="too_big") == 1
+    # the pushed-out run's end came later: a run without its begin now
+    assert metric(m, "arclamp_log_runs_dropped_total", reason="no_begin") == 1
+    assert set(runs_in(workdir / "logs", "hourly")) == {"old1", "old2", "old3", "fine"}
+
+
+def test_run_logs_are_retained_per_tag_apart_from_trace_logs(daemon_factory, workdir):
+    hourly = workdir / "logs" / "hourly"
+    hourly.mkdir(parents=True)
+    old = time.time() - 86400 * 30
+    for i, h in enumerate(("2020-01-01_01", "2020-01-01_02", "2020-01-01_03", "2020-01-01_04")):
+        for name in ("all.runs", "index.runs", "all.log", "index.log"):
+            p = hourly / ("%s.%s" % (h, name))
+            p.write_bytes(b"")
+            os.utime(str(p), (old + i, old + i))
+    cfg, sock = socket_config(workdir, logs=[{"period": "hourly", "format": "%Y-%m-%d_%H",
+                                              "retain": 2}])
+    d = daemon_factory(cfg).start()
+    send_unix(sock, [b"\n".join(run_lines("r", "/srv/mediawiki/index.php", 2))])
+    wait_metric(workdir, "arclamp_log_runs_written_total", 1, group="hourly")
+    assert d.stop() == 0
+    names = sorted(os.listdir(str(hourly)))
+    for tag in ("all", "index"):
+        kept = [n for n in names if n.endswith(".%s.runs" % tag)]
+        assert len(kept) == 2 and "2020-01-01_04.%s.runs" % tag in kept, names
+        assert len([n for n in names if n.endswith(".%s.log" % tag)]) == 4, names
+    assert metric(metrics_of(workdir), "arclamp_log_files_pruned_total") == 6
+
+
+def test_stream_entries_of_runs_are_acknowledged_once_taken(redis_server, daemon_factory,
+                                                           workdir):
+    cfg = base_config(workdir, redis=redis_server, redis_channels=["xhprof"])
+    cfg["redis"].update(mode="stream", stream_consumer="runs-test")
+    run = run_lines("streamed", "/srv/mediawiki/index.php", 2000)
+    parts = split_messages(run)
+    assert len(parts) >= 3
+    d = daemon_factory(cfg).start()
+    with redis_server.client() as c:
+        for p in parts:
+            c.command("XADD", "xhprof", "*", "sample", p)
+    wait_metric(workdir, "arclamp_log_runs_written_total", 1, group="daily")
+
+    def settled():
+        with redis_server.client() as c:
+            return int(c.command("XPENDING", "xhprof", "arclamp-log")[0]) == 0 and \
+                int(c.command("XLEN", "xhprof")) == 0
+    wait_until(settled, what="every entry acknowledged and deleted")
+    # a run whose end never comes does not hold its entries in Redis
+    with redis_server.client() as c:
+        c.command("XADD", "xhprof", "*", "sample", b"\n".join(run_lines("cut", "/x.php", 3)[:-1]))
+    wait_metric(workdir, "arclamp_log_runs_received_total", 2)
+    wait_until(settled, what="the incomplete run's entry acknowledged")
+    assert d.stop() == 0  # pending when stopped: lost, and counted
+    assert metric(metrics_of(workdir), "arclamp_log_runs_dropped_total", reason="stopped") == 1
+    assert runs_in(workdir / "logs", "daily") == {"streamed": run}
+
+
+def test_reload_counts_the_runs_in_flight(daemon_factory, workdir):
+    cfg, sock = socket_config(workdir)
+    d = daemon_factory(cfg).start()
+    send_unix(sock, [b"\n".join(run_lines("inflight", "/srv/index.php", 3)[:-1])])
+    wait_metric(workdir, "arclamp_log_runs_received_total", 1)
+    start = len(d.notify)
+    d.signal(signal.SIGHUP)
+    d.notify.wait_for("READY=1", start=start, alive=d.alive)
+    wait_metric(workdir, "arclamp_log_runs_dropped_total", 1, reason="stopped")
+    assert metric(metrics_of(workdir), "arclamp_log_runs_pending") == 0
+    assert d.stop() == 0
+
+
+# --------------------------------------------------------------------------
+# End to end with PHP
+
+
+def excimer_so():
+    """The built extension: ARCLAMP_EXCIMER_SO (make log-tests sets it, and
+    then it must exist), else build/php/excimer.so when built."""
+    given = os.environ.get("ARCLAMP_EXCIMER_SO")
+    path = Path(given) if given else REPO_ROOT / "build" / "php" / "excimer.so"
+    if not path.is_absolute():
+        path = REPO_ROOT / path
+    if not path.exists():
+        if given:
+            pytest.fail("ARCLAMP_EXCIMER_SO=%s does not exist" % given)
+        pytest.skip("build/php/excimer.so is not built (make build/php/excimer.so)")
+    return str(path)
+
+
+def test_php_request_sends_one_complete_run_to_the_run_log(daemon_factory, workdir):
+    so = excimer_so()
+    cfg, sock = socket_config(workdir)
+    d = daemon_factory(cfg).start()
+    script = workdir / "index.php"
+    script.write_text("<?php\n"
+                      "function leaf($i) { return str_repeat('x', $i % 7); }\n"
+                      "function work() { $s = ''; for ($i = 0; $i < 200; $i++) "
+                      "{ $s .= leaf($i); } return strlen($s); }\n"
+                      "echo work(), \"\\n\";\n")
+    ini = {"excimer.hprof_sample_rate": "1",
+           "excimer.hprof_target": "unix://%s" % sock,
+           "excimer.arclamp_send_delay": "0"}
+    cmd = ["php", "-n", "-d", "extension=%s" % so]
+    for k, v in ini.items():
+        cmd += ["-d", "%s=%s" % (k, v)]
+    out = subprocess.run(cmd + [str(script)], stdin=subprocess.DEVNULL, capture_output=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() != b""
+    wait_metric(workdir, "arclamp_log_runs_written_total", 1, group="hourly")
+    assert d.stop() == 0
+    base = workdir / "logs"
+    runs = runs_in(base, "hourly")
+    assert len(runs) == 1
+    (runid, lines), = runs.items()
+    begin, arcs, end = lines[0].split(b" "), lines[1:-1], lines[-1].split(b" ")
+    assert begin[2] == b"begin"
+    assert lines[0].endswith(b" " + os.path.realpath(str(script)).encode())  # ENTRY
+    assert end[2] == b"end" and int(end[3]) == len(arcs)  # ARCS_SENT
+    assert int(end[4]) == 0  # nothing left out
+    keys = {a.split(b" ", 8)[8] for a in arcs}
+    assert b"work==>leaf" in keys and b"leaf==>str_repeat" in keys
+    assert runs_in(base, "hourly", "index") == runs
+    assert metric_sum(metrics_of(workdir), "arclamp_log_run_lines_invalid_total") == 0
