@@ -96,7 +96,7 @@ def test_a_newcomer_browses_graphs_and_reports_through_nginx(demo, tmp_path):
                               "document.documentElement.localName === 'svg' && "
                               "document.querySelectorAll('#frames > g').length > 10"),
                    what="the flame graph")
-        assert js("return document.querySelector('title').textContent").find("hourly") >= 0
+        assert "hourly" in js("return document.getElementById('title').textContent")
 
         # the report of the same hour: sort, search, a function's view
         b.get(base)
@@ -134,7 +134,7 @@ def test_a_newcomer_browses_graphs_and_reports_through_nginx(demo, tmp_path):
         wait_until(lambda: js("return document.documentElement.localName === 'svg' && "
                               "document.querySelectorAll('g.node').length > 3"),
                    what="the callgraph")
-        assert "main()" in js("return Array.from(document.querySelectorAll('g.node title'))"
+        assert "main()" in js("return Array.from(document.querySelectorAll('g.node text'))"
                               ".map(t => t.textContent).join(' ')")
 
         # the reports index lists the hours and days with their diffs
