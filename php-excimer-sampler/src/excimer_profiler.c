@@ -325,8 +325,12 @@ zend_object *excimer_profiler_create_started(double period, int event_type, zend
     p->max_depth = max_depth;
     data->period = p->period;
     data->max_depth = p->max_depth;
-    if (!(p->period > 0) || timerlib_init(&p->timer, p->event_type, profiler_tick, p) == FAILURE
-        || timerlib_start(&p->timer, p->initial, p->period) == FAILURE) {
+    /* The timer was registered when the object was made: registering it
+     * again would leave the first registration behind, pointing at the
+     * profiler after it is freed (touched at the request's end). As
+     * start(), only its clock is set here. */
+    p->timer.event_type = p->event_type;
+    if (!(p->period > 0) || timerlib_start(&p->timer, p->initial, p->period) == FAILURE) {
         OBJ_RELEASE(Z_OBJ(zv));
         return NULL;
     }
