@@ -164,24 +164,34 @@ static uint32_t *prediction(struct load *l)
     return l->prev ? &l->r->arcs[l->prev - 1].next : &l->r->first;
 }
 
-/* The arc of the next entry: the predicted one (the arc that followed the
- * previous entry's arc in the last file) when the key is the same, else
- * the table's, created when new, which becomes the prediction. */
-static arc *next_arc(struct load *l, const char *key, size_t klen)
+/* The arc of a key not predicted: the table's, created when new, which
+ * becomes the prediction. Out of line: the predicted case stays small. */
+static arc *unpredicted_arc(struct load *l, const char *key, size_t klen)
+    __attribute__((noinline));
+
+static arc *unpredicted_arc(struct load *l, const char *key, size_t klen)
 {
     run *r = l->r;
-    uint32_t i = *prediction(l);
-    if (!i || !same_key(&r->arcs[i - 1], key, klen)) {
-        arc *a = run_arc(r, key, klen, 1);
-        if (!a) {
-            snprintf(l->err, l->errlen, "more than %zu arcs", r->max_arcs);
-            return NULL;
-        }
-        i = (uint32_t)(a - r->arcs) + 1;
-        *prediction(l) = i; /* after run_arc: the arcs may have moved */
+    arc *a = run_arc(r, key, klen, 1);
+    if (!a) {
+        snprintf(l->err, l->errlen, "more than %zu arcs", r->max_arcs);
+        return NULL;
     }
+    uint32_t i = (uint32_t)(a - r->arcs) + 1;
+    *prediction(l) = i; /* after run_arc: the arcs may have moved */
     l->prev = i;
-    return &r->arcs[i - 1];
+    return a;
+}
+
+/* The arc of the next entry: the predicted one (the arc that followed the
+ * previous entry's arc in the last file) when the key is the same. */
+static arc *next_arc(struct load *l, const char *key, size_t klen)
+{
+    uint32_t i = *prediction(l);
+    if (!i || !same_key(&l->r->arcs[i - 1], key, klen))
+        return unpredicted_arc(l, key, klen);
+    l->prev = i;
+    return &l->r->arcs[i - 1];
 }
 
 /* An entry begins: its metrics go to its arc; main()'s are also this

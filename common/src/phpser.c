@@ -161,20 +161,20 @@ static uint64_t load64(const char *p)
 
 #define ONES 0x0101010101010101ULL
 
-/* The decimal digits that begin the word w (8 bytes as read from memory),
- * after `lead` (0xFF: the first byte is a sign, read as a leading 0; or 0):
- * their end (0-8 bytes, lead included), and their value, without a loop:
- * a byte is a digit when its high nibble is 3 and stays 3 once 6 is added
- * (0x30-0x39); the digits, moved to the high end of the word behind zeros,
- * are then summed in pairs, fours and eights (the method of simdjson's
- * parse_eight_digits). */
-HOT unsigned digits8(uint64_t w, uint64_t lead, uint64_t *value)
+/* The decimal digits that begin the word w (8 bytes as read from memory):
+ * how many (0-8), and their value, without a loop. Less '0' from each
+ * byte, the digits are 0-9 (a borrow only disturbs the bytes after the
+ * first other byte), and a byte is no digit when bit 7 is set in it or in
+ * it plus 0x76; the digits, moved to the high end of the word behind
+ * zeros, are then summed in pairs, fours and eights (the method of
+ * simdjson's parse_eight_digits). */
+HOT unsigned digits8(uint64_t w, uint64_t *value)
 {
-    uint64_t high = 0xF0 * ONES, three = 0x30 * ONES;
-    uint64_t other = (((w & high) ^ three) | (((w + 6 * ONES) & high) ^ three)) & ~lead;
+    uint64_t t = w - 0x30 * ONES;
+    uint64_t other = (t | (t + 0x76 * ONES)) & 0x80 * ONES;
     unsigned n = other ? (unsigned)__builtin_ctzll(other) / 8 : 8;
     /* n == 0: no digit (the shift stays defined, the value is not used) */
-    uint64_t d = (w & ~lead & 0x0F * ONES) << ((64 - 8 * n) & 63);
+    uint64_t d = t << ((64 - 8 * n) & 63);
     d = d * 10 + (d >> 8);
     d = ((d & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))
          + ((d >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))
@@ -190,7 +190,7 @@ HOT const char *plain_number(const char *q, const char *end, int *neg, uint64_t 
     *neg = q < end && *q == '-';
     q += *neg;
     const char *digits = q, *stop = end - q > FAST_DIGITS ? q + FAST_DIGITS : end;
-    unsigned n = end - q >= 8 ? digits8(load64(q), 0, x) : 0;
+    unsigned n = end - q >= 8 ? digits8(load64(q), x) : 0;
     q += n;
     if (n == 0 || n == 8) {
         /* the end of the buffer is near, or 8 digits or more */
@@ -213,10 +213,11 @@ HOT int read_number(struct reader *r, double *v)
     const char *semi = plain_number(p + 2, end, &neg, &x);
     if (likely(semi != NULL)) {
         /* i:-0; is integer 0 (+0.0 as strtoll then the cast give); d:-0; is -0.0 */
+        int64_t ix = (int64_t)x; /* < 10^15 */
         if (p[0] == 'i')
-            *v = (double)(neg ? -(int64_t)x : (int64_t)x);
+            *v = (double)(neg ? -ix : ix);
         else
-            *v = neg ? -(double)x : (double)x;
+            *v = neg ? -(double)ix : (double)ix;
         r->pos = (size_t)(semi + 1 - r->buf);
         return 0;
     }
@@ -372,17 +373,17 @@ static void guess_set(struct sum_state *st, size_t i, int slot, int dbl)
 static const uint64_t pow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
 
 /* -?DIGITS; at q, 1 to 15 digits, 17 bytes readable: the ';', or NULL.
- * The sign is taken from the word read for the digits (see digits8()):
- * where the number ends, which the next token waits for, then does not
- * wait for another read. */
+ * The sign is taken from the word read for the digits, and made a '0'
+ * there (a leading zero): where the number ends, which the next token
+ * waits for, then does not wait for another read. */
 HOT const char *guess_number(const char *q, int *neg, uint64_t *x)
 {
     uint64_t w = load64(q);
     *neg = (w & 0xFF) == '-';
-    unsigned n = digits8(w, -(uint64_t)*neg & 0xFF, x);
+    unsigned n = digits8(w + (uint64_t)*neg * ('0' - '-'), x);
     if (n == 8) {
         uint64_t low;
-        unsigned more = digits8(load64(q + 8), 0, &low);
+        unsigned more = digits8(load64(q + 8), &low);
         if (more == 8)
             return NULL;
         *x = *x * pow10[more] + low;
@@ -413,11 +414,13 @@ HOT size_t guess_metrics(struct reader *r, const struct sum_state *st, size_t n,
         const char *semi = guess_number(p + g->len, &neg, &x);
         if (!semi)
             break;
-        double v; /* as read_number() converts */
+        /* as read_number() converts (x < 2^53: exact as int64_t) */
+        int64_t ix = (int64_t)x;
+        double v;
         if (g->dbl)
-            v = neg ? -(double)x : (double)x;
+            v = neg ? -(double)ix : (double)ix;
         else
-            v = (double)(neg ? -(int64_t)x : (int64_t)x);
+            v = (double)(neg ? -ix : ix);
         values[g->slot] += weight * v;
         bits |= 1u << g->slot;
         p = semi + 1;
