@@ -3,7 +3,8 @@
 # (serialize()d by PHP itself) aggregated in one process, one core:
 # arcs per second and peak resident memory, which must follow the distinct
 # arcs (ARCS), not the number of runs (so RUNS/4 and RUNS are both measured,
-# and BIG_RUNS when asked). Each figure is the median of REPEAT runs.
+# and BIG_RUNS when asked). Each figure is the median of REPEAT runs: wall
+# time, and CPU time (user + system; what a shared machine disturbs less).
 # Usage: bench/report.sh. Env:
 #   BUILD=build      the build whose bin/arclamp-report is measured
 #   RUNS=1000 ARCS=5000 REPEAT=3
@@ -43,9 +44,21 @@ total=$RUNS
 echo "-- arclamp-report aggregate: runs of $ARCS arcs, median of $REPEAT, one core"
 php -n bench/php/report_runs.php "$TMP" "$total" "$ARCS"
 all=("$TMP"/*.xhprof)
+# The files in the page cache, and written out: writeback of gigabytes
+# would otherwise run during the first measures.
+sync
+cat "${all[@]}" > /dev/null
 
-# median of the lines "milliseconds rss_kb" on stdin
-median() { sort -n | awk '{ s[NR] = $1; m[NR] = $2 } END { i = int((NR + 1) / 2); print s[i], m[i] }'; }
+# the median wall time, CPU time and peak RSS of the lines
+# "milliseconds rss_kb user_s sys_s" on stdin (each median of its own)
+median() {
+    awk '{ print $1, $2, $3 + $4 }' > "$TMP/m"
+    local col
+    for col in 1 3 2; do
+        awk -v c="$col" '{ print $c }' "$TMP/m" | sort -g | awk '{ v[NR] = $1 } END { printf "%s ", v[int((NR + 1) / 2)] }'
+    done
+    echo
+}
 
 names=("$BUILD")
 bins=("$BIN")
@@ -60,7 +73,7 @@ measure() {
         for k in "${!bins[@]}"; do
             local t0 t1
             t0=$(date +%s%N)
-            /usr/bin/time -f "%M" -o "$TMP/rss" "${bins[$k]}" aggregate --json "${files[@]}" \
+            /usr/bin/time -f "%M %U %S" -o "$TMP/rss" "${bins[$k]}" aggregate --json "${files[@]}" \
                 > "$TMP/out.$k.json"
             t1=$(date +%s%N)
             echo "$(( (t1 - t0) / 1000000 )) $(cat "$TMP/rss")" >> "$TMP/times.$k"
@@ -69,10 +82,12 @@ measure() {
     local mb
     mb=$(du -cm "${files[@]}" | tail -1 | cut -f1)
     for k in "${!bins[@]}"; do
-        read -r ms rss_kb < <(median < "$TMP/times.$k")
-        awk -v name="${names[$k]}" -v n="$n" -v a="$ARCS" -v ms="$ms" -v r="$rss_kb" -v mb="$mb" \
-            'BEGIN { printf "%-9s %6d runs (%5d MB): %7.3f s, %5.1f M arcs/s, peak RSS %5.1f MB\n",
-                     name, n, mb, ms / 1000, n * a / (ms > 0 ? ms : 1) / 1000, r / 1024 }'
+        read -r ms cpu rss_kb < <(median < "$TMP/times.$k")
+        awk -v name="${names[$k]}" -v n="$n" -v a="$ARCS" -v ms="$ms" -v cpu="$cpu" -v r="$rss_kb" \
+            -v mb="$mb" 'BEGIN {
+                printf "%-9s %6d runs (%5d MB): %7.3f s, %5.1f M arcs/s (CPU %6.2f s, %5.1f M arcs/s), peak RSS %5.1f MB\n",
+                    name, n, mb, ms / 1000, n * a / (ms > 0 ? ms : 1) / 1000, cpu,
+                    n * a / (cpu > 0 ? cpu : 0.01) / 1e6, r / 1024 }'
         cmp -s "$TMP/out.0.json" "$TMP/out.$k.json" \
             || { echo "bench: ${names[$k]} and ${names[0]} disagree on $n runs" >&2; exit 1; }
     done

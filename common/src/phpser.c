@@ -2,9 +2,11 @@
  *
  * Speed: arclamp-report reads thousands of 500 KB runs in a row, so the
  * tokens of the common shape are read without library calls (the literals
- * compared inline, counts and plain integers parsed here); anything else
- * (a sign, a fraction, an exponent, 16 digits or more) goes to
- * strtoll()/strtod() as before, so what is accepted does not change. */
+ * compared inline, counts and plain numbers parsed here, an entry's head
+ * in a few compares); anything else (a '+', a fraction, an exponent, 16
+ * digits or more) goes to strtoll()/strtod() as before, so what is
+ * accepted does not change. phpser_sum_run() also guesses each metric
+ * from the previous entry (see "summing" below). */
 #include "phpser.h"
 
 #include <errno.h>
