@@ -2,25 +2,97 @@
 # Benchmark of arclamp-report's aggregation: RUNS runs of ARCS arcs
 # (serialize()d by PHP itself) aggregated in one process, one core:
 # arcs per second and peak resident memory, which must follow the distinct
-# arcs (ARCS), not the number of runs. Usage: bench/report.sh (env: BUILD,
-# RUNS=1000, ARCS=5000)
+# arcs (ARCS), not the number of runs (so RUNS/4 and RUNS are both measured,
+# and BIG_RUNS when asked). Each figure is the median of REPEAT runs: wall
+# time, and CPU time (user + system; what a shared machine disturbs less).
+# Usage: bench/report.sh. Env:
+#   BUILD=build      the build whose bin/arclamp-report is measured
+#   RUNS=1000 ARCS=5000 REPEAT=3
+#   BIG_RUNS=10000   also aggregate that many runs (about 105 bytes an arc:
+#                    10,000 runs of 5,000 arcs are 5 GB in TMPDIR; skipped,
+#                    with a message, when TMPDIR has not twice that free)
+#   BASELINE=FILE    another arclamp-report binary (say, of an older
+#                    commit), measured in turn with the same files, on the
+#                    same lines: figures of one machine at one time, which
+#                    a shared VM's noise makes the only fair comparison; the
+#                    outputs must be the same bytes
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 RUNS=${RUNS:-1000}
 ARCS=${ARCS:-5000}
+REPEAT=${REPEAT:-3}
+BIG_RUNS=${BIG_RUNS:-}
+BASELINE=${BASELINE:-}
 BIN=$PWD/$BUILD/bin/arclamp-report
 [ -x "$BIN" ] || { echo "bench: $BIN is missing (make all)" >&2; exit 1; }
+[ -z "$BASELINE" ] || [ -x "$BASELINE" ] || { echo "bench: BASELINE $BASELINE is not a program" >&2; exit 1; }
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-echo "-- arclamp-report aggregate: $RUNS runs of $ARCS arcs"
-php -n bench/php/report_runs.php "$TMP" "$RUNS" "$ARCS"
+
+if [ -n "$BIG_RUNS" ]; then
+    need_mb=$((BIG_RUNS * ARCS * 105 * 2 / 1000000))
+    free_mb=$(df -Pm "$TMP" | awk 'NR == 2 { print $4 }')
+    if [ "$free_mb" -lt "$need_mb" ]; then
+        echo "-- BIG_RUNS=$BIG_RUNS skipped: $TMP has $free_mb MB free, $need_mb MB wanted"
+        BIG_RUNS=
+    fi
+fi
+total=$RUNS
+[ -z "$BIG_RUNS" ] || [ "$BIG_RUNS" -le "$total" ] || total=$BIG_RUNS
+
+echo "-- arclamp-report aggregate: runs of $ARCS arcs, median of $REPEAT, one core"
+php -n bench/php/report_runs.php "$TMP" "$total" "$ARCS"
 all=("$TMP"/*.xhprof)
-for n in $((RUNS / 4)) "$RUNS"; do
-    files=("${all[@]:0:$n}")
-    /usr/bin/time -f "%e %M" -o "$TMP/time" "$BIN" aggregate --json "${files[@]}" > "$TMP/out.json"
-    read -r secs rss_kb < "$TMP/time"
+# The files in the page cache, and written out: writeback of gigabytes
+# would otherwise run during the first measures.
+sync
+cat "${all[@]}" > /dev/null
+
+# the median wall time, CPU time and peak RSS of the lines
+# "milliseconds rss_kb user_s sys_s" on stdin (each median of its own)
+median() {
+    awk '{ print $1, $2, $3 + $4 }' > "$TMP/m"
+    local col
+    for col in 1 3 2; do
+        awk -v c="$col" '{ print $c }' "$TMP/m" | sort -g | awk '{ v[NR] = $1 } END { printf "%s ", v[int((NR + 1) / 2)] }'
+    done
+    echo
+}
+
+names=("$BUILD")
+bins=("$BIN")
+[ -z "$BASELINE" ] || { names+=(baseline); bins+=("$BASELINE"); }
+
+# measure N: one line per binary, the binaries taking turns REPEAT times
+measure() {
+    local n=$1 i k
+    local files=("${all[@]:0:$n}")
+    rm -f "$TMP"/times.*
+    for ((i = 0; i < REPEAT; i++)); do
+        for k in "${!bins[@]}"; do
+            local t0 t1
+            t0=$(date +%s%N)
+            /usr/bin/time -f "%M %U %S" -o "$TMP/rss" "${bins[$k]}" aggregate --json "${files[@]}" \
+                > "$TMP/out.$k.json"
+            t1=$(date +%s%N)
+            echo "$(( (t1 - t0) / 1000000 )) $(cat "$TMP/rss")" >> "$TMP/times.$k"
+        done
+    done
+    local mb
     mb=$(du -cm "${files[@]}" | tail -1 | cut -f1)
-    awk -v n="$n" -v a="$ARCS" -v s="$secs" -v r="$rss_kb" -v mb="$mb" \
-        'BEGIN { printf "%5d runs (%d MB): %.2f s, %.2f M arcs/s, peak RSS %.1f MB\n", n, mb, s, n*a/s/1e6, r/1024 }'
+    for k in "${!bins[@]}"; do
+        read -r ms cpu rss_kb < <(median < "$TMP/times.$k")
+        awk -v name="${names[$k]}" -v n="$n" -v a="$ARCS" -v ms="$ms" -v cpu="$cpu" -v r="$rss_kb" \
+            -v mb="$mb" 'BEGIN {
+                printf "%-9s %6d runs (%5d MB): %7.3f s, %5.1f M arcs/s (CPU %6.2f s, %5.1f M arcs/s), peak RSS %5.1f MB\n",
+                    name, n, mb, ms / 1000, n * a / (ms > 0 ? ms : 1) / 1000, cpu,
+                    n * a / (cpu > 0 ? cpu : 0.01) / 1e6, r / 1024 }'
+        cmp -s "$TMP/out.0.json" "$TMP/out.$k.json" \
+            || { echo "bench: ${names[$k]} and ${names[0]} disagree on $n runs" >&2; exit 1; }
+    done
+}
+
+for n in $((RUNS / 4)) "$RUNS" $BIG_RUNS; do
+    measure "$n"
 done

@@ -4,10 +4,16 @@
 #include "strbuf.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 const char *const metric_names[M_COUNT] = {
@@ -112,44 +118,158 @@ void arc_split(const arc *a, const char **parent, size_t *plen, const char **chi
 
 struct load {
     run *r;
-    arc *cur;
     double weight;             /* each value read counts this many times */
-    int cur_is_main;           /* cur is this file's main() */
-    int saw_main;
+    uint32_t prev;             /* the previous entry's arc (index + 1; 0: none yet) */
+    uint32_t main;             /* this file's main() (index + 1; 0: not seen) */
     unsigned main_present;     /* the metrics of this file's main() */
     char *err;
     size_t errlen;
 };
 
-static int add_value(struct load *l, const char *key, size_t klen, const char *metric,
-                     size_t mlen, double value)
+static uint64_t load64(const char *p)
 {
-    if (!metric) {
-        l->cur = run_arc(l->r, key, klen, 1);
-        if (!l->cur) {
-            snprintf(l->err, l->errlen, "more than %zu arcs", l->r->max_arcs);
-            return -1;
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+    return w;
+}
+
+/* memcmp() == 0, inline for the short keys of most arcs (a call costs
+ * more than the compare); the last word overlaps the one before it. */
+static int same_bytes(const char *a, const char *b, size_t n)
+{
+    if (n > 32)
+        return memcmp(a, b, n) == 0;
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 < n; i += 8) {
+            if (load64(a + i) != load64(b + i))
+                return 0;
         }
-        l->cur_is_main = klen == 6 && memcmp(key, "main()", 6) == 0;
-        l->saw_main |= l->cur_is_main;
-        return 0;
+        return load64(a + n - 8) == load64(b + n - 8);
     }
-    int m = metric_of_name(metric, mlen);
+    for (size_t i = 0; i < n; i++) {
+        if (a[i] != b[i])
+            return 0;
+    }
+    return 1;
+}
+
+static int same_key(const arc *a, const char *key, size_t klen)
+{
+    return a->klen == klen && same_bytes(a->key, key, klen);
+}
+
+/* Where the prediction for the entry after l->prev is kept. */
+static uint32_t *prediction(struct load *l)
+{
+    return l->prev ? &l->r->arcs[l->prev - 1].next : &l->r->first;
+}
+
+/* The arc of a key not predicted: the table's, created when new, which
+ * becomes the prediction. Out of line: the predicted case stays small. */
+static arc *unpredicted_arc(struct load *l, const char *key, size_t klen)
+    __attribute__((noinline));
+
+static arc *unpredicted_arc(struct load *l, const char *key, size_t klen)
+{
+    run *r = l->r;
+    arc *a = run_arc(r, key, klen, 1);
+    if (!a) {
+        snprintf(l->err, l->errlen, "more than %zu arcs", r->max_arcs);
+        return NULL;
+    }
+    uint32_t i = (uint32_t)(a - r->arcs) + 1;
+    *prediction(l) = i; /* after run_arc: the arcs may have moved */
+    l->prev = i;
+    return a;
+}
+
+/* The arc of the next entry: the predicted one (the arc that followed the
+ * previous entry's arc in the last file) when the key is the same. */
+static arc *next_arc(struct load *l, const char *key, size_t klen)
+{
+    uint32_t i = *prediction(l);
+    if (!i || !same_key(&l->r->arcs[i - 1], key, klen))
+        return unpredicted_arc(l, key, klen);
+    l->prev = i;
+    return &l->r->arcs[i - 1];
+}
+
+/* An entry begins: its metrics go to its arc; main()'s are also this
+ * file's metrics (main_present, added to the arc's at the end). */
+static int on_entry(void *arg, const char *key, size_t klen, phpser_dest *dest)
+{
+    struct load *l = arg;
+    arc *a = next_arc(l, key, klen);
+    if (!a)
+        return -1;
+    dest->values = a->v;
+    dest->present = &a->present;
+    if (klen == 6 && memcmp(key, "main()", 6) == 0) {
+        l->main = l->prev;
+        dest->present = &l->main_present;
+    }
+    return 0;
+}
+
+static int load_serialized(struct load *l, const char *buf, size_t len)
+{
+    phpser_sum sum = {metric_names, metric_lens, M_COUNT, l->weight, on_entry, l, 0};
+    char perr[200] = "";
+    long n = phpser_sum_run(buf, len, l->r->max_arcs, &sum, perr, sizeof perr);
+    l->r->unknown_metrics += sum.unknown;
+    if (n >= 0)
+        return 0;
+    if (!l->errlen || !l->err[0])
+        snprintf(l->err, l->errlen, "%s", perr);
+    else
+        snprintf(l->err + strlen(l->err), l->errlen - strlen(l->err), " (%s)", perr);
+    return -1;
+}
+
+/* One metric of a JSON arc: a number within ±1e18, added as phpser_sum_run
+ * adds it. */
+static int json_metric(struct load *l, const char *key, phpser_dest *dest, const char *metric,
+                       json_object *num)
+{
+    if (!json_object_is_type(num, json_type_int) && !json_object_is_type(num, json_type_double)) {
+        snprintf(l->err, l->errlen, "arc \"%.100s\", %.40s: not a number", key, metric);
+        return -1;
+    }
+    double v = json_object_get_double(num);
+    if (!(v > -1e18 && v < 1e18)) {
+        snprintf(l->err, l->errlen, "arc \"%.100s\", %.40s: out of range", key, metric);
+        return -1;
+    }
+    int m = metric_of_name(metric, strlen(metric));
     if (m < 0) {
         l->r->unknown_metrics++;
         return 0;
     }
-    l->cur->v[m] += l->weight * value;
-    l->cur->present |= 1u << m;
-    if (l->cur_is_main)
-        l->main_present |= 1u << m;
+    dest->values[m] += l->weight * v;
+    *dest->present |= 1u << m;
     return 0;
 }
 
-static int on_phpser(void *arg, const char *key, size_t klen, const char *metric, size_t mlen,
-                     double value)
+static int json_arcs(struct load *l, json_object *root)
 {
-    return add_value(arg, key, klen, metric, mlen, value);
+    if (!json_object_is_type(root, json_type_object)) {
+        snprintf(l->err, l->errlen, "a JSON run is an object of arcs");
+        return -1;
+    }
+    json_object_object_foreach(root, key, val) {
+        phpser_dest dest;
+        if (!json_object_is_type(val, json_type_object)) {
+            snprintf(l->err, l->errlen, "arc \"%.100s\": not an object", key);
+            return -1;
+        }
+        if (on_entry(l, key, strlen(key), &dest) < 0)
+            return -1;
+        json_object_object_foreach(val, metric, num) {
+            if (json_metric(l, key, &dest, metric, num) < 0)
+                return -1;
+        }
+    }
+    return 0;
 }
 
 static int load_json(struct load *l, const char *buf, size_t len)
@@ -165,101 +285,166 @@ static int load_json(struct load *l, const char *buf, size_t len)
         json_object_put(root);
         return -1;
     }
-    int rc = 0;
-    if (!json_object_is_type(root, json_type_object)) {
-        snprintf(l->err, l->errlen, "a JSON run is an object of arcs");
-        rc = -1;
-    }
-    json_object_object_foreach(rc == 0 ? root : NULL, key, val) {
-        if (!json_object_is_type(val, json_type_object)) {
-            snprintf(l->err, l->errlen, "arc \"%.100s\": not an object", key);
-            rc = -1;
-            break;
-        }
-        if ((rc = add_value(l, key, strlen(key), NULL, 0, 0)) < 0)
-            break;
-        json_object_object_foreach(val, metric, num) {
-            if (!json_object_is_type(num, json_type_int) && !json_object_is_type(num, json_type_double)) {
-                snprintf(l->err, l->errlen, "arc \"%.100s\", %.40s: not a number", key, metric);
-                rc = -1;
-                break;
-            }
-            double v = json_object_get_double(num);
-            if (!(v > -1e18 && v < 1e18)) {
-                snprintf(l->err, l->errlen, "arc \"%.100s\", %.40s: out of range", key, metric);
-                rc = -1;
-                break;
-            }
-            add_value(l, key, strlen(key), metric, strlen(metric), v);
-        }
-        if (rc < 0)
-            break;
-    }
+    int rc = json_arcs(l, root);
     json_object_put(root);
     return rc;
 }
 
-static int read_file(const char *path, size_t max_bytes, strbuf *out, char *err, size_t errlen)
+/* ---- the file --------------------------------------------------------------- */
+
+/* A run file's bytes. A regular file is mapped, not read: the parse then
+ * reads the page cache itself (read() into a buffer, which the parse
+ * pushes out of the cache again, made aggregating 60% slower). Anything
+ * else (a pipe) is read. */
+struct bytes {
+    const char *data;
+    size_t len;
+    void *map;                 /* the mapping to undo, or NULL */
+    strbuf copy;               /* what was read, when not mapped */
+};
+
+static int read_fd(int fd, const char *path, size_t max_bytes, strbuf *out, char *err,
+                   size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return -1;
-    }
     char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (out->len + n > max_bytes) {
-            fclose(f);
+    for (;;) {
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n == 0)
+            return 0;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            snprintf(err, errlen, "%s: read error (%s)", path, strerror(errno));
+            return -1;
+        }
+        if (out->len + (size_t)n > max_bytes) {
             snprintf(err, errlen, "%s: larger than %zu bytes", path, max_bytes);
             return -1;
         }
-        strbuf_append(out, chunk, n);
+        strbuf_append(out, chunk, (size_t)n);
     }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        snprintf(err, errlen, "%s: read error", path);
+}
+
+static int bytes_open(struct bytes *b, const char *path, size_t max_bytes, char *err,
+                      size_t errlen)
+{
+    memset(b, 0, sizeof *b);
+    b->data = "";
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
-    return 0;
+    struct stat st;
+    int rc = 0;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        if ((uintmax_t)st.st_size > max_bytes) {
+            snprintf(err, errlen, "%s: larger than %zu bytes", path, max_bytes);
+            close(fd);
+            return -1;
+        }
+        void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (map != MAP_FAILED) {
+            b->map = map;
+            b->data = map;
+            b->len = (size_t)st.st_size;
+        }
+    }
+    if (!b->map) {
+        rc = read_fd(fd, path, max_bytes, &b->copy, err, errlen);
+        b->data = b->copy.data ? b->copy.data : "";
+        b->len = b->copy.len;
+    }
+    close(fd);
+    return rc;
 }
+
+static void bytes_close(struct bytes *b)
+{
+    if (b->map)
+        munmap(b->map, b->len);
+    strbuf_free(&b->copy);
+}
+
+/* A mapped file cut short by another process while it is parsed raises
+ * SIGBUS when its lost pages are read: the handler jumps back out of the
+ * parse, which fails with a message instead of the process dying. A
+ * signal handler reaches only globals: these two, armed only while a
+ * parse runs (arclamp-report has one thread). */
+static sigjmp_buf bus_jump;
+static volatile sig_atomic_t bus_armed;
+
+static void on_sigbus(int sig)
+{
+    if (bus_armed)
+        siglongjmp(bus_jump, 1);
+    signal(sig, SIG_DFL); /* not during a parse: die of it, as without this handler */
+    raise(sig);
+}
+
+static int parse(struct load *l, const char *buf, size_t len)
+{
+    if (len && buf[0] == '{')
+        return load_json(l, buf, len);
+    return load_serialized(l, buf, len);
+}
+
+static int parse_guarded(struct load *l, const char *buf, size_t len)
+{
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigbus;
+    sa.sa_flags = SA_NODEFER; /* the jump leaves the handler: SIGBUS must not stay blocked */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, &old);
+    if (sigsetjmp(bus_jump, 0) != 0) {
+        bus_armed = 0;
+        sigaction(SIGBUS, &old, NULL);
+        snprintf(l->err, l->errlen, "the file was cut short while it was read");
+        return -1;
+    }
+    bus_armed = 1;
+    int rc = parse(l, buf, len);
+    bus_armed = 0;
+    sigaction(SIGBUS, &old, NULL);
+    return rc;
+}
+
+/* ---- loading a run ------------------------------------------------------------ */
 
 int run_load(run *r, const char *path, size_t max_bytes, char *err, size_t errlen)
 {
     return run_load_weighted(r, path, max_bytes, 1.0, err, errlen);
 }
 
+int run_load_bytes(run *r, const char *buf, size_t len, double weight, char *err, size_t errlen)
+{
+    struct load l = {r, weight, 0, 0, 0, err, errlen};
+    if (errlen)
+        err[0] = '\0';
+    int rc = parse_guarded(&l, buf, len);
+    if (rc == 0 && !l.main) {
+        snprintf(err, errlen, "no main()");
+        rc = -1;
+    }
+    if (rc == 0) {
+        r->arcs[l.main - 1].present |= l.main_present;
+        r->metrics |= l.main_present;
+    }
+    return rc;
+}
+
 int run_load_weighted(run *r, const char *path, size_t max_bytes, double weight, char *err,
                       size_t errlen)
 {
-    strbuf buf = STRBUF_INIT;
-    if (read_file(path, max_bytes, &buf, err, errlen) < 0) {
-        strbuf_free(&buf);
+    struct bytes b;
+    if (bytes_open(&b, path, max_bytes, err, errlen) < 0) {
+        bytes_close(&b);
         return -1;
     }
-    char why[300] = "";
-    struct load l = {r, NULL, weight, 0, 0, 0, why, sizeof why};
-    int rc;
-    if (buf.len && buf.data[0] == '{') {
-        rc = load_json(&l, buf.data, buf.len);
-    } else {
-        char perr[200] = "";
-        long n = phpser_read_run(buf.data ? buf.data : "", buf.len, r->max_arcs, on_phpser, &l,
-                                 perr, sizeof perr);
-        rc = n < 0 ? -1 : 0;
-        if (rc < 0 && !why[0])
-            snprintf(why, sizeof why, "%s", perr);
-        else if (rc < 0)
-            snprintf(why + strlen(why), sizeof why - strlen(why), " (%s)", perr);
-    }
-    strbuf_free(&buf);
-    if (rc == 0 && !l.saw_main) {
-        snprintf(why, sizeof why, "no main()");
-        rc = -1;
-    }
-    if (rc == 0)
-        r->metrics |= l.main_present;
+    char why[300];
+    int rc = run_load_bytes(r, b.data, b.len, weight, why, sizeof why);
+    bytes_close(&b);
     if (rc < 0)
         snprintf(err, errlen, "%s: %s", path, why);
     return rc;

@@ -4,7 +4,11 @@
  * array (.json, json-c), and the arrays the commands produce.
  *
  * Memory: one record per arc (at most `max_arcs`, refused beyond) and its
- * key; nothing grows with the values. */
+ * key; nothing grows with the values or the number of runs loaded.
+ * Loading keeps, per arc, the arc that came after it in the last file read:
+ * consecutive runs of the same code list their arcs in the same order, so
+ * each key is first compared with that prediction, and hashed only when it
+ * differs. */
 #ifndef ARCLAMP_REPORT_RUN_H
 #define ARCLAMP_REPORT_RUN_H
 
@@ -22,6 +26,7 @@ typedef struct arc {
     size_t klen;
     double v[M_COUNT];
     unsigned present;          /* bit m: metric m is in this arc */
+    uint32_t next;             /* loading: the arc after this one in the last file (index + 1, 0 = none) */
 } arc;
 
 typedef struct run {
@@ -32,6 +37,7 @@ typedef struct run {
     size_t max_arcs;
     unsigned metrics;          /* bit m: main() has metric m (what the run measured) */
     size_t unknown_metrics;    /* metric names we do not know, skipped */
+    uint32_t first;            /* loading: the last file's first arc (index + 1, 0 = none) */
 } run;
 
 void run_init(run *r, size_t max_arcs);
@@ -46,6 +52,10 @@ int run_load(run *r, const char *path, size_t max_bytes, char *err, size_t errle
  * already: runs are summed this way, one file in memory at a time). */
 int run_load_weighted(run *r, const char *path, size_t max_bytes, double weight, char *err,
                       size_t errlen);
+
+/* The same from bytes in memory (the file's content; `err` without the
+ * path). */
+int run_load_bytes(run *r, const char *buf, size_t len, double weight, char *err, size_t errlen);
 
 /* "parent==>child" split: *parent NULL (and plen 0) for "main()". */
 void arc_split(const arc *a, const char **parent, size_t *plen, const char **child, size_t *clen);

@@ -5,5 +5,6 @@
 #include <check.h>
 
 Suite *xhprof_suite(void);
+Suite *run_suite(void);
 
 #endif

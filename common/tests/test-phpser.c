@@ -1,11 +1,18 @@
 /* Tests of phpser: serialize()d XHProf runs are read whole, and every way a
  * hostile file can lie (lengths, counts, types, nesting, numbers, trailing
- * bytes, size) is refused with the byte where it went wrong. */
+ * bytes, size) is refused with the byte where it went wrong. The summing
+ * reader (phpser_sum_run, with its guesses) must agree with the general
+ * one on every input: the same verdict, the same error, the same sums;
+ * inputs are copied to buffers of their exact size, so that the ASan build
+ * catches any read past the end. */
 #include "phpser.h"
 #include "test-suites.h"
 
 #include <check.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct seen {
@@ -86,6 +93,216 @@ START_TEST(keys_may_hold_any_bytes)
 }
 END_TEST
 
+/* ---- phpser_sum_run against phpser_read_run ------------------------------- */
+
+#define NAMES 4
+#define ENTRIES 64
+static const char *const names[NAMES] = {"ct", "wt", "cpu", "samples"};
+static const unsigned char name_lens[NAMES] = {2, 2, 3, 7};
+
+/* What a reader made of a run: per entry, the sums of the known metrics. */
+struct tally {
+    double v[ENTRIES][NAMES];
+    unsigned present[ENTRIES];
+    size_t entries, unknown;
+    double weight;
+    long rc;
+    char err[200];
+};
+
+static int by_name(const char *name, size_t len)
+{
+    for (int m = 0; m < NAMES; m++) {
+        if (name_lens[m] == len && memcmp(names[m], name, len) == 0)
+            return m;
+    }
+    return -1;
+}
+
+static int tally_value(void *arg, const char *key, size_t klen, const char *metric, size_t mlen,
+                       double value)
+{
+    (void)key;
+    (void)klen;
+    struct tally *t = arg;
+    if (!metric)
+        return t->entries++ < ENTRIES ? 0 : -1;
+    int m = by_name(metric, mlen);
+    if (m < 0) {
+        t->unknown++;
+        return 0;
+    }
+    t->v[t->entries - 1][m] += t->weight * value;
+    t->present[t->entries - 1] |= 1u << m;
+    return 0;
+}
+
+static int tally_entry(void *arg, const char *key, size_t klen, phpser_dest *dest)
+{
+    (void)key;
+    (void)klen;
+    struct tally *t = arg;
+    if (t->entries >= ENTRIES)
+        return -1;
+    dest->values = t->v[t->entries];
+    dest->present = &t->present[t->entries];
+    t->entries++;
+    return 0;
+}
+
+/* Both readers on text (copied to a buffer of its exact size). */
+static void read_both(const char *text, size_t len, double weight, struct tally *general,
+                      struct tally *summed)
+{
+    char *buf = malloc(len ? len : 1);
+    memcpy(buf, text, len);
+    memset(general, 0, sizeof *general);
+    memset(summed, 0, sizeof *summed);
+    general->weight = weight;
+    general->rc = phpser_read_run(buf, len, ENTRIES, tally_value, general, general->err,
+                                  sizeof general->err);
+    phpser_sum sum = {names, name_lens, NAMES, weight, tally_entry, summed, 0};
+    summed->rc = phpser_sum_run(buf, len, ENTRIES, &sum, summed->err, sizeof summed->err);
+    summed->unknown = sum.unknown;
+    free(buf);
+}
+
+/* The same verdict, error and sums (bit for bit: -0.0 is not 0.0). */
+static void assert_agree(const char *text, size_t len, double weight)
+{
+    struct tally *g = malloc(sizeof *g), *s = malloc(sizeof *s);
+    read_both(text, len, weight, g, s);
+    ck_assert_msg(g->rc == s->rc, "rc %ld vs %ld for %.*s", g->rc, s->rc, (int)len, text);
+    ck_assert_msg(strcmp(g->err, s->err) == 0, "\"%s\" vs \"%s\" for %.*s", g->err, s->err,
+                  (int)len, text);
+    if (g->rc >= 0) {
+        ck_assert_msg(memcmp(g->v, s->v, sizeof g->v) == 0, "sums differ for %.*s", (int)len,
+                      text);
+        ck_assert(memcmp(g->present, s->present, sizeof g->present) == 0);
+        ck_assert_uint_eq(g->unknown, s->unknown);
+    }
+    free(g);
+    free(s);
+}
+
+/* Number texts of every shape: the guessed path's (-?digits, up to 15)
+ * and the general one's (signs, spaces, fractions, exponents, 16 digits
+ * and more), and wrong ones. */
+static const char *const numbers[] = {
+    "i:0;", "i:-0;", "d:-0;", "d:0;", "i:7;", "d:7;", "i:42;", "i:12345678;", "i:-1234567;",
+    "i:-12345678;", "i:123456789;", "i:00000001;", "i:123456789012345;", "d:999999999999999;",
+    "i:-123456789012345;", "i:1234567890123456;", "i:999999999999999999;", "d:1.5;",
+    "d:-60.25;", "d:1e3;", "d:1.0E+25;", "i:+5;", "i: 5;", "d:0x10;", "i:99999999999999999999;",
+    "d:NAN;", "d:INF;", "i:;", "i:-;", "i:1", "i:1x;", "x:1;", "i:12345678", "d:-",
+    "i:0000000000000000000012;",
+};
+#define NUMBERS (sizeof numbers / sizeof numbers[0])
+
+static uint64_t rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL); /* splitmix64 */
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* A run of entries whose metrics mostly keep one order, with the odd
+ * other order, unknown or long name, and numbers of every shape. */
+static void random_run(uint64_t *rng, char *out, size_t cap)
+{
+    static const char *const metric_tokens[] = {
+        "s:2:\"ct\";", "s:2:\"wt\";", "s:3:\"cpu\";", "s:7:\"samples\";", "s:2:\"zz\";",
+        "s:11:\"a_long_name\";",
+    };
+    size_t entries = 1 + rng_next(rng) % 12, len = 0;
+    len += (size_t)snprintf(out + len, cap - len, "a:%zu:{", entries);
+    for (size_t e = 0; e < entries; e++) {
+        size_t metrics = rng_next(rng) % 5;
+        char key[32];
+        int klen = snprintf(key, sizeof key, "f%zu==>g", e);
+        len += (size_t)snprintf(out + len, cap - len, "s:%d:\"%s\";a:%zu:{", klen, key, metrics);
+        for (size_t i = 0; i < metrics; i++) {
+            int odd = rng_next(rng) % 8 == 0;
+            const char *name = metric_tokens[odd ? rng_next(rng) % 6 : i];
+            const char *num = numbers[rng_next(rng) % 4 ? rng_next(rng) % 13 : rng_next(rng) % NUMBERS];
+            len += (size_t)snprintf(out + len, cap - len, "%s%s", name, num);
+        }
+        len += (size_t)snprintf(out + len, cap - len, "}");
+    }
+    snprintf(out + len, cap - len, "}");
+}
+
+START_TEST(summing_agrees_with_the_general_reader_on_every_number)
+{
+    /* entries after the one guessed: the guess needs room to be tried */
+    const char *room = "s:1:\"b\";a:1:{s:2:\"ct\";i:1;}s:1:\"c\";a:1:{s:2:\"ct\";i:1;}";
+    char text[300];
+    for (size_t i = 0; i < NUMBERS; i++) {
+        /* the number first (a guess for no one), then again where it is guessed */
+        int n = snprintf(text, sizeof text,
+                         "a:4:{s:6:\"main()\";a:1:{s:2:\"ct\";%s}s:1:\"a\";a:1:{s:2:\"ct\";%s}%s}",
+                         numbers[i], numbers[i], room);
+        assert_agree(text, (size_t)n, 1.0);
+        n = snprintf(text, sizeof text,
+                     "a:4:{s:6:\"main()\";a:1:{s:2:\"ct\";i:1;}s:1:\"a\";a:1:{s:2:\"ct\";%s}%s}",
+                     numbers[i], room);
+        assert_agree(text, (size_t)n, -1.0);
+    }
+}
+END_TEST
+
+START_TEST(summing_agrees_with_the_general_reader_on_random_runs)
+{
+    uint64_t rng = 20261126;
+    static char text[8192];
+    for (int iter = 0; iter < 3000; iter++) {
+        random_run(&rng, text, sizeof text);
+        size_t len = strlen(text);
+        double weight = iter % 3 == 0 ? 2.5 : (iter % 3 == 1 ? 1.0 : -1.0);
+        assert_agree(text, len, weight);
+        /* and cut short, or with a byte changed, added or dropped */
+        size_t at = (size_t)(rng_next(&rng) % (len + 1));
+        assert_agree(text, at, weight);
+        char mutated[8200];
+        memcpy(mutated, text, len);
+        static const char bytes[] = "0123456789-+.;:\"{}adis \xff";
+        size_t op = rng_next(&rng) % 3, m = len;
+        at = (size_t)(rng_next(&rng) % len);
+        if (op == 0)
+            mutated[at] = bytes[rng_next(&rng) % (sizeof bytes - 1)];
+        else if (op == 1) {
+            memmove(mutated + at + 1, mutated + at, len - at);
+            mutated[at] = bytes[rng_next(&rng) % (sizeof bytes - 1)];
+            m++;
+        } else {
+            memmove(mutated + at, mutated + at + 1, len - at - 1);
+            m--;
+        }
+        assert_agree(mutated, m, weight);
+    }
+}
+END_TEST
+
+START_TEST(summing_adds_where_the_entry_says)
+{
+    const char *run = "a:3:{s:6:\"main()\";a:2:{s:2:\"ct\";i:1;s:2:\"wt\";i:100;}"
+                      "s:1:\"a\";a:3:{s:2:\"ct\";i:2;s:2:\"wt\";d:60.5;s:2:\"zz\";i:9;}"
+                      "s:1:\"b\";a:2:{s:2:\"wt\";i:-7;s:7:\"samples\";i:3;}}";
+    struct tally *g = malloc(sizeof *g), *s = malloc(sizeof *s);
+    read_both(run, strlen(run), 2.0, g, s);
+    ck_assert_int_eq(s->rc, 3);
+    ck_assert_uint_eq(s->entries, 3);
+    ck_assert_double_eq(s->v[0][1], 200);
+    ck_assert_double_eq(s->v[1][1], 121);
+    ck_assert_double_eq(s->v[2][1], -14);
+    ck_assert_double_eq(s->v[2][3], 6);
+    ck_assert_uint_eq(s->present[2], (1u << 1) | (1u << 3));
+    ck_assert_uint_eq(s->unknown, 1);
+    free(g);
+    free(s);
+}
+END_TEST
+
 Suite *phpser_suite(void)
 {
     Suite *s = suite_create("phpser");
@@ -93,6 +310,9 @@ Suite *phpser_suite(void)
     tcase_add_test(tc, a_run_is_read_whole);
     tcase_add_test(tc, hostile_runs_are_refused_with_where);
     tcase_add_test(tc, keys_may_hold_any_bytes);
+    tcase_add_test(tc, summing_agrees_with_the_general_reader_on_every_number);
+    tcase_add_test(tc, summing_agrees_with_the_general_reader_on_random_runs);
+    tcase_add_test(tc, summing_adds_where_the_entry_says);
     suite_add_tcase(s, tc);
     return s;
 }
