@@ -69,7 +69,8 @@ static void usage(FILE *out)
           "  --log-format F generate: arclamp-log's bucket formats (repeat; default\n"
           "                 arclamp-svg's log_formats)\n"
           "  --max-arcs N   refuse a run of more arcs (default 2000000)\n"
-          "  --max-mb N     refuse a run file larger than N MiB (default 1024)\n",
+          "  --max-mb N     refuse a run file larger than N MiB (default 1024)\n"
+          "  --version      print the version\n",
           out);
 }
 
@@ -324,6 +325,11 @@ int main(int argc, char **argv)
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
+    }
+    /* as the other programs: help2man reads it for the manual page */
+    if (strcmp(argv[1], "--version") == 0) {
+        puts("arclamp-report " ARCLAMP_VERSION);
+        return 0;
     }
     const char *cmd = argv[1];
     struct opts o = {.threshold = 0.01, .max_arcs = 2000000, .max_bytes = (size_t)1024 << 20,
