@@ -304,13 +304,15 @@ PHP_EXTDIR  ?= $(shell php-config --extension-dir 2>/dev/null)
 PHP_INIDIR  ?= $(SYSCONFDIR)/php/8.2/mods-available
 PHP_LIBDIR  ?= $(PREFIX)/share/php
 UNITS := arclamp-log.socket arclamp-log.service arclamp-svg.service arclamp-svg.timer \
-         arclamp-svg-compress.service arclamp-svg-compress.timer
+         arclamp-svg-compress.service arclamp-svg-compress.timer \
+         arclamp-report.service arclamp-report.timer
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
 	  $(DESTDIR)$(SYSCONFDIR)/arclamp $(DESTDIR)$(PHP_EXTDIR) $(DESTDIR)$(PHP_INIDIR) \
 	  $(DESTDIR)$(PHP_LIBDIR)/Wikimedia
-	install -m 0755 $(BUILD)/bin/arclamp-log $(BUILD)/bin/arclamp-svg $(DESTDIR)$(BINDIR)/
+	install -m 0755 $(BUILD)/bin/arclamp-log $(BUILD)/bin/arclamp-svg $(BUILD)/bin/arclamp-report \
+	  $(DESTDIR)$(BINDIR)/
 	for u in $(UNITS); do \
 	  sed -e 's|/usr/bin/arclamp|$(BINDIR)/arclamp|g' -e 's|/etc/arclamp/|$(SYSCONFDIR)/arclamp/|g' \
 	    systemd/$$u > $(DESTDIR)$(UNITDIR)/$$u && chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; \
@@ -330,8 +332,8 @@ clean:
 	rm -rf $(BUILD)
 
 # --- Debian packages ------------------------------------------------------
-# `make deb` builds arclamp-log, arclamp-svg and php-excimer-sampler (see
-# debian/) with `dpkg-buildpackage -us -uc -b` in a clean export of the tree
+# `make deb` builds arclamp-log, arclamp-svg, arclamp-report and
+# php-excimer-sampler (see debian/) with `dpkg-buildpackage -us -uc -b` in a clean export of the tree
 # under build/deb-src/, moves the .debs (and their -dbgsym .debs), the
 # .buildinfo and the .changes to build/deb/, then runs lintian: any error or
 # warning fails.

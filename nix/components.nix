@@ -33,6 +33,18 @@
     ];
   };
 
+  arclamp-report = {
+    description = "Arc Lamp XHProf reports: flat, diff, aggregate, HTML pages, callgraphs, timer job";
+    mainProgram = "arclamp-report";
+    files = [
+      "bin/arclamp-report"
+      "lib/systemd/system/arclamp-report.service"
+      "lib/systemd/system/arclamp-report.timer"
+      "lib/sysusers.d/arclamp.conf"
+      "lib/tmpfiles.d/arclamp.conf"
+    ];
+  };
+
   php-excimer-sampler = {
     description = "PHP 8.2 extension excimer (drop-in for php-excimer) with a native Arc Lamp transport";
     phpExtension = "excimer";
@@ -52,7 +64,7 @@
 
   # Everything in one package (the flake's `default`).
   arclamp = {
-    description = "Arc Lamp: arclamp-log, arclamp-svg and the excimer PHP extension";
+    description = "Arc Lamp: arclamp-log, arclamp-svg, arclamp-report and the excimer PHP extension";
     mainProgram = "arclamp-log";
     phpExtension = "excimer";
     files = null;

@@ -1,10 +1,12 @@
 # An example NixOS configuration: one host that runs PHP-FPM, collects its
-# samples and draws the flame graphs. Import it next to the module (see the
+# samples and draws the flame graphs and the XHProf reports. Import it next to the module (see the
 # README's Nix section); nix/tests/test_nix.py evaluates it against the stubs.
 { ... }:
 {
   services.arclamp.log.enable = true;
   services.arclamp.svg.enable = true;
+  # XHProf reports of the run logs, next to the graphs (linked from index.html).
+  services.arclamp.report.enable = true;
 
   # Keep four weeks of hourly logs instead of two, and read Redis as well.
   services.arclamp.log.settings = {

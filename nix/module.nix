@@ -1,4 +1,4 @@
-# NixOS module for Arc Lamp: services.arclamp.{log,svg,phpExtension}.
+# NixOS module for Arc Lamp: services.arclamp.{log,svg,report,phpExtension}.
 #
 # The systemd units are the project's own (systemd/*, installed by
 # `make install` into the packages' lib/systemd/system and picked up through
@@ -8,14 +8,20 @@
 # unit):
 #   - ExecStart= reset and pointed at /etc/arclamp/*.yaml (rendered from
 #     `settings`) instead of the packaged default in the store; the command is
-#     otherwise the shipped one;
+#     otherwise the shipped one (arclamp-report has no configuration file:
+#     its command line names the data directory, `dataDir`);
+#   - arclamp-report: OnCalendar= reset to `interval` (by default the
+#     shipped schedule), and for a `dataDir` other than /var/lib/arclamp the
+#     one directory it writes, <dataDir>/reports, made by tmpfiles and
+#     opened with ReadWritePaths= (the unit's StateDirectory= opens only
+#     /var/lib/arclamp/reports);
 #   - arclamp-log: ExecReload= reset to coreutils' kill (the shipped
 #     /bin/kill does not exist on NixOS) and reloadTriggers, so a settings
 #     change is applied with SIGHUP instead of a restart;
 #   - the socket and the timers enabled (NixOS ignores [Install] of units
 #     from packages); arclamp-log.service itself is started by its socket.
 # Besides, the packages' lib/tmpfiles.d/arclamp.conf (systemd/arclamp.tmpfiles:
-# /var/lib/arclamp and its logs/, owned by arclamp, and the socket's
+# /var/lib/arclamp, its logs/ and reports/, owned by arclamp, and the socket's
 # directory /run/arclamp, root:arclamp-senders 0750) goes to
 # systemd.tmpfiles.packages, so the data directories exist from activation on,
 # as on Debian, not only once a service started (StateDirectory=).
@@ -54,6 +60,15 @@ let
   # arclamp-svg reads <data_dir>/logs unless logs_dir is set; arclamp-log
   # writes to base_path.
   svgLogsDir = cfg.svg.settings.logs_dir or "${cfg.svg.settings.data_dir or "/srv/arclamp"}/logs";
+  logBasePath = cfg.log.settings.base_path or "/srv/arclamp/logs";
+  svgDataDir = cfg.svg.settings.data_dir or "/srv/arclamp";
+
+  # arclamp-report generate --data-dir D reads D/logs and writes D/reports.
+  # The shipped unit's schedule and data directory (systemd/arclamp-report.*):
+  # the defaults of `interval` and of the writable directory.
+  reportShippedInterval = "*:5/15";
+  reportShippedDataDir = "/var/lib/arclamp";
+  reportDir = "${cfg.report.dataDir}/reports";
 in
 {
   options.services.arclamp = {
@@ -132,6 +147,44 @@ in
         type = types.bool;
         default = true;
         description = "Whether to enable arclamp-svg-compress.timer (daily: gzips trace logs older than a day).";
+      };
+    };
+
+    report = {
+      enable = mkEnableOption ''
+        arclamp-report's timer job: arclamp-report.timer writes, every 15
+        minutes, the XHProf reports of the run logs under <dataDir>/logs
+        (the mean run per entry point and hour, its callgraph, the diff
+        against the previous hour, a summary) into <dataDir>/reports, with
+        <dataDir>/reports/index.html, which arclamp-svg's index links'';
+
+      package = packageOption "arclamp-report";
+
+      dataDir = mkOption {
+        type = types.str;
+        default = svgDataDir;
+        defaultText = literalExpression "config.services.arclamp.svg.settings.data_dir (\"/var/lib/arclamp\")";
+        example = "/srv/arclamp";
+        description = ''
+          The data directory: run logs are read from <dataDir>/logs
+          (arclamp-log's base_path) and pages written to <dataDir>/reports.
+          By default arclamp-svg's data_dir, so that its index page links
+          the reports. The service writes only <dataDir>/reports; for a
+          directory other than /var/lib/arclamp the module creates it
+          (systemd.tmpfiles.rules) and opens it (ReadWritePaths=).
+        '';
+      };
+
+      interval = mkOption {
+        type = types.str;
+        default = reportShippedInterval;
+        example = "hourly";
+        description = ''
+          When arclamp-report.timer runs the job (OnCalendar=, see
+          systemd.time(7)). The default, every 15 minutes five minutes after
+          arclamp-svg.timer, is the shipped unit's; runs missed while the
+          machine was off happen at boot (Persistent=).
+        '';
       };
     };
 
@@ -220,7 +273,7 @@ in
     # The system user of the units' User=/Group= and the socket's
     # SocketGroup= (as systemd/arclamp.sysusers; the packages' tmpfiles.d
     # file names both).
-    (mkIf (cfg.log.enable || cfg.svg.enable) {
+    (mkIf (cfg.log.enable || cfg.svg.enable || cfg.report.enable) {
       users.users.arclamp = {
         isSystemUser = true;
         group = "arclamp";
@@ -257,11 +310,38 @@ in
         [ "" "${cfg.svg.package}/bin/arclamp-svg compress --older-than 1 --config ${svgConfigPath}" ];
     })
 
-    (mkIf (cfg.log.enable && cfg.svg.enable && svgLogsDir != (cfg.log.settings.base_path or "/srv/arclamp/logs")) {
+    (mkIf (cfg.log.enable && cfg.svg.enable && svgLogsDir != logBasePath) {
       warnings = [
-        "services.arclamp: arclamp-svg reads trace logs from ${svgLogsDir} but arclamp-log writes them to ${cfg.log.settings.base_path or "/srv/arclamp/logs"}; set services.arclamp.svg.settings.logs_dir (or data_dir) to match."
+        "services.arclamp: arclamp-svg reads trace logs from ${svgLogsDir} but arclamp-log writes them to ${logBasePath}; set services.arclamp.svg.settings.logs_dir (or data_dir) to match."
       ];
     })
+
+    (mkIf cfg.report.enable (mkMerge [
+      {
+        systemd.packages = [ cfg.report.package ];
+        systemd.tmpfiles.packages = [ cfg.report.package ];
+        systemd.timers.arclamp-report = {
+          wantedBy = [ "timers.target" ];
+          timerConfig.OnCalendar = [ "" cfg.report.interval ];
+        };
+        systemd.services.arclamp-report.serviceConfig.ExecStart =
+          [ "" "${cfg.report.package}/bin/arclamp-report generate --data-dir ${cfg.report.dataDir} --quiet" ];
+      }
+      (mkIf (cfg.report.dataDir != reportShippedDataDir) {
+        systemd.tmpfiles.rules = [ "d ${reportDir} 0755 arclamp arclamp -" ];
+        systemd.services.arclamp-report.serviceConfig.ReadWritePaths = [ reportDir ];
+      })
+      (mkIf (cfg.log.enable && "${cfg.report.dataDir}/logs" != logBasePath) {
+        warnings = [
+          "services.arclamp: arclamp-report reads run logs from ${cfg.report.dataDir}/logs but arclamp-log writes them to ${logBasePath}; set services.arclamp.report.dataDir to match."
+        ];
+      })
+      (mkIf (cfg.svg.enable && cfg.report.dataDir != svgDataDir) {
+        warnings = [
+          "services.arclamp: arclamp-report writes its pages to ${reportDir} but arclamp-svg's index (data_dir ${svgDataDir}) links ${svgDataDir}/reports; set services.arclamp.report.dataDir to match."
+        ];
+      })
+    ]))
 
     (mkIf cfg.phpExtension.enable {
       services.phpfpm.phpPackage = cfg.phpExtension.finalPackage;

@@ -3,10 +3,11 @@
 #   pkgs.callPackage ./nix/package.nix { component = "arclamp-log"; }
 #
 # `component` is one of nix/components.nix: arclamp-log, arclamp-svg,
-# php-excimer-sampler, or arclamp (all three in one package, the default).
+# arclamp-report, php-excimer-sampler, or arclamp (all four in one package,
+# the default).
 #
 # Every component is built the same way, with the project's own Makefile:
-# stdenv's build phase runs `make` (target `all`: both programs and the PHP
+# stdenv's build phase runs `make` (target `all`: the programs and the PHP
 # extension, which the Makefile builds with `phpize` + `./configure` from
 # nixpkgs' php82.unwrapped dev output) and the install phase runs
 # `make install`, both with the flags of nix/make-flags.nix (PREFIX=$out and

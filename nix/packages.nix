@@ -4,6 +4,7 @@
 rec {
   arclamp-log = callPackage ./package.nix { component = "arclamp-log"; };
   arclamp-svg = callPackage ./package.nix { component = "arclamp-svg"; };
+  arclamp-report = callPackage ./package.nix { component = "arclamp-report"; };
   php-excimer-sampler = callPackage ./package.nix { component = "php-excimer-sampler"; };
   arclamp = callPackage ./package.nix { component = "arclamp"; };
   default = arclamp;

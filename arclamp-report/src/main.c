@@ -38,38 +38,43 @@ struct opts {
     int quiet;
 };
 
+/* GNU layout, which help2man turns into the manual page: "or:" before each
+ * further synopsis, two spaces at least between an option and its text. */
 static void usage(FILE *out)
 {
     fputs("Usage: arclamp-report flat [--json] [--top N] RUN...\n"
-          "       arclamp-report diff [--json] [--top N] RUN_A RUN_B\n"
-          "       arclamp-report aggregate [--json] [--weights W1,W2,...] [--sum] RUN...\n"
-          "       arclamp-report prune [--json] --percent P RUN\n"
-          "       arclamp-report html [--title T] [--diff] [--callgraph-link URL] -o FILE.html RUN...\n"
-          "       arclamp-report callgraph [-o FILE.svg] [--threshold F] [--focus FUNCTION] [--dot] RUN\n"
-          "       arclamp-report generate [--data-dir DIR] [--logs-dir DIR] [--reports-dir DIR]\n"
-          "                               [--log-format FORMAT]... [--quiet]\n"
+          "  or:  arclamp-report diff [--json] [--top N] RUN_A RUN_B\n"
+          "  or:  arclamp-report aggregate [--json] [--weights W1,W2,...] [--sum] RUN...\n"
+          "  or:  arclamp-report prune [--json] --percent P RUN\n"
+          "  or:  arclamp-report html [--title T] [--diff] [--callgraph-link URL] -o FILE.html RUN...\n"
+          "  or:  arclamp-report callgraph [-o FILE.svg] [--threshold F] [--focus FUNCTION] [--dot] RUN\n"
+          "  or:  arclamp-report generate [--data-dir DIR] [--logs-dir DIR] [--reports-dir DIR] "
+          "[--log-format FORMAT]... [--quiet]\n"
           "\n"
           "RUN: an XHProf run, serialize()d (<runid>.<ns>.xhprof) or json_encode()d.\n"
-          "  --json         JSON output (flat: {\"totals\", \"functions\"}; aggregate,\n"
-          "                 prune: the raw array)\n"
-          "  --top N        functions in the text table (default 100, 0 = all)\n"
-          "  --weights W,.. aggregate: weights of the runs (default equal)\n"
-          "  --sum          aggregate: the plain sum (xhprof_lib's result)\n"
-          "  --percent P    prune: below P% of main()'s inclusive wt\n"
-          "  -o FILE        html: the page to write (one file: data and script in it)\n"
-          "  --diff         html: the page of RUN_B - RUN_A, with the invert link\n"
-          "  --title T      html: the page's title\n"
+          "  --json                JSON output (flat: {\"totals\", \"functions\"}; aggregate,\n"
+          "                        prune: the raw array)\n"
+          "  --top N               functions in the text table (default 100, 0 = all)\n"
+          "  --weights W,...       aggregate: weights of the runs (default equal)\n"
+          "  --sum                 aggregate: the plain sum (xhprof_lib's result)\n"
+          "  --percent P           prune: below P% of main()'s inclusive wt\n"
+          "  -o FILE               html: the page to write (one file: data and script in it)\n"
+          "  --diff                html: the page of RUN_B - RUN_A, with the invert link\n"
+          "  --title T             html: the page's title\n"
           "  --callgraph-link URL  html: a link to the run's callgraph\n"
-          "  --threshold F  callgraph: functions above F of the total time (default 0.01)\n"
-          "  --focus NAME   callgraph: that function, its parents and children\n"
-          "  --dot          callgraph: the Graphviz input instead of SVG\n"
-          "  --data-dir DIR generate: logs in DIR/logs, pages in DIR/reports (default\n"
-          "                 /srv/arclamp)\n"
-          "  --logs-dir DIR generate: arclamp-log's base_path; --reports-dir DIR: the pages\n"
-          "  --log-format F generate: arclamp-log's bucket formats (repeat; default\n"
-          "                 arclamp-svg's log_formats)\n"
-          "  --max-arcs N   refuse a run of more arcs (default 2000000)\n"
-          "  --max-mb N     refuse a run file larger than N MiB (default 1024)\n",
+          "  --threshold F         callgraph: functions above F of the total time (default 0.01)\n"
+          "  --focus NAME          callgraph: that function, its parents and children\n"
+          "  --dot                 callgraph: the Graphviz input instead of SVG\n"
+          "  --data-dir DIR        generate: logs in DIR/logs, pages in DIR/reports\n"
+          "                        (default /srv/arclamp)\n"
+          "  --logs-dir DIR        generate: arclamp-log's base_path (default DIR/logs)\n"
+          "  --reports-dir DIR     generate: where the pages go (default DIR/reports)\n"
+          "  --log-format F        generate: arclamp-log's bucket formats (repeat; default\n"
+          "                        arclamp-svg's log_formats)\n"
+          "  --quiet               generate: no summary, no notes on files skipped\n"
+          "  --max-arcs N          refuse a run of more arcs (default 2000000)\n"
+          "  --max-mb N            refuse a run file larger than N MiB (default 1024)\n"
+          "  --version             print the version\n",
           out);
 }
 
@@ -324,6 +329,11 @@ int main(int argc, char **argv)
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
+    }
+    /* as the other programs: help2man reads it for the manual page */
+    if (strcmp(argv[1], "--version") == 0) {
+        puts("arclamp-report " ARCLAMP_VERSION);
+        return 0;
     }
     const char *cmd = argv[1];
     struct opts o = {.threshold = 0.01, .max_arcs = 2000000, .max_bytes = (size_t)1024 << 20,

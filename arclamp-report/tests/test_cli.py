@@ -167,6 +167,9 @@ def test_missing_file_and_bad_usage(tmp_path):
     assert report("diff", tmp_path / "one", ok=False).returncode == 2
     assert report("bogus", ok=False).returncode == 2
     assert report("--help").stdout.startswith(b"Usage: arclamp-report")
+    # help2man (the Debian package's manual page) reads it
+    version = (Path(__file__).resolve().parents[2] / "VERSION").read_text().strip()
+    assert report("--version").stdout == f"arclamp-report {version}\n".encode()
 
 
 def svg_of(*args):

@@ -100,7 +100,7 @@ in
   };
 
   packages = b.mapAttrs describePackage
-    { inherit (direct) arclamp-log arclamp-svg php-excimer-sampler arclamp; };
+    { inherit (direct) arclamp-log arclamp-svg arclamp-report php-excimer-sampler arclamp; };
 
   nixos =
     if failedAssertions != [ ] then
@@ -111,6 +111,7 @@ in
       systemd = {
         packages = map (p: p.outPath) c.systemd.packages;
         tmpfilesPackages = map (p: p.outPath) c.systemd.tmpfiles.packages;
+        tmpfilesRules = c.systemd.tmpfiles.rules;
         inherit (c.systemd) services sockets timers;
       };
       inherit (c) networking;

@@ -42,7 +42,7 @@ try "package.nix own flags"          nix/package.nix     's|makeFlags = import .
 try "build dir not excluded"         nix/package.nix     's|\[ "build" "nix"|[ "nix"|'
 try "component file list wrong"      nix/components.nix  's|"etc/arclamp/arclamp-svg.yaml"\n||'
 try "postInstall not splitting"      nix/package.nix     's|bash \$\{./split.sh\}|true \${./split.sh}|'
-try "flake lacks a package"          flake.nix           's|arclamp-log arclamp-svg php-excimer-sampler arclamp default|arclamp-log arclamp-svg arclamp default|'
+try "flake lacks a package"          flake.nix           's|arclamp-log arclamp-svg arclamp-report php-excimer-sampler arclamp default|arclamp-log arclamp-svg arclamp-report arclamp default|'
 try "flake module elsewhere"         flake.nix           's|nixosModules.default = ./nix/module.nix;|nixosModules.default = { };|'
 try "Makefile: new install dir"      Makefile            's|(PHP_LIBDIR  \?= .*\n)|$1DATADIR ?= \$(PREFIX)/share\n|'
 try "Makefile: extra file installed" Makefile            's|(\tinstall -m 0644 \$\(EXT_DIR\)/client/ArcLamp.php[^\n]*\n)|$1\tinstall -m 0644 VERSION \$(DESTDIR)\$(PHP_LIBDIR)/VERSION\n|'
@@ -62,5 +62,19 @@ try "example uses unknown option" nix/example.nix 's|networking.firewall.allowed
 try "senders group not declared"     nix/module.nix 's|      users.groups.arclamp-senders.members = cfg.log.senders;\n||'
 try "senders option ignored"         nix/module.nix 's|members = cfg.log.senders;|members = [ ];|'
 try "shipped socket: other group"    systemd/arclamp-log.socket 's|SocketGroup=arclamp-senders|SocketGroup=arclamp-send|'
+# arclamp-report
+try "report package missing"         nix/packages.nix 's|  arclamp-report = callPackage[^\n]*\n||'
+try "report component lacks a file"  nix/components.nix 's|      "lib/systemd/system/arclamp-report.timer"\n||'
+try "report timer not enabled"       nix/module.nix 's|          wantedBy = \[ "timers.target" \];\n          timerConfig.OnCalendar|          timerConfig.OnCalendar|'
+try "report interval default differs" nix/module.nix 's|reportShippedInterval = "\*:5/15";|reportShippedInterval = "*:0/15";|'
+try "report schedule not reset"      nix/module.nix 's|timerConfig.OnCalendar = \[ "" cfg.report.interval \];|timerConfig.OnCalendar = [ cfg.report.interval ];|'
+try "report ExecStart arguments"     nix/module.nix 's|generate --data-dir \$\{cfg.report.dataDir\} --quiet|generate --data-dir \${cfg.report.dataDir}|'
+try "report dataDir not svg's"       nix/module.nix 's|        default = svgDataDir;|        default = "/var/lib/arclamp";|'
+try "report other dir not writable"  nix/module.nix 's|        systemd.services.arclamp-report.serviceConfig.ReadWritePaths = \[ reportDir \];\n||'
+try "report other dir not made"      nix/module.nix 's|        systemd.tmpfiles.rules = \[ "d \$\{reportDir\} 0755 arclamp arclamp -" \];\n||'
+try "report logs warning missing"    nix/module.nix 's|arclamp-report reads run logs from|arclamp-report reads run logs at|; s|\(mkIf \(cfg.log.enable && "\$\{cfg.report.dataDir\}/logs" != logBasePath\)|(mkIf false|'
+try "report user not created"        nix/module.nix 's|cfg.log.enable \|\| cfg.svg.enable \|\| cfg.report.enable|cfg.log.enable \|\| cfg.svg.enable|'
+try "tmpfiles lacks reports/"        systemd/arclamp.tmpfiles 's|d /var/lib/arclamp/reports 0755 arclamp arclamp -\n||'
+try "shipped report unit: config"    systemd/arclamp-report.service 's|generate --data-dir /var/lib/arclamp --quiet|generate --data-dir /var/lib/arclamp --quiet --config /etc/arclamp/arclamp-report.yaml|'
 rm -rf $C
 exit $missed

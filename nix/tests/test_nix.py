@@ -35,10 +35,13 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "common" / "tests"))
 from testkit import exec_argv, parse_unit, unit_values  # noqa: E402
 EVAL = ROOT / "nix" / "tests" / "eval.nix"
-COMPONENTS = ["arclamp-log", "arclamp-svg", "php-excimer-sampler", "arclamp"]
+COMPONENTS = ["arclamp-log", "arclamp-svg", "arclamp-report", "php-excimer-sampler", "arclamp"]
+# the components with programs (and units)
+PROGRAMS = ["arclamp-log", "arclamp-svg", "arclamp-report"]
 ALL_ON = """{
   services.arclamp.log.enable = true;
   services.arclamp.svg.enable = true;
+  services.arclamp.report.enable = true;
   services.arclamp.phpExtension.enable = true;
   services.arclamp.phpExtension.settings = {
     "excimer.arclamp_target" = "unix:///run/arclamp/ingest.sock";
@@ -182,7 +185,8 @@ def test_parses(nix_env, path):
 
 def test_flake_outputs(flake):
     assert flake["inputs"]["nixpkgs"], "flake.nix has no inputs.nixpkgs.url"
-    assert {"arclamp-log", "arclamp-svg", "php-excimer-sampler", "default"} <= set(flake["packageNames"])
+    assert {"arclamp-log", "arclamp-svg", "arclamp-report", "php-excimer-sampler", "default"} <= \
+        set(flake["packageNames"])
     assert "default" in flake["nixosModules"]
     assert flake["moduleIsModuleFile"], "nixosModules.default is not nix/module.nix"
     # the flake's packages are nix/packages.nix's, i.e. nix/package.nix's
@@ -242,8 +246,8 @@ def test_package_metadata(packages):
     assert re.search(r"^REPORT_PKGS\s*:=\s*json-c libgvc\s*$", mk, re.M), \
         "the Makefile's REPORT_PKGS changed: update buildInputs in nix/package.nix and this test"
     assert packages["php-excimer-sampler"]["extensionName"] == "excimer"
-    assert packages["arclamp-log"]["mainProgram"] == "arclamp-log"
-    assert packages["arclamp-svg"]["mainProgram"] == "arclamp-svg"
+    for name in PROGRAMS:
+        assert packages[name]["mainProgram"] == name
 
 
 # --- 3. what make install writes ------------------------------------------------
@@ -268,16 +272,18 @@ def test_component_tree(packages, trees, name):
 
 def test_components_cover_everything_installed(packages, trees):
     listed = set()
-    for name in ("arclamp-log", "arclamp-svg", "php-excimer-sampler"):
+    for name in PROGRAMS + ["php-excimer-sampler"]:
         listed |= set(packages[name]["files"])
     full = set(trees["arclamp"].full)
     assert full - listed == set(), "installed by make install but in no package of nix/components.nix"
     assert listed - full == set()
 
 
-@pytest.mark.parametrize("name", ["arclamp-log", "arclamp-svg", "arclamp"])
+@pytest.mark.parametrize("name", PROGRAMS + ["arclamp"])
 def test_installed_units_point_into_out(trees, name):
-    """The units as installed work on their own: ExecStart and --config inside $out."""
+    """The units as installed work on their own: ExecStart and --config
+    inside $out (arclamp-report has no configuration file: its command line
+    names the data directory of the packaged configurations)."""
     tree = trees[name]
     udir = tree.root() / "lib/systemd/system"
     services = [f for f in udir.iterdir() if f.suffix == ".service"]
@@ -288,6 +294,10 @@ def test_installed_units_point_into_out(trees, name):
             argv = exec_argv(cmd)
             assert argv[0].startswith(tree.out + "/bin/"), f"{f.name}: {cmd}"
             assert os.access(tree.path(argv[0]), os.X_OK), f"{f.name}: {argv[0]} not installed"
+            if argv[0].endswith("/bin/arclamp-report"):
+                assert "--config" not in argv, f"{f.name}: {cmd}"
+                assert argv[argv.index("--data-dir") + 1] == "/var/lib/arclamp", f"{f.name}: {cmd}"
+                continue
             cfg = argv[argv.index("--config") + 1]
             assert cfg.startswith(tree.out + "/etc/arclamp/"), f"{f.name}: {cmd}"
             assert tree.path(cfg).is_file(), f"{f.name}: {cfg} not installed"
@@ -313,8 +323,10 @@ def test_module_units_exist(trees, nixos):
                 f"systemd.{kind}.{name}: {name}{suffix} is not installed by any package in systemd.packages"
     # the packages the module enables are the module's package options
     a = nixos["services"]["arclamp"]
-    assert nixos["systemd"]["packages"] == [a["log"]["package"], a["svg"]["package"]]
-    assert nixos["systemd"]["tmpfilesPackages"] == [a["log"]["package"], a["svg"]["package"]]
+    enabled = [a[k]["package"] for k in ("log", "svg", "report") if a[k]["enable"]]
+    assert len(enabled) >= 2
+    assert nixos["systemd"]["packages"] == enabled
+    assert nixos["systemd"]["tmpfilesPackages"] == enabled
 
 
 def test_module_exec_paths_resolve(trees, nixos):
@@ -363,6 +375,11 @@ def test_module_execstart_is_the_shipped_command(trees, nixos):
                 m = re.fullmatch(re.escape(tree.out) + r"(/etc/arclamp/[^/]+\.yaml)", w)
                 assert m and g == m.group(1), f"{name}: {override[1]!r} vs shipped {shipped!r}"
                 assert g[len("/etc/"):] in etc, f"{name}: {g} is not in environment.etc"
+    # arclamp-report: no configuration file, so with the default dataDir the
+    # very command shipped (the loop above let nothing differ)
+    if "arclamp-report" in services:
+        assert "--config" not in exec_argv(nixos["systemd"]["services"]["arclamp-report"]["serviceConfig"]
+                                           ["ExecStart"][1])
 
 
 def test_module_enables_sockets_and_timers(trees, nixos):
@@ -449,6 +466,72 @@ def test_module_tmpfiles_create_state_directories(trees, nixos):
         for v in unit_values(unit, "Service", "StateDirectory"):
             wanted |= {"/var/lib/" + d for d in v.split()}
     assert wanted and wanted <= set(created), f"not created by tmpfiles: {sorted(wanted - set(created))}"
+
+
+def test_module_report_defaults_are_the_shipped_unit(nix_env, trees):
+    """services.arclamp.report with its defaults changes nothing of the
+    shipped unit but the store path: its schedule (the OnCalendar= drop-in
+    resets it to the same calendar), its data directory (arclamp-svg's
+    data_dir, so the index links the reports), no ReadWritePaths= and no
+    tmpfiles rule beyond the package's file."""
+    r = nix_eval(nix_env, "nixos", "{ services.arclamp.report.enable = true; }")
+    a = r["services"]["arclamp"]["report"]
+    out = a["package"]
+    tree = tree_of(trees, out)
+    udir = tree.path(out + "/lib/systemd/system")
+    timer = parse_unit((udir / "arclamp-report.timer").read_text())
+    service = parse_unit((udir / "arclamp-report.service").read_text())
+    t = r["systemd"]["timers"]["arclamp-report"]
+    assert t["wantedBy"] == unit_values(timer, "Install", "WantedBy") == ["timers.target"]
+    assert t["timerConfig"]["OnCalendar"] == ["", a["interval"]]
+    assert apply_overrides(unit_values(timer, "Timer", "OnCalendar"), t["timerConfig"]["OnCalendar"]) == \
+        unit_values(timer, "Timer", "OnCalendar") == ["*:5/15"]
+    assert a["dataDir"] == r["services"]["arclamp"]["svg"]["settings"]["data_dir"] == "/var/lib/arclamp"
+    svc = r["systemd"]["services"]["arclamp-report"]["serviceConfig"]
+    assert apply_overrides(unit_values(service, "Service", "ExecStart"), svc["ExecStart"]) == \
+        unit_values(service, "Service", "ExecStart")
+    assert "ReadWritePaths" not in svc and r["systemd"]["tmpfilesRules"] == []
+    assert r["systemd"]["packages"] == r["systemd"]["tmpfilesPackages"] == [out]
+    assert "arclamp" in r["users"]["users"] and r["systemd"]["sockets"] == {}
+    assert r["warnings"] == []
+
+
+def test_module_report_data_dir_and_interval(nix_env, trees):
+    """Another dataDir: the command line names it, and its reports/ is made
+    (tmpfiles) and opened (ReadWritePaths=: the unit's StateDirectory= opens
+    only /var/lib/arclamp/reports); it follows arclamp-svg's data_dir; a
+    data directory arclamp-log or arclamp-svg does not share is warned
+    about; `interval` replaces the schedule."""
+    r = nix_eval(nix_env, "nixos", """{
+      services.arclamp.report.enable = true;
+      services.arclamp.report.dataDir = "/srv/arclamp";
+      services.arclamp.report.interval = "hourly";
+    }""")
+    svc = r["systemd"]["services"]["arclamp-report"]["serviceConfig"]
+    argv = exec_argv(svc["ExecStart"][-1])
+    assert argv[1:] == ["generate", "--data-dir", "/srv/arclamp", "--quiet"], argv
+    assert svc["ReadWritePaths"] == ["/srv/arclamp/reports"]
+    assert r["systemd"]["tmpfilesRules"] == ["d /srv/arclamp/reports 0755 arclamp arclamp -"]
+    assert r["systemd"]["timers"]["arclamp-report"]["timerConfig"]["OnCalendar"] == ["", "hourly"]
+    assert r["warnings"] == []
+    # following arclamp-svg's data_dir, the links of its index stay right
+    r = nix_eval(nix_env, "nixos", """{
+      services.arclamp.svg.enable = true;
+      services.arclamp.report.enable = true;
+      services.arclamp.svg.settings.data_dir = "/srv/arclamp";
+    }""")
+    assert r["services"]["arclamp"]["report"]["dataDir"] == "/srv/arclamp"
+    assert r["warnings"] == []
+    # not arclamp-log's logs, nor arclamp-svg's directory
+    r = nix_eval(nix_env, "nixos", """{
+      services.arclamp.log.enable = true;
+      services.arclamp.svg.enable = true;
+      services.arclamp.report.enable = true;
+      services.arclamp.report.dataDir = "/srv/elsewhere";
+    }""")
+    assert len(r["warnings"]) == 2, r["warnings"]
+    assert any("/srv/elsewhere/logs" in w and "/var/lib/arclamp/logs" in w for w in r["warnings"])
+    assert any("/srv/elsewhere/reports" in w and "/var/lib/arclamp/reports" in w for w in r["warnings"])
 
 
 def test_module_default_settings_match_packaged_yaml(nix_env):

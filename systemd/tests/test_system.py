@@ -9,27 +9,28 @@ see container.shared_base_root). Then, on an overlay of that root:
 
 1. Download step (not booted, host network: the only time the container
    reaches the network, and only the Debian mirror): `apt-get update` and
-   `apt-get install --download-only` of the three .debs' dependencies and
+   `apt-get install --download-only` of the four .debs' dependencies and
    php8.2-cli, then of Debian's php-excimer, then of php8.2-fpm (separate
    commands: php-excimer conflicts with ours).
 2. First boot (--private-network), everything installed with `apt-get
    install` on the running system (nothing left to download), as an
    operator would, so the maintainer scripts meet a live systemd: php8.2-cli
    and Debian's php-excimer first (its version is recorded), then
-   build/deb/{arclamp-log,arclamp-svg,php-excimer-sampler}_*.deb. Then, as
-   the READMEs say: www-data is made a sender (a sysusers.d drop-in
+   build/deb/{arclamp-log,arclamp-svg,arclamp-report,php-excimer-sampler}_*.deb.
+   Then, as the READMEs say: www-data is made a sender (a sysusers.d drop-in
    `m www-data arclamp-senders`), and the documented UDP drop-in is added
    (systemd/README.md's block, daemon-reload, restart of the socket).
    Recorded:
    right after that, before any service could make them, the owner and mode
-   of /var/lib/arclamp and its logs/ (the postinst's systemd-tmpfiles; the
+   of /var/lib/arclamp, its logs/ and reports/ (the postinst's systemd-tmpfiles; the
    services' start times too, since a timer firing meanwhile would make
    them as well); the conffiles; that Debian's php-excimer is no longer
    installed and PHP loads ours; what postinst started (the socket and the
    timers, not the service), the socket's owner, group and mode and its
    directory's, that UDP is not listening before the drop-in and is after
    it, the arclamp user, the PHP module, a run of the
-   graph job before any sample, and a first sample. Then php8.2-fpm, a SAPI
+   graph job before any sample and of the report job before any run log,
+   and a first sample. Then php8.2-fpm, a SAPI
    installed after the extension: its conf.d and `php-fpm8.2 -m`. The boot
    ends with the container's own verdict (`systemctl exit 0` if no unit
    failed, else 1).
@@ -45,7 +46,11 @@ see container.shared_base_root). Then, on an overlay of that root:
    units' MemoryHigh=/MemoryMax=/TimeoutStartSec= are what systemd applies
    (systemctl show, and the cgroup's memory.max where the container has the
    memory controller); the journal has the
-   structured fields; arclamp-svg-compress.service compresses a trace log
+   structured fields; arclamp-report.service, as shipped (Graphviz in its
+   process under MemoryDenyWriteExecute= and the system call filter),
+   writes the pages of run logs written as arclamp, owned by arclamp, and a
+   run that finds the lock held (exit 75) does not fail the unit;
+   arclamp-svg-compress.service compresses a trace log
    three days old (sorted .log.gz, mtime kept); the watchdog is armed and
    fed; `systemctl reload` works and a config change takes effect; `dpkg
    --purge` removes the units, the configuration and the generated files,
@@ -78,6 +83,8 @@ import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -88,7 +95,7 @@ import container as ct
 import debs as debs_mod
 
 REPO = Path(__file__).resolve().parents[2]
-PACKAGES = ["arclamp-log", "arclamp-svg", "php-excimer-sampler"]
+PACKAGES = ["arclamp-log", "arclamp-svg", "arclamp-report", "php-excimer-sampler"]
 EXTRA_PACKAGES = ["php8.2-cli"]
 # Installed before ours, which must replace Debian's excimer (Conflicts/Replaces).
 DEBIAN_EXCIMER = ["php8.2-cli", "php-excimer"]
@@ -97,9 +104,12 @@ LATER_SAPI = "php8.2-fpm"
 CONFFILES = ["/etc/arclamp/arclamp-log.yaml", "/etc/arclamp/arclamp-svg.yaml",
              "/etc/php/8.2/mods-available/excimer.ini"]
 # The services that would create the data directories themselves (StateDirectory=).
-STATE_SERVICES = ["arclamp-log.service", "arclamp-svg.service", "arclamp-svg-compress.service"]
+STATE_SERVICES = ["arclamp-log.service", "arclamp-svg.service", "arclamp-svg-compress.service",
+                  "arclamp-report.service"]
 UNITS = ["arclamp-log.socket", "arclamp-log.service", "arclamp-svg.service", "arclamp-svg.timer",
-         "arclamp-svg-compress.service", "arclamp-svg-compress.timer"]
+         "arclamp-svg-compress.service", "arclamp-svg-compress.timer",
+         "arclamp-report.service", "arclamp-report.timer"]
+TIMERS = ["arclamp-svg.timer", "arclamp-svg-compress.timer", "arclamp-report.timer"]
 SOCK = "/run/arclamp/ingest.sock"
 SOCK_DIR = "/run/arclamp"
 SENDERS = "arclamp-senders"
@@ -109,12 +119,14 @@ SENDER_DROPIN = ("/etc/sysusers.d/arclamp-senders-www-data.conf", f"m {SENDER} {
 UDP_DROPIN = "/etc/systemd/system/arclamp-log.socket.d/udp.conf"
 # The services' limits as shipped (systemd/*.service), compared with what
 # systemd applies.
-LIMITED_SERVICES = ["arclamp-log.service", "arclamp-svg.service", "arclamp-svg-compress.service"]
+LIMITED_SERVICES = ["arclamp-log.service", "arclamp-svg.service", "arclamp-svg-compress.service",
+                    "arclamp-report.service"]
 UDP = ("127.0.0.1", 7761)
 LOGS = "/var/lib/arclamp/logs"
 SAMPLE = "/srv/mediawiki/php-1.44.0-wmf.3/index.php;Foo::bar;strlen 1"
 STAMP = "var/lib/systemd/timers/stamp-arclamp-svg.timer"
-DATA_DIRS = ["/var/lib/arclamp", LOGS]
+REPORTS = "/var/lib/arclamp/reports"
+DATA_DIRS = ["/var/lib/arclamp", LOGS, REPORTS]
 
 pytestmark = pytest.mark.skipif(os.environ.get("ARCLAMP_SKIP_SYSTEM_TEST") == "1",
                                 reason="ARCLAMP_SKIP_SYSTEM_TEST=1")
@@ -249,7 +261,7 @@ def snapshot(c):
         "service": unit_state(c, "arclamp-log.service"),
         "listening": listening(c),
         "pids": daemon_pids(c),
-        "timers": {t: unit_state(c, t) for t in ("arclamp-svg.timer", "arclamp-svg-compress.timer")},
+        "timers": {t: unit_state(c, t) for t in TIMERS},
     }
 
 
@@ -385,6 +397,14 @@ def first_boot(overlay, debs, workdir, timings):
                                        c.exec("journalctl --no-pager -o cat -u arclamp-svg.service",
                                               check=False).stdout)
 
+        # The report job too, before arclamp-log wrote any run log.
+        r = c.exec(["systemctl", "start", "arclamp-report.service"], timeout=120, check=False)
+        facts["report_before_logs"] = (r.returncode, r.stderr,
+                                       c.show("arclamp-report.service", "Result", "ExecMainStatus"),
+                                       c.exec("journalctl --no-pager -o cat -u arclamp-report.service",
+                                              check=False).stdout,
+                                       c.exec(["cat", f"{REPORTS}/index.html"], check=False).stdout)
+
         # A first sample on the freshly installed system (no reboot yet).
         send(c, SAMPLE)
         try:
@@ -515,6 +535,14 @@ def test_svg_job_before_any_sample(first_boot):
     before arclamp-log has written anything: that run must not fail."""
     rc, err, show, log = first_boot["svg_before_samples"]
     assert (rc, show["Result"]) == (0, "success"), f"{err}\n{show}\njournal:\n{log}"
+
+
+def test_report_job_before_any_run_log(first_boot):
+    """The report timer runs from installation on too, long before any run
+    log exists: that run succeeds and writes an index saying so."""
+    rc, err, show, log, index = first_boot["report_before_logs"]
+    assert (rc, show["Result"], show["ExecMainStatus"]) == (0, "success", "0"), f"{err}\n{show}\njournal:\n{log}"
+    assert "No run logs yet." in index, index
 
 
 def test_first_sample_after_install(first_boot):
@@ -796,6 +824,128 @@ def test_timer_runs_arclamp_svg(system):
     c.exec(["sh", "-c", "zcat /var/lib/arclamp/svgs/hourly/*.excimer.index.svgz | grep -q 'Foo::bar'"])
 
 
+# A run log as arclamp-log writes it (common/src/runline.h): one run per
+# bucket, two hours, so the second also gets its diff page.
+REPORT_RUN = """\
+xhprof/1 {id} begin {t} web1 wt,cpu /srv/w/index.php
+xhprof/1 {id} arc 1 {main} 80 - - main()
+xhprof/1 {id} arc 2 60 50 - - main()==>foo
+xhprof/1 {id} end 2 0
+"""
+REPORT_LOGS = {"2026-11-26_02.excimer.index": REPORT_RUN.format(id="0011223344556676", t=1795658400, main=90),
+               "2026-11-26_03.excimer.index": REPORT_RUN.format(id="0011223344556677", t=1795662000, main=100)}
+# And one of MediaWiki's shape (bench/runlogs.py: 20 runs of 2,000 arcs), so
+# Graphviz lays out a callgraph of about a hundred functions under the hardening.
+REPORT_BENCH = "2026-11-26_04.excimer.api"
+
+
+def write_as_arclamp(c, path, text):
+    c.exec(["sh", "-c", 'mkdir -p "$(dirname "$0")" && cat > "$0"', path], input=text, user="arclamp")
+
+
+def report_run(c, timeout=300):
+    """Starts arclamp-report.service once, after any run the timer started
+    has finished (systemctl start would join that run instead), and returns
+    what systemd says of it, with its duration."""
+    c.wait_for("arclamp-report.service idle", lambda: c.show("arclamp-report.service", "ActiveState")
+               ["ActiveState"] in ("inactive", "failed"), timeout)
+    r = c.exec(["systemctl", "start", "arclamp-report.service"], timeout=timeout, check=False)
+    st = c.show("arclamp-report.service", "Result", "ExecMainStatus", "ExecMainStartTimestampMonotonic",
+                "ExecMainExitTimestampMonotonic", "InvocationID")
+    st["returncode"], st["stderr"] = r.returncode, r.stderr
+    st["seconds"] = (int(st["ExecMainExitTimestampMonotonic"] or 0) -
+                     int(st["ExecMainStartTimestampMonotonic"] or 0)) / 1e6
+    st["journal"] = c.exec(["journalctl", "--no-pager", "-o", "cat", f"_SYSTEMD_INVOCATION_ID={st['InvocationID']}"],
+                           check=False).stdout
+    return st
+
+
+@pytest.fixture(scope="module")
+def report_pages(system, tmp_path_factory, summary):
+    """Run logs written as arclamp (as arclamp-log would), then one run of
+    arclamp-report.service as its timer starts it: what systemd said, and
+    the pages' owners."""
+    c = system
+    for name, text in REPORT_LOGS.items():
+        write_as_arclamp(c, f"{LOGS}/hourly/{name}.runs", text)
+    bench = tmp_path_factory.mktemp("runlogs")
+    subprocess.run([sys.executable, str(REPO / "bench/runlogs.py"), str(bench), "--logs", "1", "--runs", "20"],
+                   check=True, capture_output=True, timeout=120)
+    (made,) = (bench / "hourly").iterdir()
+    write_as_arclamp(c, f"{LOGS}/hourly/{REPORT_BENCH}.runs", made.read_text())
+    st = report_run(c)
+    summary.append(f"system test: arclamp-report.service on 3 run logs (one of 20 runs x 2,000 arcs): "
+                   f"{st['seconds']:.2f} s")
+    st["owners"] = c.exec(["sh", "-c", f'cd {REPORTS} && find . -mindepth 1 -printf "%P %u %g %m\\n" | sort'],
+                          check=False).stdout
+    return st
+
+
+def test_report_service_writes_pages(report_pages, system):
+    """arclamp-report.service, as its timer starts it (the hardened unit as
+    shipped), turns the run logs into pages under /var/lib/arclamp/reports,
+    owned by arclamp; Graphviz, in the same process, drew the callgraphs
+    under MemoryDenyWriteExecute= and the system call filter."""
+    c, st = system, report_pages
+    assert (st["returncode"], st["Result"], st["ExecMainStatus"]) == (0, "success", "0"), st
+    owners = dict((line.split(" ", 1)[0], line.split(" ", 1)[1]) for line in st["owners"].splitlines())
+    want = ["index.html"] + [f"hourly/{kind}/{name}{ext}"
+                             for name in [*REPORT_LOGS, REPORT_BENCH]
+                             for kind, ext in (("report", ".html"), ("callgraph", ".svg"), ("summary", ".json"))]
+    want += ["hourly/diff/2026-11-26_03.excimer.index.html"]
+    for page in want:
+        assert owners.get(page) == "arclamp arclamp 644", (page, st["owners"])
+    assert all(o.startswith("arclamp arclamp ") for o in owners.values()), st["owners"]
+    summary_json = json.loads(c.read_file(f"{REPORTS}/hourly/summary/2026-11-26_03.excimer.index.json"))
+    assert (summary_json["runs"], summary_json["bad_lines"], summary_json["incomplete"]) == (1, 0, 0), summary_json
+    # Graphviz's SVG: every function of the small run, and a hundred boxes or so of the big one
+    small = c.read_file(f"{REPORTS}/hourly/callgraph/2026-11-26_03.excimer.index.svg")
+    assert "main()" in small and "foo" in small and 'class="node"' in small, small[:2000]
+    big = c.read_file(f"{REPORTS}/hourly/callgraph/{REPORT_BENCH}.svg")
+    assert big.count('class="node"') >= 20, big[:2000]
+    index = c.read_file(f"{REPORTS}/index.html")
+    assert "2026-11-26_03.excimer.index.html" in index and "diff with the previous" in index
+    # nothing said on stderr (--quiet: only trouble is), nothing else written
+    assert "arclamp-report:" not in st["journal"], st["journal"]
+    assert not c.exists("/var/lib/arclamp/.cache"), "written outside the reports directory"
+
+
+def test_report_service_hardening_applied(system):
+    """What the unit asks for is what systemd applied to that run: the
+    settings Graphviz could trip over, and the one writable directory."""
+    got = system.show("arclamp-report.service", "MemoryDenyWriteExecute", "ProtectSystem", "PrivateNetwork",
+                      "NoNewPrivileges", "SystemCallFilter", "SystemCallErrorNumber", "StateDirectory",
+                      "RestrictAddressFamilies", "User", "Nice", "IOSchedulingClass")
+    assert (got["MemoryDenyWriteExecute"], got["ProtectSystem"], got["PrivateNetwork"], got["NoNewPrivileges"]) == \
+        ("yes", "strict", "yes", "yes"), got
+    # an allow list (no leading ~), without the privileged calls
+    assert got["SystemCallFilter"] and not got["SystemCallFilter"].startswith("~"), got
+    assert " setuid " not in f" {got['SystemCallFilter']} " and " reboot " not in f" {got['SystemCallFilter']} ", got
+    assert got["SystemCallErrorNumber"] in ("EPERM", "1"), got
+    assert (got["StateDirectory"], got["RestrictAddressFamilies"], got["User"]) == \
+        ("arclamp/reports", "AF_UNIX", "arclamp"), got
+
+
+def test_report_service_lock_held_is_success(report_pages, system):
+    """Exit status 75 (another generate holds the lock) counts as success:
+    the unit does not fail, and no page changes."""
+    c = system
+    before = c.exec(["sh", "-c", f"cd {REPORTS} && find . -type f ! -name '.*' -printf '%P %T@\\n' | sort"]).stdout
+    r = c.exec(["flock", f"{REPORTS}/.arclamp-report.lock", "systemctl", "start", "arclamp-report.service"],
+               timeout=120, check=False)
+    st = c.show("arclamp-report.service", "Result", "ExecMainStatus", "ActiveState")
+    assert (r.returncode, st["Result"], st["ExecMainStatus"], st["ActiveState"]) == (0, "success", "75", "inactive"), \
+        (r.stderr, st)
+    after = c.exec(["sh", "-c", f"cd {REPORTS} && find . -type f ! -name '.*' -printf '%P %T@\\n' | sort"]).stdout
+    assert after == before
+
+
+def test_report_timer_enabled(system):
+    t = unit_state(system, "arclamp-report.timer")
+    assert (t["ActiveState"], t["UnitFileState"]) == ("active", "enabled")
+    assert t["NextElapseUSecRealtime"] not in ("", "n/a", "0")
+
+
 COMPRESS_LINES = ["/srv/mediawiki/w/index.php;Compress::zeta;strlen 3",
                   "/srv/mediawiki/w/index.php;Compress::alpha;strlen 1",
                   "/srv/mediawiki/w/api.php;Compress::mid;strlen 2"]
@@ -870,6 +1020,7 @@ def test_purge_removes_units_and_processes(started):
     # What the README's "Purge" says: the configuration and everything
     # generated goes; the trace logs and the user stay.
     for f in CONFFILES + ["/usr/lib/tmpfiles.d/arclamp-log.conf", "/usr/lib/tmpfiles.d/arclamp-svg.conf",
+                          "/usr/lib/tmpfiles.d/arclamp-report.conf", REPORTS,
                           "/var/lib/arclamp/svgs", "/var/lib/arclamp/index.html",
                           "/var/lib/arclamp/index.json", "/var/lib/arclamp/arclamp-log.prom",
                           "/var/lib/arclamp/.arclamp-svg"]:

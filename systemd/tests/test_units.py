@@ -1,7 +1,7 @@
 """Host-side checks of the systemd units as `make install` installs them
 (no root, no container; needs only the build):
 
-- `systemd-analyze verify` reports nothing for the six units;
+- `systemd-analyze verify` reports nothing for the eight units;
 - every service scores an exposure of at most 2.0 in `systemd-analyze
   security --offline=true` (the scores are printed);
 - per service, every check of `systemd-analyze security --offline=true
@@ -12,14 +12,15 @@
   so the list stays true);
 - the settings the units are for, beyond hardening (Type=notify, the
   watchdog, Restart=, ExecReload=, the sockets, the priorities, the timers'
-  schedules), read from the installed files with testkit.parse_unit;
+  schedules, what arclamp-report.service may write), read from the
+  installed files with testkit.parse_unit;
 - the trust boundary (issue 14): the socket is the unix socket only (UDP is
   an opt-in drop-in), root:arclamp-senders 0660 in a 0750 directory, and the
   installed sysusers.d and tmpfiles.d files declare that group and directory;
   every service has MemoryHigh= < MemoryMax=, the oneshots a finite
   TimeoutStartSec= (below their timer's period where that is a day) and no
-  RuntimeMaxSec= (no effect on Type=oneshot), and only generate treats exit
-  status 75 (a skipped run, counted by the program) as success.
+  RuntimeMaxSec= (no effect on Type=oneshot), and only the two generate
+  jobs treat exit status 75 (another run holds the lock) as success.
 
 The units are installed with PREFIX and SYSCONFDIR under a temporary
 directory (not DESTDIR), so the ExecStart= paths written into them point at
@@ -27,6 +28,7 @@ programs that exist: verify checks that they are executable.
 """
 
 import json
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -36,7 +38,8 @@ from testkit import exec_argv, parse_unit, unit_values  # common/tests, on sys.p
 
 REPO = Path(__file__).resolve().parents[2]
 UNITS = ["arclamp-log.socket", "arclamp-log.service", "arclamp-svg.service", "arclamp-svg.timer",
-         "arclamp-svg-compress.service", "arclamp-svg-compress.timer"]
+         "arclamp-svg-compress.service", "arclamp-svg-compress.timer",
+         "arclamp-report.service", "arclamp-report.timer"]
 SERVICES = [u for u in UNITS if u.endswith(".service")]
 MAX_EXPOSURE = 2.0
 
@@ -68,6 +71,9 @@ UNSET_ALLOWED = {
     },
     "arclamp-svg.service": _UNSET_ALL,
     "arclamp-svg-compress.service": _UNSET_ALL,
+    # the same as arclamp-svg's generate: Graphviz runs in-process, and still
+    # needs no exception (MemoryDenyWriteExecute=, the system call filter)
+    "arclamp-report.service": _UNSET_ALL,
 }
 
 
@@ -227,18 +233,28 @@ def size_bytes(text):
 @pytest.mark.parametrize("service", SERVICES)
 def test_services_memory_bounded(units, service):
     """MemoryHigh= (throttling) below MemoryMax= (the OOM kill); arclamp-svg
-    generate keeps its 200 MB target under both."""
+    generate keeps its 200 MB target under both, arclamp-report generate the
+    244 MB it took on a log of 50,000 distinct arcs (its unit's comment)."""
     u = units[service]
     high, peak = size_bytes(one(u, "Service", "MemoryHigh")), size_bytes(one(u, "Service", "MemoryMax"))
     assert 64 << 20 <= high < peak <= 1 << 30, (high, peak)
     if service == "arclamp-svg.service":
         assert high >= 200 * 1000 * 1000, high
+    if service == "arclamp-report.service":
+        assert high >= 244 * 1000 * 1000, high
 
 
-ONESHOT_TIMEOUT_MAX = {"arclamp-svg.service": "1h", "arclamp-svg-compress.service": "23h"}
+ONESHOT_TIMEOUT_MAX = {"arclamp-svg.service": "1h", "arclamp-svg-compress.service": "23h",
+                       "arclamp-report.service": "1h"}
+ONESHOTS = sorted(ONESHOT_TIMEOUT_MAX)
 
 
-@pytest.mark.parametrize("service", sorted(ONESHOT_TIMEOUT_MAX))
+def test_every_oneshot_time_bounded():
+    """A new oneshot gets its bound here too."""
+    assert ONESHOTS == sorted(s for s in SERVICES if s != "arclamp-log.service")
+
+
+@pytest.mark.parametrize("service", ONESHOTS)
 def test_oneshots_time_bounded(units, service):
     """A oneshot has no start timeout by default, and its timer never fires
     again while it runs: TimeoutStartSec= bounds the run. RuntimeMaxSec= has
@@ -249,27 +265,79 @@ def test_oneshots_time_bounded(units, service):
     assert unit_values(u, "Service", "RuntimeMaxSec") == []
 
 
+GENERATE_JOBS = ["arclamp-svg.service", "arclamp-report.service"]
+
+
 def test_only_generate_skips_with_success(units):
-    """75 is generate's "another run holds the lock" (logged and counted by
-    arclamp-svg); compress and the daemon have no such status."""
-    assert one(units["arclamp-svg.service"], "Service", "SuccessExitStatus") == "75"
+    """75 is the generate jobs' "another run holds the lock" (arclamp-svg
+    logs and counts it; arclamp-report says so on stderr, in the journal);
+    compress and the daemon have no such status."""
+    for s in GENERATE_JOBS:
+        assert one(units[s], "Service", "SuccessExitStatus") == "75", s
     for s in ("arclamp-svg-compress.service", "arclamp-log.service"):
         assert unit_values(units[s], "Service", "SuccessExitStatus") == [], s
 
 
-@pytest.mark.parametrize("service", ["arclamp-svg.service", "arclamp-svg-compress.service"])
-def test_svg_services_settings(units, service):
+@pytest.mark.parametrize("service", ONESHOTS)
+def test_timer_jobs_settings(units, service):
+    """The timer jobs yield to the web servers sharing the host."""
     u = units[service]
     assert one(u, "Service", "Type") == "oneshot"
     assert int(one(u, "Service", "Nice")) >= 10
     assert one(u, "Service", "IOSchedulingClass") == "idle"
+    assert one(u, "Service", "CPUSchedulingPolicy") == "batch"
 
 
-@pytest.mark.parametrize("timer,calendar", [("arclamp-svg.timer", "*:0/15"),
-                                            ("arclamp-svg-compress.timer", "daily")])
-def test_timers_settings(units, timer, calendar):
+def test_report_service_writes_only_reports(units, install_top):
+    """arclamp-report generate reads the run logs and writes only the
+    reports directory: under ProtectSystem=strict its StateDirectory= is the
+    one writable path (not all of /var/lib/arclamp, as arclamp-svg's), made
+    by tmpfiles as well, owned by arclamp, 0755 for the web server; and its
+    command line names the data directory the Debian packages use."""
+    u = units["arclamp-report.service"]
+    start = exec_argv(one(u, "Service", "ExecStart"))
+    assert start == [f"{install_top}/usr/bin/arclamp-report", "generate", "--data-dir", "/var/lib/arclamp",
+                     "--quiet"], start
+    assert one(u, "Service", "ProtectSystem") == "strict"
+    assert one(u, "Service", "StateDirectory") == "arclamp/reports"
+    for key in ("ReadWritePaths", "LogsDirectory", "CacheDirectory", "RuntimeDirectory", "ConfigurationDirectory"):
+        assert unit_values(u, "Service", key) == [], key
+    assert (one(u, "Service", "User"), one(u, "Service", "Group")) == ("arclamp", "arclamp")
+    lines = conf_lines(install_top / "usr/lib/tmpfiles.d/arclamp.conf")
+    assert ["d", "/var/lib/arclamp/reports", "0755", "arclamp", "arclamp", "-"] in lines, lines
+    # arclamp-svg's index links <data_dir>/reports/index.html: the same data directory
+    assert "data_dir: /var/lib/arclamp\n" in (REPO / "systemd/arclamp-svg.yaml").read_text()
+
+
+TIMERS = {"arclamp-svg.timer": "*:0/15", "arclamp-svg-compress.timer": "daily",
+          "arclamp-report.timer": "*:5/15"}
+
+
+@pytest.mark.parametrize("timer", sorted(TIMERS))
+def test_timers_settings(units, timer):
     u = units[timer]
-    assert calendar_normalized(one(u, "Timer", "OnCalendar")) == calendar_normalized(calendar)
+    assert calendar_normalized(one(u, "Timer", "OnCalendar")) == calendar_normalized(TIMERS[timer])
     assert is_true(one(u, "Timer", "Persistent"))
-    if timer == "arclamp-svg.timer":
+    if timer != "arclamp-svg-compress.timer":
         assert timespan_usec(one(u, "Timer", "RandomizedDelaySec")) > 0
+    assert unit_values(u, "Install", "WantedBy") == ["timers.target"]
+
+
+def test_generate_timers_apart(units):
+    """The two 15-minute jobs start five minutes apart, so they do not read
+    the disk and take the cores at the same minute: with their randomized
+    delays, their start windows stay a minute apart at least."""
+    def minutes(timer):
+        r = subprocess.run(["systemd-analyze", "calendar", "--iterations=8", "--base-time=2026-11-26 00:00:00 UTC",
+                            one(units[timer], "Timer", "OnCalendar")], capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, TZ="UTC"))
+        assert r.returncode == 0, r.stdout + r.stderr
+        return [int(m) for m in re.findall(r"\d\d:(\d\d):00", r.stdout.split("Next elapse", 1)[1])]
+    svg, report = minutes("arclamp-svg.timer"), minutes("arclamp-report.timer")
+    assert len(svg) >= 4 and len(report) >= 4, (svg, report)
+    delay = max(timespan_usec(one(units[t], "Timer", "RandomizedDelaySec"))
+                for t in ("arclamp-svg.timer", "arclamp-report.timer"))
+    for a in svg:
+        for b in report:
+            gap = min((a - b) % 60, (b - a) % 60) * 60 * 1_000_000
+            assert gap >= delay + 60_000_000, (a, b)
