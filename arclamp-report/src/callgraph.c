@@ -49,32 +49,63 @@ static long sym_index(const flat *f, const char *name, size_t len)
     return s ? (long)(s - f->syms.arcs) : -1;
 }
 
-/* The functions shown: keep[i] for each function of f. */
+/* The functions shown: keep[i] for each function of f. With a focus,
+ * that function and those it calls or is called by (one pass over the
+ * arcs); else those above the threshold. At most CALLGRAPH_MAX_NODES, the
+ * heaviest. */
 static void choose_nodes(const run *r, const flat *f, double threshold, const char *focus,
                          int metric, char *keep)
 {
     double total = f->totals[metric];
     long fi = focus ? sym_index(f, focus, strlen(focus)) : -1;
+    char *near = xcalloc(f->syms.n + 1, 1);
+    if (fi >= 0) {
+        near[fi] = 1;
+        for (size_t k = 0; k < r->n; k++) {
+            const char *p, *c;
+            size_t pl, cl;
+            arc_split(&r->arcs[k], &p, &pl, &c, &cl);
+            long pi = p ? sym_index(f, p, pl) : -1, ci = sym_index(f, c, cl);
+            if (pi == fi && ci >= 0)
+                near[ci] = 1;
+            if (ci == fi && pi >= 0)
+                near[pi] = 1;
+        }
+    }
     struct node_pick *picks = xcalloc(f->syms.n + 1, sizeof *picks);
     size_t np = 0;
     for (size_t i = 0; i < f->syms.n; i++) {
         double v = f->syms.arcs[i].v[metric];
-        int in = focus ? (long)i == fi : v >= threshold * total;
-        if (!in && focus && fi >= 0) {
-            for (size_t k = 0; k < r->n && !in; k++) {
-                const char *p, *c;
-                size_t pl, cl;
-                arc_split(&r->arcs[k], &p, &pl, &c, &cl);
-                long pi = p ? sym_index(f, p, pl) : -1, ci = sym_index(f, c, cl);
-                in = (pi == fi && ci == (long)i) || (ci == fi && pi == (long)i);
-            }
-        }
-        if (in)
+        if (focus ? near[i] : v >= threshold * total)
             picks[np++] = (struct node_pick){i, v};
     }
     qsort(picks, np, sizeof *picks, by_weight);
     for (size_t k = 0; k < np && k < CALLGRAPH_MAX_NODES; k++)
         keep[picks[k].sym] = 1;
+    free(picks);
+    free(near);
+}
+
+/* The arcs drawn: between kept functions, at most CALLGRAPH_MAX_EDGES, the
+ * critical path's first and then the heaviest. draw[k] for arc k. */
+static void choose_edges(const run *r, const flat *f, const char *keep, const char *arc_on,
+                         int metric, char *draw)
+{
+    struct node_pick *picks = xcalloc(r->n + 1, sizeof *picks);
+    size_t np = 0;
+    for (size_t k = 0; k < r->n; k++) {
+        const char *p, *c;
+        size_t pl, cl;
+        arc_split(&r->arcs[k], &p, &pl, &c, &cl);
+        long pi = p ? sym_index(f, p, pl) : -1, ci = sym_index(f, c, cl);
+        if (pi < 0 || ci < 0 || !keep[pi] || !keep[ci])
+            continue;
+        /* the path's arcs sort first, whatever their weight */
+        picks[np++] = (struct node_pick){k, arc_on[k] ? 1e300 : r->arcs[k].v[metric]};
+    }
+    qsort(picks, np, sizeof *picks, by_weight);
+    for (size_t k = 0; k < np && k < CALLGRAPH_MAX_EDGES; k++)
+        draw[picks[k].sym] = 1;
     free(picks);
 }
 
@@ -125,10 +156,14 @@ void callgraph_dot(const run *r, const flat *f, double threshold, const char *fo
 {
     int metric = main_metric(f);
     char *keep = xcalloc(f->syms.n + 1, 1), *on_path = xcalloc(f->syms.n + 1, 1);
-    char *arc_on = xcalloc(r->n + 1, 1);
+    char *arc_on = xcalloc(r->n + 1, 1), *draw = xcalloc(r->n + 1, 1);
     choose_nodes(r, f, threshold, focus, metric, keep);
     critical_path(r, f, metric, on_path, arc_on);
-    strbuf_appends(out, "digraph xhprof {\n  node [shape=box fontname=Helvetica];\n"
+    choose_edges(r, f, keep, arc_on, metric, draw);
+    /* nslimit/mclimit/searchsize bound dot's network simplex and crossing
+     * minimisation: on a dense graph they otherwise run for minutes */
+    strbuf_appends(out, "digraph xhprof {\n  graph [nslimit=4 nslimit1=4 mclimit=0.5 "
+                        "searchsize=20];\n  node [shape=box fontname=Helvetica];\n"
                         "  edge [fontname=Helvetica fontsize=9];\n");
     for (size_t i = 0; i < f->syms.n; i++) {
         if (keep[i])
@@ -138,9 +173,9 @@ void callgraph_dot(const run *r, const flat *f, double threshold, const char *fo
         const char *p, *c;
         size_t pl, cl;
         arc_split(&r->arcs[k], &p, &pl, &c, &cl);
-        long pi = p ? sym_index(f, p, pl) : -1, ci = sym_index(f, c, cl);
-        if (pi < 0 || ci < 0 || !keep[pi] || !keep[ci])
+        if (!draw[k])
             continue;
+        long pi = sym_index(f, p, pl), ci = sym_index(f, c, cl);
         double ct = r->arcs[k].v[M_CT];
         strbuf_appendf(out, "  N%ld -> N%ld [label=\"%.0f call%s\"%s];\n", pi, ci, ct,
                        ct == 1 ? "" : "s", arc_on[k] ? " color=red penwidth=2" : "");
@@ -149,6 +184,7 @@ void callgraph_dot(const run *r, const flat *f, double threshold, const char *fo
     free(keep);
     free(on_path);
     free(arc_on);
+    free(draw);
 }
 
 /* The process's one Graphviz context. Global on purpose: Graphviz's pango

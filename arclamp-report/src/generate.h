@@ -15,6 +15,9 @@
 #include <stddef.h>
 
 #define GENERATE_MAX_FORMATS 32
+/* Distinct arcs per report unless --max-arcs says otherwise: a page takes
+ * some 5 KB of memory per arc while it is made (250 MB at this many). */
+#define GENERATE_DEFAULT_MAX_ARCS 50000
 
 struct generate_opts {
     const char *logs_dir;      /* arclamp-log's base_path */

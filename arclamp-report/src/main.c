@@ -36,6 +36,7 @@ struct opts {
     const char *formats[GENERATE_MAX_FORMATS];
     size_t nformats;
     int quiet;
+    int max_arcs_set;
 };
 
 /* GNU layout, which help2man turns into the manual page: "or:" before each
@@ -72,7 +73,8 @@ static void usage(FILE *out)
           "  --log-format F        generate: arclamp-log's bucket formats (repeat; default\n"
           "                        arclamp-svg's log_formats)\n"
           "  --quiet               generate: no summary, no notes on files skipped\n"
-          "  --max-arcs N          refuse a run of more arcs (default 2000000)\n"
+          "  --max-arcs N          refuse a run of more arcs (default 2000000;\n"
+          "                        generate: arcs per report, 50000)\n"
           "  --max-mb N            refuse a run file larger than N MiB (default 1024)\n"
           "  --version             print the version\n",
           out);
@@ -317,7 +319,8 @@ static int cmd_generate(const struct opts *o)
     } else {
         generate_default_formats(&g);
     }
-    g.max_arcs = o->max_arcs;
+    /* a page's memory follows its arcs (some 5 KB each): a lower default */
+    g.max_arcs = o->max_arcs_set ? o->max_arcs : GENERATE_DEFAULT_MAX_ARCS;
     g.max_bytes = o->max_bytes;
     g.threshold = o->threshold;
     g.quiet = o->quiet;
@@ -368,7 +371,7 @@ int main(int argc, char **argv)
         case 's': o.sum = 1; break;
         case 'w': o.weights = optarg; break;
         case 't': o.top = strtoul(optarg, &end, 10); break;
-        case 'a': o.max_arcs = strtoul(optarg, &end, 10); break;
+        case 'a': o.max_arcs = strtoul(optarg, &end, 10); o.max_arcs_set = 1; break;
         case 'm': o.max_bytes = strtoul(optarg, &end, 10) << 20; break;
         case 'p': o.percent = strtod(optarg, &end); break;
         case 'R': o.data_dir = optarg; break;

@@ -204,6 +204,30 @@ def test_callgraph_threshold_critical_path_and_focus(tmp_path):
     assert node_titles(root) == ["b", "b@1"]
 
 
+def test_callgraph_of_a_dense_run_is_bounded(tmp_path):
+    """150 functions calling each other at random (thousands of arcs): the
+    heaviest 120 boxes and 300 arrows are drawn (dot's layout time explodes
+    past that), the critical path among them, and the SVG is well-formed."""
+    import random
+    rnd = random.Random(7)
+    run = {"main()": {"ct": 1, "wt": 10**7}}
+    for i in range(150):
+        run["main()==>f%d" % i] = {"ct": 1, "wt": 10**7 // 151}
+    for _ in range(5000):
+        a, b = rnd.randrange(150), rnd.randrange(150)
+        if a != b:
+            run["f%d==>f%d" % (a, b)] = {"ct": 2, "wt": rnd.randint(10**5, 10**6)}
+    r = tmp_path / "dense.json"
+    r.write_text(json.dumps(run))
+    dot = report("callgraph", "--dot", "--threshold", "0", r).stdout.decode().splitlines()
+    nodes = [l for l in dot if l.startswith("  N") and "->" not in l]
+    edges = [l for l in dot if "->" in l]
+    assert len(nodes) == 120 and len(edges) == 300, (len(nodes), len(edges))
+    assert any("color=red" in l for l in edges)
+    root, _ = svg_of("--threshold", "0", r)
+    assert len(node_titles(root)) == 120
+
+
 def test_callgraph_names_are_escaped(tmp_path):
     run = {"main()": {"ct": 1, "wt": 10},
            'main()==></text><script>alert(1)</script>"\\\x01': {"ct": 1, "wt": 9}}
