@@ -320,6 +320,9 @@ install: all
 	install -m 0644 systemd/arclamp.sysusers $(DESTDIR)$(SYSUSERSDIR)/arclamp.conf
 	install -m 0644 systemd/arclamp.tmpfiles $(DESTDIR)$(TMPFILESDIR)/arclamp.conf
 	install -m 0644 systemd/arclamp-log.yaml systemd/arclamp-svg.yaml $(DESTDIR)$(SYSCONFDIR)/arclamp/
+	install -d $(DESTDIR)$(SYSCONFDIR)/nginx/snippets $(DESTDIR)$(DOCDIR)/arclamp-svg/examples
+	install -m 0644 nginx/arclamp.conf $(DESTDIR)$(SYSCONFDIR)/nginx/snippets/arclamp.conf
+	install -m 0644 nginx/arclamp-site.conf $(DESTDIR)$(DOCDIR)/arclamp-svg/examples/nginx-site.conf
 	install -m 0644 $(BUILD)/php/excimer.so $(DESTDIR)$(PHP_EXTDIR)/excimer.so
 	install -m 0644 $(EXT_DIR)/excimer.ini $(DESTDIR)$(PHP_INIDIR)/excimer.ini
 	for m in $(EXT_API); do \

@@ -30,6 +30,9 @@
       "lib/sysusers.d/arclamp.conf"
       "lib/tmpfiles.d/arclamp.conf"
       "etc/arclamp/arclamp-svg.yaml"
+      # the web front (nginx/): the snippet and an example site
+      "etc/nginx/snippets/arclamp.conf"
+      "share/doc/arclamp-svg/examples/nginx-site.conf"
     ];
   };
 
