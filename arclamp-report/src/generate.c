@@ -4,6 +4,7 @@
 #include "bucket.h"
 #include "callgraph.h"
 #include "dirstream.h"
+#include "dropowner.h"
 #include "html.h"
 #include "runlog.h"
 #include "stackline.h"
@@ -532,8 +533,31 @@ static int take_lock(const struct generate_opts *o)
     return fd;
 }
 
+/* Run as root (by hand): become the owner of reports_dir, or of the
+ * directory it will be made in, so the pages stay the service's to
+ * replace. */
+static int become_owner(const struct generate_opts *o)
+{
+    char dir[PATH_MAX], err[PATH_MAX + 200];
+    snprintf(dir, sizeof dir, "%s", o->reports_dir);
+    struct stat st;
+    if (stat(dir, &st) < 0 && errno == ENOENT) {
+        char *slash = strrchr(dir, '/');
+        if (slash && slash != dir)
+            *slash = '\0';
+        else
+            snprintf(dir, sizeof dir, "%s", slash ? "/" : ".");
+    }
+    if (drop_root_to_owner(dir, "the reports directory", err, sizeof err) == 0)
+        return 0;
+    fprintf(stderr, "arclamp-report: %s\n", err);
+    return -1;
+}
+
 int generate_run(const struct generate_opts *o)
 {
+    if (become_owner(o) < 0)
+        return 1;
     if (mkdir(o->reports_dir, 0755) < 0 && errno != EEXIST) {
         fprintf(stderr, "arclamp-report: %s: %s\n", o->reports_dir, strerror(errno));
         return 1;

@@ -8,7 +8,8 @@
  * (one directory per kind, so no tag can name another kind's file), and
  * <reports_dir>/index.html listing them. A page is rewritten only when its
  * inputs changed (it carries their mtime); pages whose run log is gone are
- * removed. */
+ * removed. Started as root, it first becomes the reports directory's owner
+ * (common/src/dropowner.c), as arclamp-svg does with data_dir. */
 #ifndef ARCLAMP_REPORT_GENERATE_H
 #define ARCLAMP_REPORT_GENERATE_H
 

@@ -262,3 +262,26 @@ def test_flame_graph_index_links_the_report(tmp_path):
     assert logs == {"2026-11-26_03.excimer.index":
                     "reports/hourly/report/2026-11-26_03.excimer.index.html",
                     "2026-11-26_03.excimer.api": None}
+
+
+def test_root_becomes_the_owner_of_the_reports(tmp_path):
+    """Run by hand as root on a data directory the service's user owns:
+    every page and directory made belongs to that user, not to root (as
+    arclamp-svg does)."""
+    import pytest
+    if os.geteuid() != 0:
+        pytest.skip("needs root")
+    data = Path(tempfile.mkdtemp(prefix="arclamp-report-own-"))
+    try:
+        write_log(data, "hourly", "2026-11-26_02.excimer.index", run_lines("r1", RUN_A))
+        write_log(data, "hourly", "2026-11-26_03.excimer.index", run_lines("r2", RUN_B))
+        data.chmod(0o755)
+        for p in [data, *data.rglob("*")]:
+            os.chown(p, 65534, 65534)
+        generate(data)
+        made = [data / "reports", *(data / "reports").rglob("*")]
+        assert len(made) > 8
+        owners = {(p.stat().st_uid, p.stat().st_gid) for p in made}
+        assert owners == {(65534, 65534)}, owners
+    finally:
+        shutil.rmtree(data)

@@ -3,6 +3,7 @@
 #include "atomicfile.h"
 #include "cli.h"
 #include "datadir.h"
+#include "dropowner.h"
 #include "dirstream.h"
 #include "commands.h"
 #include "log.h"
@@ -361,7 +362,7 @@ int compress_run(const struct gen_config *cfg, time_t cutoff, struct compress_st
 {
     memset(st, 0, sizeof *st);
     char why[1024];
-    if (datadir_drop_root(cfg->data_dir, err, errlen) < 0)
+    if (drop_root_to_owner(cfg->data_dir, "data_dir", err, errlen) < 0)
         return -1;
     int data_fd = datadir_open_base(cfg->data_dir, 0, why, sizeof why);
     int logs_fd = data_fd < 0 ? -1 : datadir_open(data_fd, cfg->data_dir, cfg->logs_dir, 0,

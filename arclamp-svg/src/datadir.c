@@ -13,31 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int datadir_drop_root(const char *data_dir, char *err, size_t errlen)
-{
-    struct stat st;
-    if (geteuid() != 0)
-        return 0;
-    if (stat(data_dir, &st) < 0) {
-        if (errno == ENOENT)
-            return 0; /* made by this run, as root: root's */
-        snprintf(err, errlen, "data_dir %s: %s", data_dir, strerror(errno));
-        return -1;
-    }
-    if (st.st_uid == 0)
-        return 0;
-    if (setgroups(0, NULL) < 0 || setgid(st.st_gid) < 0 || setuid(st.st_uid) < 0) {
-        snprintf(err, errlen, "cannot become uid %u gid %u, the owner of data_dir %s: %s",
-                 (unsigned)st.st_uid, (unsigned)st.st_gid, data_dir, strerror(errno));
-        return -1;
-    }
-    if (setuid(0) == 0) { /* must be impossible now */
-        snprintf(err, errlen, "could regain root after dropping it: refused");
-        return -1;
-    }
-    return 0;
-}
-
 int datadir_check_owner(int fd, const char *shown, char *err, size_t errlen)
 {
     struct stat st;

@@ -10,19 +10,15 @@
  * is refused.
  *
  * Run as root, generate and compress first become the owner of data_dir
- * (its uid and gid, no supplementary groups) unless root owns it: a run by
- * hand then does exactly what the timer's run would do, and leaves no
- * root-owned file behind. */
+ * (its uid and gid, no supplementary groups) unless root owns it
+ * (common/src/dropowner.c): a run by hand then does exactly what the
+ * timer's run would do, and leaves no root-owned file behind. */
 #ifndef ARCLAMP_SVG_DATADIR_H
 #define ARCLAMP_SVG_DATADIR_H
 
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-
-/* As root: when data_dir exists and is not root's, switch to its owner for
- * good. Returns 0 (nothing to do or done), -1 with err set. */
-int datadir_drop_root(const char *data_dir, char *err, size_t errlen);
 
 /* The running user or root owns the directory open as `fd`; else -1 with
  * err naming `shown`. */

@@ -4,6 +4,7 @@
 #include "atomicfile.h"
 #include "cli.h"
 #include "datadir.h"
+#include "dropowner.h"
 #include "dirstream.h"
 #include "commands.h"
 #include "flame.h"
@@ -624,7 +625,7 @@ enum generate_status generate_run(const struct gen_config *cfg,
                                   struct generate_stats *st, char *err, size_t errlen)
 {
     memset(st, 0, sizeof *st);
-    if (datadir_drop_root(cfg->data_dir, err, errlen) < 0)
+    if (drop_root_to_owner(cfg->data_dir, "data_dir", err, errlen) < 0)
         return GENERATE_ERROR;
     char why[1024];
     /* No logs, nothing to draw: leave a missing data_dir uncreated (a
