@@ -394,49 +394,25 @@ static const char *sample_reason_name(int why)
     return stackline_error_name((enum stackline_error)why);
 }
 
-/* At most one log entry per invalid_report_interval about invalid run
- * lines. */
-static void report_invalid_run_lines(struct ingest *in, double mono, int force)
-{
-    if (!force && mono - in->last_run_report < in->cfg->invalid_report_interval)
-        return;
-    char counts[256];
-    uint64_t total = stats_format_counts(counts, sizeof counts, in->runs_unreported, 1,
-                                         RUN_LINE_NREASONS, run_line_invalid_name);
-    if (total == 0)
-        return;
-    char total_text[24];
-    snprintf(total_text, sizeof total_text, "%llu", (unsigned long long)total);
-    log_event(LOG_WARNING, "invalid_run_lines",
-              LOG_FIELDS({"ARCLAMP_COUNT", total_text}, {"ARCLAMP_REASON", counts},
-                         {"ARCLAMP_EXAMPLE", in->run_example}),
-              "dropped %s invalid run lines (%s), e.g. \"%s\"", total_text, counts,
-              in->run_example);
-    memset(in->runs_unreported, 0, sizeof in->runs_unreported);
-    in->run_example[0] = '\0';
-    in->last_run_report = mono;
-}
+static const struct count_report invalid_samples = {
+    "invalid_lines", "invalid sample lines", "\"", "\"", 1, STACKLINE_NERRORS, sample_reason_name,
+};
+static const struct count_report invalid_run_lines = {
+    "invalid_run_lines", "invalid run lines", "\"", "\"", 1, RUN_LINE_NREASONS,
+    run_line_invalid_name,
+};
 
+/* Invalid sample lines and invalid run lines: at most one log entry each
+ * per invalid_report_interval. */
 void ingest_report_invalid(struct ingest *in, double mono, int force)
 {
+    double interval = in->cfg->invalid_report_interval;
     report_refused_tags(in, mono, force);
-    report_invalid_run_lines(in, mono, force);
+    if ((force || mono - in->last_run_report >= interval) &&
+        stats_log_counts(&invalid_run_lines, in->runs_unreported, in->run_example))
+        in->last_run_report = mono;
     runs_report(&in->runs, mono, force);
-    if (!force && mono - in->last_report < in->cfg->invalid_report_interval)
-        return;
-    char counts[512];
-    uint64_t total = stats_format_counts(counts, sizeof counts, in->unreported, 1,
-                                         STACKLINE_NERRORS, sample_reason_name);
-    if (total == 0)
-        return;
-    char total_text[24];
-    snprintf(total_text, sizeof total_text, "%llu", (unsigned long long)total);
-    log_event(LOG_WARNING, "invalid_lines",
-              LOG_FIELDS({"ARCLAMP_COUNT", total_text}, {"ARCLAMP_REASON", counts},
-                         {"ARCLAMP_EXAMPLE", in->example}),
-              "dropped %s invalid sample lines (%s), e.g. \"%s\"", total_text, counts,
-              in->example);
-    memset(in->unreported, 0, sizeof in->unreported);
-    in->example[0] = '\0';
-    in->last_report = mono;
+    if ((force || mono - in->last_report >= interval) &&
+        stats_log_counts(&invalid_samples, in->unreported, in->example))
+        in->last_report = mono;
 }

@@ -276,24 +276,15 @@ static const char *drop_reason_name(int why)
     return run_drop_name((enum run_drop)why);
 }
 
+static const struct count_report dropped_runs = {
+    "runs_dropped", "hierarchical runs", "run ", "", 0, RUN_DROP_NREASONS, drop_reason_name,
+};
+
 void runs_report(struct runs *r, double mono, int force)
 {
-    if (!force && mono - r->last_report < r->lim.report_interval)
-        return;
-    char counts[256];
-    uint64_t total = stats_format_counts(counts, sizeof counts, r->unreported, 0,
-                                         RUN_DROP_NREASONS, drop_reason_name);
-    if (total == 0)
-        return;
-    char total_text[24];
-    snprintf(total_text, sizeof total_text, "%llu", (unsigned long long)total);
-    log_event(LOG_WARNING, "runs_dropped",
-              LOG_FIELDS({"ARCLAMP_COUNT", total_text}, {"ARCLAMP_REASON", counts},
-                         {"ARCLAMP_EXAMPLE", r->example}),
-              "dropped %s hierarchical runs (%s), e.g. run %s", total_text, counts, r->example);
-    memset(r->unreported, 0, sizeof r->unreported);
-    r->example[0] = '\0';
-    r->last_report = mono;
+    if ((force || mono - r->last_report >= r->lim.report_interval) &&
+        stats_log_counts(&dropped_runs, r->unreported, r->example))
+        r->last_report = mono;
 }
 
 void runs_free(struct runs *r, double mono)

@@ -1,5 +1,6 @@
 /* stats: the Prometheus text file of arclamp-log's counters. */
 #include "stats.h"
+#include "log.h"
 #include "strbuf.h"
 
 #include <errno.h>
@@ -54,6 +55,24 @@ uint64_t stats_format_counts(char *out, size_t len, const uint64_t *counts, int 
         }
     }
     return total;
+}
+
+int stats_log_counts(const struct count_report *how, uint64_t *unreported, char *example)
+{
+    char counts[512], total_text[24];
+    uint64_t total = stats_format_counts(counts, sizeof counts, unreported, how->first, how->n,
+                                         how->name);
+    if (total == 0)
+        return 0;
+    snprintf(total_text, sizeof total_text, "%llu", (unsigned long long)total);
+    log_event(LOG_WARNING, how->event,
+              LOG_FIELDS({"ARCLAMP_COUNT", total_text}, {"ARCLAMP_REASON", counts},
+                         {"ARCLAMP_EXAMPLE", example}),
+              "dropped %s %s (%s), e.g. %s%s%s", total_text, how->what, counts,
+              how->example_open, example, how->example_close);
+    memset(unreported, 0, (size_t)how->n * sizeof *unreported);
+    example[0] = '\0';
+    return 1;
 }
 
 uint64_t stats_messages_total(const struct stats *st)

@@ -82,6 +82,21 @@ const char *run_line_invalid_name(int why);
  * Returns their total. */
 uint64_t stats_format_counts(char *out, size_t len, const uint64_t *counts, int first, int n,
                              const char *(*name)(int));
+/* How stats_log_counts() words one kind of rate-limited report. */
+struct count_report {
+    const char *event;         /* ARCLAMP_EVENT= */
+    const char *what;          /* "invalid sample lines": "dropped N <what> (...)" */
+    const char *example_open;  /* around the example: "\"" and "\"", or "run " and "" */
+    const char *example_close;
+    int first, n;              /* the counts reported: [first, n) */
+    const char *(*name)(int);  /* a count's reason name */
+};
+
+/* Logs the non-zero unreported[first..n) as one warning ("dropped N <what>
+ * (reason=N ...), e.g. <example>", with ARCLAMP_COUNT, _REASON and
+ * _EXAMPLE), then clears unreported[0..n) and the example. Returns 0 when there was
+ * nothing to log. */
+int stats_log_counts(const struct count_report *how, uint64_t *unreported, char *example);
 /* Total messages received from all inputs. */
 uint64_t stats_messages_total(const struct stats *st);
 
