@@ -3,6 +3,7 @@
 #include "atomicfile.h"
 #include "jsonout.h"
 #include "strbuf.h"
+#include "xmlesc.h"
 
 #include <json-c/json.h>
 #include <stdio.h>
@@ -80,19 +81,6 @@ static void append_script_json(strbuf *out, const char *json)
     }
 }
 
-static void append_html_text(strbuf *out, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '<': strbuf_appends(out, "&lt;"); break;
-        case '>': strbuf_appends(out, "&gt;"); break;
-        case '&': strbuf_appends(out, "&amp;"); break;
-        case '"': strbuf_appends(out, "&quot;"); break;
-        default: strbuf_appendc(out, *s);
-        }
-    }
-}
-
 int html_write(const char *path, const char *title, const run *data, const flat *f,
                const char *diff_forward, const char *diff_backward, const char *callgraph_link,
                char *err, size_t errlen)
@@ -100,13 +88,13 @@ int html_write(const char *path, const char *title, const run *data, const flat 
     json_object *d = page_data(title, data, f, diff_forward, diff_backward);
     strbuf page = STRBUF_INIT;
     strbuf_appends(&page, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>");
-    append_html_text(&page, title);
+    xml_escape(&page, title, strlen(title));
     strbuf_appendf(&page, "</title>\n<style>%s</style>\n</head><body>\n<h1>", page_style);
-    append_html_text(&page, title);
+    xml_escape(&page, title, strlen(title));
     strbuf_appends(&page, "</h1>\n");
     if (callgraph_link) {
         strbuf_appends(&page, "<p><a id=\"callgraph\" href=\"");
-        append_html_text(&page, callgraph_link);
+        xml_escape(&page, callgraph_link, strlen(callgraph_link));
         strbuf_appends(&page, "\">Callgraph</a></p>\n");
     }
     strbuf_appends(&page,
