@@ -229,7 +229,6 @@ static int stamp(const char *path, const struct timespec *t, char *err, size_t e
     return -1;
 }
 
-/* Names are [A-Za-z0-9_.-] (period_name_ok, read_name): JSON as they are. */
 /* The mean run of a run log: the sum of its complete runs over their number. */
 static int load_mean(const struct generate_opts *o, const struct entry *e, run *r,
                      struct runlog_stats *st, char *err, size_t errlen)
@@ -245,6 +244,7 @@ static int load_mean(const struct generate_opts *o, const struct entry *e, run *
     return 0;
 }
 
+/* Names are [A-Za-z0-9_.-] (period_name_ok, read_name): JSON as they are. */
 static void summary_json(strbuf *out, const struct entry *e, const struct runlog_stats *st,
                          size_t arcs)
 {
@@ -289,19 +289,39 @@ static int write_report(const struct generate_opts *o, const struct entry *e, co
     return rc;
 }
 
+/* The mean run loaded last. Run logs are handled in order of period,
+ * format, tag and time, so a log's previous bucket is usually the one just
+ * read: its diff takes that mean instead of reading the log again. */
+struct last_mean {
+    const struct entry *e;     /* whose mean r is; NULL: none */
+    run r;
+};
+
+static void last_mean_set(struct last_mean *last, const struct entry *e, run *r)
+{
+    if (last->e)
+        run_free(&last->r);
+    last->e = e;
+    last->r = *r;
+}
+
 static int write_diff(const struct generate_opts *o, const struct entry *e, const run *b,
-                      char *err, size_t errlen)
+                      const struct last_mean *last, char *err, size_t errlen)
 {
     const struct entry *p = e->previous;
-    run a, d;
+    run loaded, d;
+    const run *a = &last->r;
     struct runlog_stats st;
-    if (load_mean(o, p, &a, &st, err, errlen) < 0) {
-        run_free(&a);
+    int own = last->e != p;
+    if (own && load_mean(o, p, &loaded, &st, err, errlen) < 0) {
+        run_free(&loaded);
         return -1;
     }
+    if (own)
+        a = &loaded;
     run_init(&d, o->max_arcs);
     run_add_weighted(&d, b, 1.0);
-    run_add_weighted(&d, &a, -1.0);
+    run_add_weighted(&d, a, -1.0);
     flat f;
     flat_compute(&d, &f);
     char path[PATH_MAX], title[512], fwd[256], back[256];
@@ -315,7 +335,8 @@ static int write_diff(const struct generate_opts *o, const struct entry *e, cons
     int rc = html_write(path, title, &d, &f, fwd, back, NULL, err, errlen);
     flat_free(&f);
     run_free(&d);
-    run_free(&a);
+    if (own)
+        run_free(&loaded);
     return rc;
 }
 
@@ -333,9 +354,11 @@ static int ensure_dirs(const struct generate_opts *o, const char *period)
     return 0;
 }
 
-/* Brings the pages of one run log up to date. 1 when something was
- * written, 0 when nothing had to be, -1 on failure. */
-static int update_entry(const struct generate_opts *o, const struct entry *e)
+/* Brings the pages of one run log up to date; its mean, when read, becomes
+ * `last`. 1 when something was written, 0 when nothing had to be, -1 on
+ * failure. */
+static int update_entry(const struct generate_opts *o, const struct entry *e,
+                        struct last_mean *last)
 {
     char path[PATH_MAX], err[700];
     page_path(o, e, K_REPORT, path, sizeof path);
@@ -354,6 +377,7 @@ static int update_entry(const struct generate_opts *o, const struct entry *e)
     run r;
     struct runlog_stats st;
     int rc = load_mean(o, e, &r, &st, err, sizeof err);
+    int read = rc == 0;
     if (rc == 0 && !report_ok) {
         rc = write_report(o, e, &r, &st, err, sizeof err);
         for (int k = 0; rc == 0 && k < K_COUNT; k++) {
@@ -363,12 +387,15 @@ static int update_entry(const struct generate_opts *o, const struct entry *e)
         }
     }
     if (rc == 0 && !diff_ok) {
-        rc = write_diff(o, e, &r, err, sizeof err);
+        rc = write_diff(o, e, &r, last, err, sizeof err);
         page_path(o, e, K_DIFF, path, sizeof path);
         if (rc == 0)
             rc = stamp(path, diff_time, err, sizeof err);
     }
-    run_free(&r);
+    if (read)
+        last_mean_set(last, e, &r); /* kept for the next log's diff */
+    else
+        run_free(&r);
     if (rc < 0)
         fprintf(stderr, "arclamp-report: %s\n", err);
     return rc < 0 ? -1 : 1;
@@ -569,11 +596,14 @@ int generate_run(const struct generate_opts *o)
     size_t written = 0, removed = 0;
     int failed = scan_logs(&es, o) < 0;
     /* one run log that cannot be read costs its own pages, not the others' */
+    struct last_mean last = {NULL, {0}};
     for (size_t i = 0; i < es.n; i++) {
-        int r = update_entry(o, &es.v[i]);
+        int r = update_entry(o, &es.v[i], &last);
         failed |= r < 0;
         written += r > 0;
     }
+    if (last.e)
+        run_free(&last.r);
     if (es.n || !failed) { /* a logs_dir that cannot be read removes nothing */
         removed = remove_stale(o, &es);
         failed |= write_index(o, &es) < 0;
