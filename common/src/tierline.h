@@ -1,0 +1,83 @@
+/* tierline: the wire format of request-tier aggregates.
+ *
+ * The extension (php-excimer-sampler's tiers.c) sends, every few seconds,
+ * what one process measured since its last flush, one line per (identity,
+ * tier) and one status line; arclamp-log validates, merges and stores them
+ * (tier tables); arclamp-report reads the tables back. The rules live here
+ * once:
+ *   tiers/1 agg START END HOST PID IDENTITY TIER CALLS TOTAL_NS HIST
+ *   tiers/1 status START END HOST PID REQUESTS TRACED TRIPS RESUMES PAUSED SKIPPED
+ * START, END: the window, unix seconds (START <= END). HOST: 1-255 bytes,
+ * no space or control byte. PID: a process id (0: merged, several). IDENTITY:
+ * the request type, 1-255 bytes once decoded, '%', space, control bytes and
+ * DEL written %XX (two upper-case hex digits), valid UTF-8. TIER: 1-64 bytes
+ * of [A-Za-z0-9_.-] ("_total": the whole request). CALLS >= 1; TOTAL_NS the
+ * sum of the calls' wall time in nanoseconds; HIST the calls' tierhist
+ * (tierhist.h), whose counts add up to CALLS. Status: REQUESTS seen, TRACED
+ * (sampled and not paused), breaker TRIPS and RESUMES in the window, PAUSED
+ * (processes paused at END: a process sends 0 or 1, a merged line the sum),
+ * SKIPPED (tier calls not recorded: the process's tables were full).
+ * arclamp-log's merged lines (tier tables) have HOST "*" and PID 0. */
+#ifndef ARCLAMP_TIERLINE_H
+#define ARCLAMP_TIERLINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TIERLINE_PREFIX "tiers/1 "
+#define TIERLINE_PREFIX_LEN 8
+#define TIERLINE_HOST_MAX 255
+#define TIERLINE_IDENTITY_MAX 255
+#define TIERLINE_TIER_MAX 64
+#define TIERLINE_TOTAL "_total"
+
+enum tierline_kind { TIERLINE_AGG, TIERLINE_STATUS };
+
+/* Why a tier line was refused; the names (tierline_error_name) are metric
+ * labels and log words. */
+enum tierline_error {
+    TIERLINE_OK = 0,
+    TIERLINE_BAD_RECORD,   /* not agg or status, a field missing or extra */
+    TIERLINE_BAD_NUMBER,   /* a number out of range, START > END */
+    TIERLINE_BAD_TEXT,     /* HOST, IDENTITY or TIER not as above */
+    TIERLINE_BAD_HIST,     /* HIST malformed, or its counts not CALLS */
+    TIERLINE_NERRORS
+};
+
+struct tierline {
+    enum tierline_kind kind;
+    int64_t start, end;
+    const char *host;           /* points into the line */
+    size_t host_len;
+    int64_t pid;
+    /* agg */
+    const char *identity;       /* escaped, as on the line */
+    size_t identity_len;
+    const char *tier;
+    size_t tier_len;
+    int64_t calls, total_ns;
+    const char *hist;           /* tierhist_parse() accepts it */
+    size_t hist_len;
+    /* status */
+    int64_t requests, traced, trips, resumes, paused, skipped;
+};
+
+const char *tierline_error_name(enum tierline_error err);
+
+/* Whether the line is a tier line at all (starts with TIERLINE_PREFIX). */
+int tierline_is_tier(const char *line, size_t len);
+
+/* Validates a tier line (len bytes, no newline) and splits it. */
+enum tierline_error tierline_parse(const char *line, size_t len, struct tierline *out);
+
+/* Writes s escaped for IDENTITY (out: at least 3 * len bytes); returns the
+ * length written. */
+size_t tierline_escape(const char *s, size_t len, char *out);
+/* Decodes an IDENTITY that passed tierline_parse into out (at least len
+ * bytes); returns the decoded length. */
+size_t tierline_unescape(const char *s, size_t len, char *out);
+
+/* Whether s is a valid TIER name. */
+int tierline_tier_ok(const char *s, size_t len);
+
+#endif
