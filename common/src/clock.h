@@ -11,6 +11,10 @@
 /* Seconds on CLOCK_MONOTONIC (since boot; only differences mean anything). */
 double clock_mono(void);
 
+/* Nanoseconds on CLOCK_MONOTONIC, for timing calls (request tiers): the
+ * same clock as clock_mono(), without a double's rounding. */
+unsigned long long clock_mono_ns(void);
+
 /* Milliseconds from now until `deadline` (a clock_mono() reading), rounded
  * up, for poll(): 0 once it has passed, at most INT_MAX. */
 int clock_ms_until(double deadline);

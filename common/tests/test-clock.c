@@ -16,6 +16,17 @@ START_TEST(mono_never_goes_back_and_follows_sleep)
 }
 END_TEST
 
+START_TEST(mono_ns_is_the_same_clock_in_nanoseconds)
+{
+    double a = clock_mono();
+    unsigned long long n = clock_mono_ns();
+    double b = clock_mono();
+    ck_assert(n >= (unsigned long long)(a * 1e9) - 1000);
+    ck_assert(n <= (unsigned long long)(b * 1e9) + 1000);
+    ck_assert(clock_mono_ns() >= n);
+}
+END_TEST
+
 START_TEST(ms_until_rounds_up_and_stops_at_zero)
 {
     double now = clock_mono();
@@ -50,6 +61,7 @@ Suite *clock_suite(void)
     Suite *s = suite_create("clock");
     TCase *tc = tcase_create("clock");
     tcase_add_test(tc, mono_never_goes_back_and_follows_sleep);
+    tcase_add_test(tc, mono_ns_is_the_same_clock_in_nanoseconds);
     tcase_add_test(tc, ms_until_rounds_up_and_stops_at_zero);
     tcase_add_test(tc, wall_seconds_never_lag_the_realtime_clock);
     tcase_set_timeout(tc, 10);
