@@ -142,6 +142,20 @@ static int identity_ok(const char *s, size_t len)
     return decoded >= 1 && decoded <= TIERLINE_IDENTITY_MAX;
 }
 
+int tierline_identity_valid(const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    if (len < 1 || len > TIERLINE_IDENTITY_MAX)
+        return 0;
+    for (size_t i = 0; i < len;) {
+        size_t n = u[i] < 0x80 ? 1 : utf8_seq(u + i, len - i);
+        if (n == 0)
+            return 0;
+        i += n;
+    }
+    return 1;
+}
+
 static int host_ok(const char *s, size_t len)
 {
     if (len == 0 || len > TIERLINE_HOST_MAX)

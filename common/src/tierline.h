@@ -79,6 +79,9 @@ size_t tierline_escape(const char *s, size_t len, char *out);
  * bytes); returns the decoded length. */
 size_t tierline_unescape(const char *s, size_t len, char *out);
 
+/* Whether a decoded identity can be sent: 1-255 bytes of valid UTF-8. */
+int tierline_identity_valid(const char *s, size_t len);
+
 /* Whether s is a valid TIER name. */
 int tierline_tier_ok(const char *s, size_t len);
 

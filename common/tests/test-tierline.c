@@ -209,6 +209,13 @@ START_TEST(identity_limits)
     ck_assert_int_eq(line_with_identity(id, 255, escaped, &esc_len, &tl, line), TIERLINE_OK);
     memcpy(id + 255, "\xe2\x82\xac", 3);
     ck_assert_int_eq(line_with_identity(id, 258, escaped, &esc_len, &tl, line), TIERLINE_BAD_TEXT);
+    /* what the extension checks before it takes an identity agrees */
+    ck_assert(tierline_identity_valid(id, 255));
+    ck_assert(!tierline_identity_valid(id, 258));
+    ck_assert(!tierline_identity_valid("", 0));
+    ck_assert(!tierline_identity_valid("a\xc3", 2));
+    ck_assert(!tierline_identity_valid("\xed\xa0\x80", 3)); /* a surrogate */
+    ck_assert(tierline_identity_valid("nul\0 ok", 7));
     /* host: 255 bytes at most */
     memset(id, 'h', 256);
     int n = sprintf(line, "tiers/1 status 1 2 %.255s 1 0 0 0 0 0 0", id);
