@@ -52,6 +52,16 @@ ZEND_BEGIN_MODULE_GLOBALS(excimer)
     zend_string *hprof_entry;     /* its entry point */
     zend_long hprof_runs_sent;    /* runs this process handed to the sender (zero-code) */
     zend_string *auto_entry;      /* zero-code mode: the request's entry point */
+    /* request tiers (src/tiers.c); excimer.tiers itself is parsed there */
+    zend_long tiers_sample;       /* INI excimer.tiers_sample: trace 1 in N requests */
+    char *tiers_target;           /* INI excimer.tiers_target: where aggregates go */
+    char *tiers_control;          /* INI excimer.tiers_control: the on/off file */
+    double tiers_flush_interval;  /* INI excimer.tiers_flush_interval: seconds */
+    double tiers_breaker_cost;    /* INI excimer.tiers_breaker_cost: own cost / request time */
+    double tiers_breaker_window;  /* INI excimer.tiers_breaker_window: seconds */
+    double tiers_breaker_cooldown;/* INI excimer.tiers_breaker_cooldown: seconds paused */
+    zend_long tiers_breaker_backlog;  /* INI: lines queued for the sender at most */
+    zend_long tiers_breaker_failures; /* INI: failed lines per window at most */
 ZEND_END_MODULE_GLOBALS(excimer)
 
 ZEND_EXTERN_MODULE_GLOBALS(excimer)
@@ -92,5 +102,20 @@ void excimer_hprof_collect_request_end(void);
  * whether there was one. */
 bool excimer_hprof_collect_skip(void);
 unsigned excimer_hprof_flags_of_ini(const char *list);
+
+/* Where a kind of data goes: the URI `own_uri` (INI `own_ini`) when set,
+ * else excimer.arclamp_target's server with the channel (or stream) `key`.
+ * 0, or -1 when there is none (a bad own URI warns). */
+struct transport_target;
+int excimer_target_for(const char *own_uri, const char *own_ini, const char *key,
+                       struct transport_target *t);
+
+/* Request tiers (src/tiers.c). */
+ZEND_INI_MH(excimer_tiers_on_update);
+const zend_function_entry *excimer_tiers_functions(void);
+void excimer_tiers_module_init(void);
+void excimer_tiers_module_shutdown(void);
+void excimer_tiers_request_start(void);
+void excimer_tiers_request_end(void);
 
 #endif

@@ -116,6 +116,28 @@ PHP_INI_BEGIN()
                       hprof_target, zend_excimer_globals, excimer_globals)
     STD_PHP_INI_ENTRY("excimer.hprof_max_bytes", "1048576", PHP_INI_SYSTEM, OnUpdateLong,
                       hprof_max_bytes, zend_excimer_globals, excimer_globals)
+    /* Request tiers (src/tiers.c). Which functions are tiers and how many
+     * requests are traced may change at run time (the breaker bounds the
+     * cost); where the data goes and the bounds are the host's. */
+    PHP_INI_ENTRY("excimer.tiers", "", PHP_INI_ALL, excimer_tiers_on_update)
+    STD_PHP_INI_ENTRY("excimer.tiers_sample", "1", PHP_INI_ALL, OnUpdateLong,
+                      tiers_sample, zend_excimer_globals, excimer_globals)
+    STD_PHP_INI_ENTRY("excimer.tiers_target", "", PHP_INI_SYSTEM, OnUpdateString,
+                      tiers_target, zend_excimer_globals, excimer_globals)
+    STD_PHP_INI_ENTRY("excimer.tiers_control", "", PHP_INI_SYSTEM, OnUpdateString,
+                      tiers_control, zend_excimer_globals, excimer_globals)
+    STD_PHP_INI_ENTRY("excimer.tiers_flush_interval", "5", PHP_INI_SYSTEM, OnUpdateReal,
+                      tiers_flush_interval, zend_excimer_globals, excimer_globals)
+    STD_PHP_INI_ENTRY("excimer.tiers_breaker_cost", "0.005", PHP_INI_SYSTEM, OnUpdateReal,
+                      tiers_breaker_cost, zend_excimer_globals, excimer_globals)
+    STD_PHP_INI_ENTRY("excimer.tiers_breaker_window", "10", PHP_INI_SYSTEM, OnUpdateReal,
+                      tiers_breaker_window, zend_excimer_globals, excimer_globals)
+    STD_PHP_INI_ENTRY("excimer.tiers_breaker_cooldown", "30", PHP_INI_SYSTEM, OnUpdateReal,
+                      tiers_breaker_cooldown, zend_excimer_globals, excimer_globals)
+    STD_PHP_INI_ENTRY("excimer.tiers_breaker_backlog", "10000", PHP_INI_SYSTEM, OnUpdateLong,
+                      tiers_breaker_backlog, zend_excimer_globals, excimer_globals)
+    STD_PHP_INI_ENTRY("excimer.tiers_breaker_failures", "3", PHP_INI_SYSTEM, OnUpdateLong,
+                      tiers_breaker_failures, zend_excimer_globals, excimer_globals)
 PHP_INI_END()
 
 static void excimer_init_globals(zend_excimer_globals *g)
@@ -140,6 +162,15 @@ static void excimer_init_globals(zend_excimer_globals *g)
     g->hprof_max_bytes = 1048576;
     g->hprof_auto = false;
     g->hprof_entry = NULL;
+    g->tiers_sample = 1;
+    g->tiers_target = NULL;
+    g->tiers_control = NULL;
+    g->tiers_flush_interval = 5;
+    g->tiers_breaker_cost = 0.005;
+    g->tiers_breaker_window = 10;
+    g->tiers_breaker_cooldown = 30;
+    g->tiers_breaker_backlog = 10000;
+    g->tiers_breaker_failures = 3;
 }
 
 static PHP_MINIT_FUNCTION(excimer)
@@ -151,13 +182,15 @@ static PHP_MINIT_FUNCTION(excimer)
     /* The functions of the stubs (stubs/arclamp.stub.php here, and
      * excimer_set_timeout from stubs/ExcimerTimer.stub.php). */
     if (zend_register_functions(NULL, ext_functions, NULL, MODULE_PERSISTENT) != SUCCESS ||
-        zend_register_functions(NULL, excimer_timer_functions(), NULL, MODULE_PERSISTENT) != SUCCESS)
+        zend_register_functions(NULL, excimer_timer_functions(), NULL, MODULE_PERSISTENT) != SUCCESS ||
+        zend_register_functions(NULL, excimer_tiers_functions(), NULL, MODULE_PERSISTENT) != SUCCESS)
         return FAILURE;
     excimer_log_classes_register();
     excimer_profiler_class_register();
     excimer_timer_class_register();
     timerlib_module_init();
     sender_module_init();
+    excimer_tiers_module_init();
     if (EXCIMER_G(hprof_sample_rate) > 0)
         excimer_hprof_register(); /* zero-code runs need the observers */
     return SUCCESS;
@@ -165,6 +198,7 @@ static PHP_MINIT_FUNCTION(excimer)
 
 static PHP_MSHUTDOWN_FUNCTION(excimer)
 {
+    excimer_tiers_module_shutdown(); /* the last aggregates, to the sender */
     sender_module_shutdown(); /* what is queued is delivered first */
     timerlib_module_shutdown();
     UNREGISTER_INI_ENTRIES();
@@ -178,6 +212,7 @@ static PHP_RINIT_FUNCTION(excimer)
 #endif
     excimer_arclamp_request_start();
     excimer_hprof_collect_request_start();
+    excimer_tiers_request_start();
     return SUCCESS;
 }
 
@@ -185,6 +220,7 @@ static PHP_RSHUTDOWN_FUNCTION(excimer)
 {
     excimer_arclamp_request_end();
     excimer_hprof_collect_request_end();
+    excimer_tiers_request_end();
     excimer_hprof_rshutdown();
     timerlib_request_shutdown();
     return SUCCESS;

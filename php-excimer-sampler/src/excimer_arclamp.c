@@ -226,3 +226,21 @@ void excimer_arclamp_request_end(void)
     zend_string_release(entry);
     OBJ_RELEASE(obj);
 }
+
+int excimer_target_for(const char *own_uri, const char *own_ini, const char *key,
+                       struct transport_target *t)
+{
+    char err[400];
+    if (own_uri && *own_uri) {
+        if (transport_parse(own_uri, t, err, sizeof err) == 0)
+            return 0;
+        php_error_docref(NULL, E_WARNING, "%s: %s", own_ini, err);
+        return -1;
+    }
+    const char *uri = EXCIMER_G(arclamp_target);
+    if (!uri || !*uri || transport_parse(uri, t, err, sizeof err) < 0)
+        return -1;
+    if (t->kind == TRANSPORT_REDIS_PUBLISH || t->kind == TRANSPORT_REDIS_XADD)
+        snprintf(t->key, sizeof t->key, "%s", key);
+    return 0;
+}

@@ -158,26 +158,6 @@ static zend_string *run_lines(zval *run, const char *runid, const char *entry, s
     return s.s;
 }
 
-/* The target: excimer.hprof_target, or else excimer.arclamp_target's
- * server with the channel (or stream) "xhprof". */
-static int hprof_target(transport_target *t)
-{
-    char err[400];
-    const char *uri = EXCIMER_G(hprof_target);
-    if (uri && *uri) {
-        if (transport_parse(uri, t, err, sizeof err) == 0)
-            return 0;
-        php_error_docref(NULL, E_WARNING, "excimer.hprof_target: %s", err);
-        return -1;
-    }
-    uri = EXCIMER_G(arclamp_target);
-    if (!uri || !*uri || transport_parse(uri, t, err, sizeof err) < 0)
-        return -1;
-    if (t->kind == TRANSPORT_REDIS_PUBLISH || t->kind == TRANSPORT_REDIS_XADD)
-        snprintf(t->key, sizeof t->key, "xhprof");
-    return 0;
-}
-
 static void write_run_file(zval *run, const char *runid)
 {
     const char *dir = zend_ini_string_ex("xhprof.output_dir", sizeof("xhprof.output_dir") - 1, 0,
@@ -251,7 +231,7 @@ static void collect_run(zval *run, const char *entry)
              (unsigned)(timerlib_random() * 4294967296.0));
     write_run_file(run, runid);
     transport_target t;
-    if (hprof_target(&t) == 0) {
+    if (excimer_target_for(EXCIMER_G(hprof_target), "excimer.hprof_target", "xhprof", &t) == 0) {
         size_t nlines;
         zend_string *lines = run_lines(run, runid, entry, &nlines);
         char *text = malloc(ZSTR_LEN(lines) + 1);

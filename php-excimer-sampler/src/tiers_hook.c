@@ -1,0 +1,597 @@
+/* tiers_hook: sees the calls of the tier functions, and only those.
+ *
+ * Every other call must run as if the extension were absent, which rules
+ * out the engine's observer API (once one is registered, every call in the
+ * process runs the observer-checking handlers: ~75 instructions a call,
+ * measured for hprof) and zend_execute_ex (worse). The tier functions
+ * themselves are changed instead:
+ *  - an internal function (mysqli::query, preg_match) gets its handler
+ *    swapped for tiers_internal_handler, which times the original;
+ *  - a user function gets two kinds of its opcodes redirected: the first of
+ *    its body (after the RECVs, which the engine skips when it can) and its
+ *    RETURNs. A redirected opline keeps its operands; its number becomes
+ *    TIERS_OPCODE (255: PHP 8.2's compiler emits 0..202) and its handler the
+ *    engine's ZEND_USER_OPCODE handler, which calls ours; ours notes the
+ *    call and hands the opline back to the engine's handler for its
+ *    original number (ZEND_USER_OPCODE_DISPATCH_TO).
+ * A frame an exception unwinds passes no RETURN: while tiers trace, the
+ * engine's HANDLE_EXCEPTION (run in each frame an exception reaches) is
+ * watched too, and tier calls whose frames are gone are closed there.
+ *
+ * With opcache a function's opcodes live in shared memory, at the same
+ * address in every php-fpm worker: one worker's patch is seen by all. So
+ * what a patched opline was is kept in a table in shared memory too (mapped
+ * at MINIT, before the workers fork), and every worker has the handler for
+ * TIERS_OPCODE from MINIT on. Opcodes compiled without opcache belong to
+ * one request of one process: their table is private and emptied at
+ * request end. Patches in shared memory stay until opcache drops the
+ * script; a worker that does not trace runs them as a few instructions
+ * more on the tier functions, nothing anywhere else. */
+#include "php.h"
+#include "zend_compile.h"
+#include "zend_execute.h"
+#include "zend_extensions.h"
+#include "zend_vm.h"
+
+#include <stdio.h>
+#include <sys/mman.h>
+
+#include "clock.h"
+#include "tiers.h"
+
+#define TIERS_OPCODE 255
+#define OP_ENTRY 1u
+#define OP_EXIT 2u
+#define SHARED_OPS 4096             /* patched oplines in opcache's memory */
+#define PRIVATE_OPS 2048            /* patched oplines of one request */
+#define INTERNALS 256               /* internal functions ever swapped */
+#define STACK_MAX 64                /* tier calls open at once */
+#define FN_CACHE 256                /* functions looked up in one request */
+#define SHM_RANGES 32
+
+/* A patched opline and what it was. */
+struct op_slot {
+    const zend_op *op;              /* NULL: free */
+    const void *orig_handler;
+    uint8_t orig_opcode;
+    uint8_t kind;                   /* OP_ENTRY | OP_EXIT */
+};
+
+struct optable {
+    struct op_slot *slots;
+    size_t cap;                     /* a power of two */
+    size_t used;
+    bool shared;                    /* other processes write it too */
+};
+
+/* An internal function swapped in some process; in shared memory, because
+ * opcache may copy the function (its reserved[] slot pointing here) into
+ * memory other workers read. */
+struct internal_rec {
+    const zend_function *func;      /* NULL: free */
+    zif_handler orig;
+};
+
+/* A tier call in progress. */
+struct frame {
+    zend_execute_data *ex;
+    int tier;
+    bool outer;                     /* the outermost call of its tier: timed */
+    uint64_t start;
+};
+
+/* The per-process state of the hook. One per process: PHP is NTS here, and
+ * the tables must outlive requests (shared patches, swapped handlers). */
+static struct {
+    struct optable shared_ops;      /* MAP_SHARED, from MINIT */
+    struct optable private_ops;
+    struct internal_rec *internals; /* MAP_SHARED, INTERNALS records */
+    int internal_tier[INTERNALS];   /* this process's tier of internals[i]; 0: none */
+    bool internal_swapped[INTERNALS];
+    int reserved;                   /* our slot in zend_function reserved[] */
+    const void *user_opcode_handler;
+    const char *no_user_fns;        /* why user functions cannot be tiers, or NULL */
+    bool watching;                  /* tiers_rt.fns has functions */
+    bool compile_hooked;
+    bool exception_hooked;
+    zend_op_array *(*prev_compile_file)(zend_file_handle *, int);
+    uintptr_t shm_lo[SHM_RANGES], shm_hi[SHM_RANGES];
+    int nshm;                       /* -1: not read yet */
+    struct frame stack[STACK_MAX];
+    int depth;
+    struct { const zend_op *opcodes; int tier; } fn_cache[FN_CACHE];
+    int fn_cache_used;
+} hk = {.reserved = -1, .nshm = -1};
+
+/* --- tables of patched oplines --------------------------------------- */
+
+static size_t op_hash(const zend_op *op, size_t cap)
+{
+    return (size_t)((((uintptr_t)op >> 5) * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+}
+
+static const struct op_slot *optable_find(const struct optable *t, const zend_op *op)
+{
+    size_t i = op_hash(op, t->cap);
+    for (size_t n = 0; n < t->cap; n++, i = (i + 1) & (t->cap - 1)) {
+        const zend_op *k = __atomic_load_n(&t->slots[i].op, __ATOMIC_ACQUIRE);
+        if (k == op)
+            return &t->slots[i];
+        if (!k)
+            return NULL;
+    }
+    return NULL;
+}
+
+/* The slot of op, taken if it had none; NULL when the table is full. */
+static struct op_slot *optable_claim(struct optable *t, const zend_op *op)
+{
+    size_t i = op_hash(op, t->cap);
+    for (size_t n = 0; n < t->cap; n++, i = (i + 1) & (t->cap - 1)) {
+        const zend_op *k = __atomic_load_n(&t->slots[i].op, __ATOMIC_ACQUIRE);
+        if (!k && t->used < t->cap - t->cap / 4) {
+            if (__atomic_compare_exchange_n(&t->slots[i].op, &k, op, false, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE)) {
+                t->used++; /* shared: this process's count, a bound all the same */
+                return &t->slots[i];
+            }
+        }
+        if (k == op)
+            return &t->slots[i];
+        if (!k)
+            return NULL;
+    }
+    return NULL;
+}
+
+static void optable_clear(struct optable *t)
+{
+    if (t->used)
+        memset(t->slots, 0, t->cap * sizeof *t->slots);
+    t->used = 0;
+}
+
+/* --- where memory is ---------------------------------------------------- */
+
+/* Reads this process's shared mappings once (opcache maps its memory at
+ * startup and never grows it). */
+static void read_shared_ranges(void)
+{
+    hk.nshm = 0;
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f) && hk.nshm < SHM_RANGES) {
+        unsigned long lo, hi;
+        char perms[8];
+        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3 && perms[3] == 's') {
+            hk.shm_lo[hk.nshm] = lo;
+            hk.shm_hi[hk.nshm++] = hi;
+        }
+    }
+    fclose(f);
+}
+
+static bool in_shared_memory(const void *p)
+{
+    if (hk.nshm < 0)
+        read_shared_ranges();
+    for (int i = 0; i < hk.nshm; i++)
+        if ((uintptr_t)p >= hk.shm_lo[i] && (uintptr_t)p < hk.shm_hi[i])
+            return true;
+    return false;
+}
+
+/* --- patching user functions ------------------------------------------ */
+
+static bool is_recv(uint8_t opcode)
+{
+    return opcode == ZEND_RECV || opcode == ZEND_RECV_INIT || opcode == ZEND_RECV_VARIADIC;
+}
+
+static bool is_return(uint8_t opcode)
+{
+    return opcode == ZEND_RETURN || opcode == ZEND_RETURN_BY_REF;
+}
+
+/* Redirects one opline. The handler is read before the number and written
+ * after it, so a patch another worker makes at the same moment is seen
+ * whole or not at all; in between, the original handler runs, and no
+ * engine handler reads its opline's number. */
+static bool patch_op(zend_op *op, unsigned kind, struct optable *t)
+{
+    const void *handler = __atomic_load_n(&op->handler, __ATOMIC_ACQUIRE);
+    uint8_t opcode = __atomic_load_n(&op->opcode, __ATOMIC_ACQUIRE);
+    if (opcode == TIERS_OPCODE || handler == hk.user_opcode_handler)
+        return true;
+    struct op_slot *s = optable_claim(t, op);
+    if (!s)
+        return false;
+    __atomic_store_n(&s->orig_handler, handler, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->orig_opcode, opcode, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->kind, (uint8_t)kind, __ATOMIC_RELEASE);
+    __atomic_store_n(&op->opcode, (uint8_t)TIERS_OPCODE, __ATOMIC_RELEASE);
+    __atomic_store_n(&op->handler, hk.user_opcode_handler, __ATOMIC_RELEASE);
+    return true;
+}
+
+static void remember_function(const zend_op *opcodes, int tier)
+{
+    for (int i = 0; i < hk.fn_cache_used; i++)
+        if (hk.fn_cache[i].opcodes == opcodes) {
+            hk.fn_cache[i].tier = tier;
+            return;
+        }
+    if (hk.fn_cache_used < FN_CACHE) {
+        hk.fn_cache[hk.fn_cache_used].opcodes = opcodes;
+        hk.fn_cache[hk.fn_cache_used++].tier = tier;
+    }
+}
+
+static bool protected_shared_memory(void)
+{
+    return zend_ini_long("opcache.protect_memory", sizeof("opcache.protect_memory") - 1, 0) != 0;
+}
+
+/* Patches a user function's entry and returns. The RETURNs go first: a
+ * function whose entry could not be patched (a table full) is not timed at
+ * all, never timed from an entry to no end. */
+static void patch_user_function(zend_function *f, int tier)
+{
+    zend_op_array *oa = &f->op_array;
+    if (hk.no_user_fns || !oa->opcodes || !oa->last || (oa->fn_flags & ZEND_ACC_GENERATOR))
+        return;
+    remember_function(oa->opcodes, tier);
+    uint32_t entry = 0;
+    while (entry < oa->last && is_recv(oa->opcodes[entry].opcode))
+        entry++;
+    if (entry == oa->last || oa->opcodes[entry].opcode == TIERS_OPCODE)
+        return; /* patched already (here, or by another worker) */
+    bool shared = in_shared_memory(oa->opcodes);
+    if (shared && protected_shared_memory())
+        return;
+    struct optable *t = shared ? &hk.shared_ops : &hk.private_ops;
+    for (uint32_t i = entry + 1; i < oa->last; i++)
+        if (is_return(oa->opcodes[i].opcode) && !patch_op(&oa->opcodes[i], OP_EXIT, t))
+            goto full;
+    unsigned kind = OP_ENTRY | (is_return(oa->opcodes[entry].opcode) ? OP_EXIT : 0);
+    if (patch_op(&oa->opcodes[entry], kind, t))
+        return;
+full:
+    tiers_rt.skipped++;
+}
+
+static int tier_of_function(const zend_function *f)
+{
+    if (f->type == ZEND_USER_FUNCTION)
+        for (int i = 0; i < hk.fn_cache_used; i++)
+            if (hk.fn_cache[i].opcodes == f->op_array.opcodes)
+                return hk.fn_cache[i].tier;
+    if (!f->common.function_name)
+        return -1;
+    zend_string *lc_name = zend_string_tolower(f->common.function_name);
+    zend_string *lc_class = f->common.scope ? zend_string_tolower(f->common.scope->name) : NULL;
+    int tier = tiers_tier_of_name(lc_class ? ZSTR_VAL(lc_class) : NULL,
+                                  lc_class ? ZSTR_LEN(lc_class) : 0, ZSTR_VAL(lc_name),
+                                  ZSTR_LEN(lc_name));
+    zend_string_release(lc_name);
+    if (lc_class)
+        zend_string_release(lc_class);
+    if (f->type == ZEND_USER_FUNCTION)
+        remember_function(f->op_array.opcodes, tier);
+    return tier;
+}
+
+/* --- tier calls in progress ------------------------------------------ */
+
+static void frame_close(int i, uint64_t now)
+{
+    struct frame f = hk.stack[i];
+    memmove(&hk.stack[i], &hk.stack[i + 1], (size_t)(hk.depth - i - 1) * sizeof hk.stack[0]);
+    hk.depth--;
+    tiers_rt.active[f.tier]--;
+    if (f.outer)
+        tiers_call_done(f.tier, now - f.start);
+}
+
+static void frame_enter(zend_execute_data *ex)
+{
+    for (int i = hk.depth - 1; i >= 0; i--)
+        if (hk.stack[i].ex == ex)
+            return; /* the entry opline is also a loop's head: the same call */
+    int tier = tier_of_function(ex->func);
+    if (tier <= 0)
+        return;
+    if (hk.depth == STACK_MAX) {
+        tiers_rt.skipped++;
+        return;
+    }
+    bool outer = tiers_rt.active[tier]++ == 0;
+    hk.stack[hk.depth++] = (struct frame){ex, tier, outer, clock_mono_ns()};
+}
+
+static void frame_leave(zend_execute_data *ex)
+{
+    for (int i = hk.depth - 1; i >= 0; i--)
+        if (hk.stack[i].ex == ex) {
+            frame_close(i, clock_mono_ns());
+            return;
+        }
+}
+
+static bool is_caller_of(zend_execute_data *maybe_caller, zend_execute_data *ex)
+{
+    int n = 0;
+    for (zend_execute_data *p = ex->prev_execute_data; p && n < 100000; p = p->prev_execute_data, n++)
+        if (p == maybe_caller)
+            return true;
+    return false;
+}
+
+/* --- the engine's entry points --------------------------------------- */
+
+static int tiers_opcode_handler(zend_execute_data *ex)
+{
+    const zend_op *op = ex->opline;
+    const struct op_slot *s = hk.private_ops.used ? optable_find(&hk.private_ops, op) : NULL;
+    if (!s)
+        s = optable_find(&hk.shared_ops, op);
+    if (UNEXPECTED(!s))
+        zend_error_noreturn(E_CORE_ERROR, "excimer: request tiers lost a patched opcode");
+    uint8_t kind = __atomic_load_n(&s->kind, __ATOMIC_ACQUIRE);
+    if (tiers_rt.tracing) {
+        if (kind & OP_ENTRY)
+            frame_enter(ex);
+        if (kind & OP_EXIT)
+            frame_leave(ex);
+    }
+    return ZEND_USER_OPCODE_DISPATCH_TO | s->orig_opcode;
+}
+
+/* An exception reached frame ex: tier calls open in frames it has left
+ * (neither ex nor a caller of ex) ended now. */
+static int tiers_exception_handler(zend_execute_data *ex)
+{
+    if (hk.depth) {
+        uint64_t now = clock_mono_ns();
+        for (int i = hk.depth - 1; i >= 0; i--)
+            if (hk.stack[i].ex != ex && !is_caller_of(hk.stack[i].ex, ex))
+                frame_close(i, now);
+    }
+    return ZEND_USER_OPCODE_DISPATCH;
+}
+
+static ZEND_NAMED_FUNCTION(tiers_internal_handler)
+{
+    const struct internal_rec *r = execute_data->func->internal_function.reserved[hk.reserved];
+    int tier = hk.internal_tier[r - hk.internals];
+    if (!tiers_rt.tracing || tier <= 0) {
+        r->orig(INTERNAL_FUNCTION_PARAM_PASSTHRU);
+        return;
+    }
+    bool outer = tiers_rt.active[tier]++ == 0;
+    uint64_t start = outer ? clock_mono_ns() : 0;
+    r->orig(INTERNAL_FUNCTION_PARAM_PASSTHRU);
+    tiers_rt.active[tier]--;
+    if (outer)
+        tiers_call_done(tier, clock_mono_ns() - start);
+}
+
+/* Every file compiled or loaded from opcache in a request goes through
+ * here: the functions and classes it declared are the new entries of the
+ * function and class tables. */
+static zend_op_array *tiers_compile_file(zend_file_handle *h, int type);
+
+static void patch_if_tier_function(zend_function *f)
+{
+    if (f->type != ZEND_USER_FUNCTION || !f->common.function_name)
+        return;
+    for (int i = 0; i < tiers_rt.nfns; i++) {
+        const struct tiers_fn *fn = &tiers_rt.fns[i];
+        if (fn->lc_class || fn->name_len != ZSTR_LEN(f->common.function_name) ||
+            strncasecmp(fn->lc_name, ZSTR_VAL(f->common.function_name), fn->name_len))
+            continue;
+        patch_user_function(f, fn->tier);
+    }
+}
+
+static void patch_if_tier_class(zend_class_entry *ce)
+{
+    if (ce->type != ZEND_USER_CLASS)
+        return;
+    for (int i = 0; i < tiers_rt.nfns; i++) {
+        const struct tiers_fn *fn = &tiers_rt.fns[i];
+        if (!fn->lc_class || fn->class_len != ZSTR_LEN(ce->name) ||
+            strncasecmp(fn->lc_class, ZSTR_VAL(ce->name), fn->class_len))
+            continue;
+        zend_function *m = zend_hash_str_find_ptr(&ce->function_table, fn->lc_name, fn->name_len);
+        if (m)
+            patch_user_function(m, fn->tier);
+    }
+}
+
+static void scan_new_entries(uint32_t functions_from, uint32_t classes_from)
+{
+    HashTable *ft = CG(function_table), *ct = CG(class_table);
+    if (ft->nNumUsed < functions_from)
+        functions_from = 0; /* compacted meanwhile: look at everything */
+    if (ct->nNumUsed < classes_from)
+        classes_from = 0;
+    for (uint32_t i = functions_from; i < ft->nNumUsed; i++)
+        if (Z_TYPE(ft->arData[i].val) == IS_PTR)
+            patch_if_tier_function(Z_PTR(ft->arData[i].val));
+    for (uint32_t i = classes_from; i < ct->nNumUsed; i++)
+        if (Z_TYPE(ct->arData[i].val) == IS_PTR)
+            patch_if_tier_class(Z_PTR(ct->arData[i].val));
+}
+
+static zend_op_array *tiers_compile_file(zend_file_handle *h, int type)
+{
+    if (!hk.watching)
+        return hk.prev_compile_file(h, type);
+    uint32_t functions_from = CG(function_table)->nNumUsed;
+    uint32_t classes_from = CG(class_table)->nNumUsed;
+    zend_op_array *oa = hk.prev_compile_file(h, type);
+    if (hk.watching)
+        scan_new_entries(functions_from, classes_from);
+    return oa;
+}
+
+/* --- internal functions ---------------------------------------------- */
+
+static struct internal_rec *internal_claim(const zend_function *f)
+{
+    for (int i = 0; i < INTERNALS; i++) {
+        const zend_function *k = __atomic_load_n(&hk.internals[i].func, __ATOMIC_ACQUIRE);
+        if (k == f)
+            return &hk.internals[i];
+        if (!k && __atomic_compare_exchange_n(&hk.internals[i].func, &k, f, false,
+                                              __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            hk.internals[i].orig = f->internal_function.handler;
+            return &hk.internals[i];
+        }
+        if (k == f)
+            return &hk.internals[i];
+    }
+    return NULL;
+}
+
+static void swap_internal(zend_function *f, int tier)
+{
+    if (f->internal_function.handler == tiers_internal_handler) {
+        const struct internal_rec *r = f->internal_function.reserved[hk.reserved];
+        hk.internal_tier[r - hk.internals] = tier;
+        return;
+    }
+    struct internal_rec *r = internal_claim(f);
+    if (!r) {
+        tiers_rt.skipped++;
+        return;
+    }
+    int i = (int)(r - hk.internals);
+    r->orig = f->internal_function.handler;
+    f->internal_function.reserved[hk.reserved] = r;
+    hk.internal_tier[i] = tier;
+    hk.internal_swapped[i] = true;
+    f->internal_function.handler = tiers_internal_handler;
+}
+
+static void unswap_internals(void)
+{
+    for (int i = 0; i < INTERNALS; i++) {
+        hk.internal_tier[i] = 0;
+        if (!hk.internal_swapped[i])
+            continue;
+        zend_function *f = (zend_function *)hk.internals[i].func;
+        f->internal_function.handler = hk.internals[i].orig;
+        hk.internal_swapped[i] = false;
+    }
+}
+
+/* The function a tiers_fn names, if it is declared now. */
+static zend_function *find_declared(const struct tiers_fn *fn)
+{
+    if (!fn->lc_class)
+        return zend_hash_str_find_ptr(EG(function_table), fn->lc_name, fn->name_len);
+    zend_class_entry *ce = zend_hash_str_find_ptr(EG(class_table), fn->lc_class, fn->class_len);
+    return ce ? zend_hash_str_find_ptr(&ce->function_table, fn->lc_name, fn->name_len) : NULL;
+}
+
+/* --- module ------------------------------------------------------------ */
+
+static void *map_shared(size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+bool tiers_hook_module_init(void)
+{
+    hk.reserved = zend_get_resource_handle("excimer");
+    hk.shared_ops = (struct optable){map_shared(SHARED_OPS * sizeof(struct op_slot)), SHARED_OPS, 0,
+                                     true};
+    hk.private_ops = (struct optable){pecalloc(PRIVATE_OPS, sizeof(struct op_slot), 1), PRIVATE_OPS,
+                                      0, false};
+    hk.internals = map_shared(INTERNALS * sizeof(struct internal_rec));
+    if (!hk.shared_ops.slots || !hk.internals || hk.reserved < 0) {
+        hk.no_user_fns = "no shared memory";
+        return false;
+    }
+    /* opcache's JIT runs compiled code that never reads a patched opline,
+     * and refuses to start when a user opcode handler exists: it wins. */
+    zval *jit = cfg_get_entry("opcache.jit_buffer_size", sizeof("opcache.jit_buffer_size") - 1);
+    if (jit && Z_TYPE_P(jit) == IS_STRING && strtol(Z_STRVAL_P(jit), NULL, 10) > 0) {
+        hk.no_user_fns = "opcache.jit_buffer_size is set (the JIT would not see them)";
+        return false;
+    }
+    zend_set_user_opcode_handler(TIERS_OPCODE, tiers_opcode_handler);
+    zend_op probe;
+    memset(&probe, 0, sizeof probe);
+    probe.opcode = TIERS_OPCODE;
+    probe.op1_type = probe.op2_type = probe.result_type = IS_UNUSED;
+    zend_vm_set_opcode_handler(&probe);
+    hk.user_opcode_handler = probe.handler;
+    return true;
+}
+
+void tiers_hook_module_shutdown(void)
+{
+    unswap_internals();
+    if (hk.private_ops.slots)
+        pefree(hk.private_ops.slots, 1);
+    hk.private_ops.slots = NULL;
+}
+
+bool tiers_hook_user_functions(const char **why)
+{
+    *why = hk.no_user_fns;
+    return !hk.no_user_fns;
+}
+
+/* Watching exceptions costs each exception's frames a call here: only once
+ * this process traces tiers. The engine's exception oplines got their
+ * handlers at startup, so they are set again. */
+static void hook_exceptions(void)
+{
+    if (hk.exception_hooked || hk.no_user_fns)
+        return;
+    zend_set_user_opcode_handler(ZEND_HANDLE_EXCEPTION, tiers_exception_handler);
+    for (int i = 0; i < 3; i++)
+        zend_vm_set_opcode_handler(&EG(exception_op)[i]);
+    hk.exception_hooked = true;
+}
+
+void tiers_hook_apply(void)
+{
+    unswap_internals();
+    hk.watching = tiers_rt.nfns > 0;
+    if (!hk.watching)
+        return;
+    hook_exceptions();
+    /* Installed at the first request, after opcache's own hook (set up once
+     * every module has started), so that files opcache serves pass here. */
+    if (!hk.compile_hooked && !hk.no_user_fns) {
+        hk.prev_compile_file = zend_compile_file;
+        zend_compile_file = tiers_compile_file;
+        hk.compile_hooked = true;
+    }
+    for (int i = 0; i < tiers_rt.nfns; i++) {
+        zend_function *f = find_declared(&tiers_rt.fns[i]);
+        if (!f)
+            continue;
+        if (f->type == ZEND_INTERNAL_FUNCTION)
+            swap_internal(f, tiers_rt.fns[i].tier);
+        else
+            patch_user_function(f, tiers_rt.fns[i].tier);
+    }
+}
+
+void tiers_hook_request_end(void)
+{
+    uint64_t now = clock_mono_ns();
+    while (hk.depth)
+        frame_close(hk.depth - 1, now);
+    optable_clear(&hk.private_ops);
+    hk.fn_cache_used = 0;
+}
