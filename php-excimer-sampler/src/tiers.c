@@ -457,7 +457,7 @@ static void breaker_trip(const char *why, double now)
     ts.trips_w++;
     ts.last_trip = why;
     char msg[200];
-    snprintf(msg, sizeof msg, "excimer: request tiers paused for %.0f s: %s",
+    snprintf(msg, sizeof msg, "excimer: request tiers paused for %g s: %s",
              EXCIMER_G(tiers_breaker_cooldown), why);
     php_log_err(msg);
 }
@@ -804,6 +804,10 @@ ZEND_FUNCTION(excimer_tiers_status)
     add_assoc_bool(return_value, "user_functions", user_fns);
     if (!user_fns)
         add_assoc_string(return_value, "user_functions_unavailable", (char *)why);
+    long shared, private_;
+    tiers_hook_patched(&shared, &private_);
+    add_assoc_long(return_value, "patched_shared", shared);
+    add_assoc_long(return_value, "patched_private", private_);
     zval tiers;
     array_init(&tiers);
     for (int i = 0; i < ts.pending.nfns; i++) {

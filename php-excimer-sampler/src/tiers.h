@@ -63,6 +63,9 @@ void tiers_hook_module_shutdown(void);
 void tiers_hook_apply(void);
 /* Request end: calls still open are closed now; per-request tables cleared. */
 void tiers_hook_request_end(void);
+/* Oplines this process patched: in shared memory (opcache's, kept), and
+ * in this request's own memory. */
+void tiers_hook_patched(long *shared, long *private_);
 /* Whether user functions can be tiers here; why not (for status). */
 bool tiers_hook_user_functions(const char **why);
 

@@ -543,6 +543,12 @@ void tiers_hook_module_shutdown(void)
     hk.private_ops.slots = NULL;
 }
 
+void tiers_hook_patched(long *shared, long *private_)
+{
+    *shared = (long)hk.shared_ops.used;
+    *private_ = (long)hk.private_ops.used;
+}
+
 bool tiers_hook_user_functions(const char **why)
 {
     *why = hk.no_user_fns;
