@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "cpuclock.h"
 #include "php_excimer.h"
 #include "sender.h"
 #include "strbuf.h"
@@ -93,7 +94,7 @@ static struct {
     char identity[TIERLINE_IDENTITY_MAX + 1];
     size_t identity_len;
     int id_slot;                             /* ids[] index of identity, -1: not yet */
-    uint64_t request_start, segment_start;   /* clock_mono_ns */
+    uint64_t request_start, segment_start;   /* cpuclock ticks */
     char request_id[17];
     bool sampled;                            /* the sampling decision (a token carries it) */
     /* breaker */
@@ -105,6 +106,9 @@ static struct {
     const char *last_trip;
     double last_cost_ratio;
     double ns_per_call;                      /* 0: not measured yet */
+    double ns_per_tick;                      /* cpuclock ticks to ns */
+    uint64_t rate_ticks0;                    /* where the tick rate's span began */
+    double rate_mono0;
     /* switch */
     bool switched_off;
     double next_control_check;
@@ -296,6 +300,8 @@ static void config_apply(void)
     if (ts.configured && ts.ns_per_call == 0)
         calibrate();
     tiers_hook_apply();
+    if (ts.in_request && ts.configured && !ts.request_start)
+        ts.request_start = ts.segment_start = cpuclock_ticks(); /* ini_set(): timed from now */
     if (ts.in_request)
         decide_tracing();
 }
@@ -322,10 +328,11 @@ static int identity_slot(void)
     return slot;
 }
 
-void tiers_call_done(int tier, uint64_t ns)
+void tiers_call_done(int tier, uint64_t ticks)
 {
     if (!tiers_rt.tracing)
         return;
+    uint64_t ns = (uint64_t)((double)ticks * ts.ns_per_tick);
     ts.window_calls++;
     if (ts.id_slot < 0)
         ts.id_slot = identity_slot();
@@ -439,14 +446,31 @@ static size_t flush_now(void)
  * here (they depend on the machine's clock source). */
 static void calibrate(void)
 {
+    /* the tick rate over 1 ms here, refined over the process's life
+     * (refine_tick_rate) */
+    cpuclock_ticks_are_tsc();
+    ts.rate_mono0 = clock_mono();
+    ts.rate_ticks0 = cpuclock_ticks();
+    while (clock_mono() - ts.rate_mono0 < 0.001)
+        ;
+    ts.ns_per_tick = 1e9 / cpuclock_ticks_per_second(ts.rate_ticks0, ts.rate_mono0, cpuclock_ticks(),
+                                                     clock_mono());
     struct tierhist h = TIERHIST_INIT;
     uint64_t begin = clock_mono_ns();
     for (int i = 0; i < 1000; i++) {
-        uint64_t a = clock_mono_ns();
-        tierhist_add(&h, clock_mono_ns() - a + (uint64_t)i * 1000);
+        uint64_t a = cpuclock_ticks();
+        tierhist_add(&h, (uint64_t)((double)(cpuclock_ticks() - a) * ts.ns_per_tick) + (uint64_t)i * 1000);
     }
     ts.ns_per_call = (double)(clock_mono_ns() - begin) / 1000.0 + VM_NS_PER_CALL;
     tierhist_reset(&h);
+}
+
+static void refine_tick_rate(void)
+{
+    double now = clock_mono();
+    if (now - ts.rate_mono0 > 0.1)
+        ts.ns_per_tick = 1e9 / cpuclock_ticks_per_second(ts.rate_ticks0, ts.rate_mono0,
+                                                         cpuclock_ticks(), now);
 }
 
 static void breaker_trip(const char *why, double now)
@@ -580,7 +604,6 @@ void excimer_tiers_request_start(void)
     ts.request_id[0] = 0;
     zend_long n = EXCIMER_G(tiers_sample);
     ts.sampled = n >= 1 && (n == 1 || timerlib_random() * (double)n < 1.0);
-    ts.request_start = ts.segment_start = clock_mono_ns();
     control_check(now);
     if (ts.pending_changed)
         config_apply();
@@ -588,6 +611,7 @@ void excimer_tiers_request_start(void)
         tiers_rt.tracing = false;
         return;
     }
+    ts.request_start = ts.segment_start = cpuclock_ticks();
     breaker_maybe_resume(now);
     if (!ts.window_began)
         ts.window_began = now;
@@ -608,10 +632,12 @@ void excimer_tiers_request_end(void)
     if (!ts.configured && !have_aggregates())
         return;
     tiers_hook_request_end();
-    uint64_t end = clock_mono_ns();
+    uint64_t end = cpuclock_ticks();
     tiers_call_done(TIERS_TOTAL, end - ts.segment_start);
     tiers_rt.tracing = false;
-    ts.window_req_ns += end - ts.request_start;
+    ts.window_req_ns += (uint64_t)((double)(end - ts.request_start) * ts.ns_per_tick);
+    ts.request_start = 0;
+    refine_tick_rate();
     double now = clock_mono();
     if (now - ts.window_began >= EXCIMER_G(tiers_breaker_window))
         breaker_window_end(now);
@@ -738,7 +764,7 @@ ZEND_FUNCTION(excimer_tiers_continue)
         RETURN_FALSE;
     }
     /* the time so far is the previous identity's */
-    uint64_t now = clock_mono_ns();
+    uint64_t now = cpuclock_ticks();
     tiers_call_done(TIERS_TOTAL, now - ts.segment_start);
     ts.segment_start = now;
     set_identity(identity, identity_len);

@@ -46,8 +46,10 @@ struct tiers_runtime {
 };
 extern struct tiers_runtime tiers_rt;
 
-/* tiers.c: a call of `tier` (outermost of its tier) took `ns`. */
-void tiers_call_done(int tier, uint64_t ns);
+/* tiers.c: a call of `tier` (outermost of its tier) took `ticks`
+ * (cpuclock_ticks(): the TSC where the kernel trusts it, ~10 ns a read
+ * instead of clock_gettime's ~35 here). */
+void tiers_call_done(int tier, uint64_t ticks);
 /* tiers.c: the tier a function name belongs to, or -1. */
 int tiers_tier_of_name(const char *lc_class, size_t class_len, const char *lc_name,
                        size_t name_len);

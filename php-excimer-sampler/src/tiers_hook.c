@@ -36,7 +36,7 @@
 #include <stdio.h>
 #include <sys/mman.h>
 
-#include "clock.h"
+#include "cpuclock.h"
 #include "tiers.h"
 
 #define TIERS_OPCODE 255
@@ -77,7 +77,7 @@ struct frame {
     zend_execute_data *ex;
     int tier;
     bool outer;                     /* the outermost call of its tier: timed */
-    uint64_t start;
+    uint64_t start;                 /* cpuclock ticks */
 };
 
 /* The per-process state of the hook. One per process: PHP is NTS here, and
@@ -101,6 +101,9 @@ static struct {
     int depth;
     struct { const zend_op *opcodes; int tier; } fn_cache[FN_CACHE];
     int fn_cache_used;
+    /* the last two oplines looked up: a tier function's entry and return
+     * alternate, and a shared-table lookup costs a hash and a probe */
+    struct { const zend_op *op; const struct op_slot *slot; } last[2];
 } hk = {.reserved = -1, .nshm = -1};
 
 /* --- tables of patched oplines --------------------------------------- */
@@ -308,14 +311,14 @@ static void frame_enter(zend_execute_data *ex)
         return;
     }
     bool outer = tiers_rt.active[tier]++ == 0;
-    hk.stack[hk.depth++] = (struct frame){ex, tier, outer, clock_mono_ns()};
+    hk.stack[hk.depth++] = (struct frame){ex, tier, outer, cpuclock_ticks()};
 }
 
 static void frame_leave(zend_execute_data *ex)
 {
     for (int i = hk.depth - 1; i >= 0; i--)
         if (hk.stack[i].ex == ex) {
-            frame_close(i, clock_mono_ns());
+            frame_close(i, cpuclock_ticks());
             return;
         }
 }
@@ -331,14 +334,26 @@ static bool is_caller_of(zend_execute_data *maybe_caller, zend_execute_data *ex)
 
 /* --- the engine's entry points --------------------------------------- */
 
-static int tiers_opcode_handler(zend_execute_data *ex)
+static const struct op_slot *slot_of(const zend_op *op)
 {
-    const zend_op *op = ex->opline;
+    if (hk.last[0].op == op)
+        return hk.last[0].slot;
+    if (hk.last[1].op == op)
+        return hk.last[1].slot;
     const struct op_slot *s = hk.private_ops.used ? optable_find(&hk.private_ops, op) : NULL;
     if (!s)
         s = optable_find(&hk.shared_ops, op);
     if (UNEXPECTED(!s))
         zend_error_noreturn(E_CORE_ERROR, "excimer: request tiers lost a patched opcode");
+    hk.last[1] = hk.last[0];
+    hk.last[0].op = op;
+    hk.last[0].slot = s;
+    return s;
+}
+
+static int tiers_opcode_handler(zend_execute_data *ex)
+{
+    const struct op_slot *s = slot_of(ex->opline);
     uint8_t kind = __atomic_load_n(&s->kind, __ATOMIC_ACQUIRE);
     if (tiers_rt.tracing) {
         if (kind & OP_ENTRY)
@@ -354,7 +369,7 @@ static int tiers_opcode_handler(zend_execute_data *ex)
 static int tiers_exception_handler(zend_execute_data *ex)
 {
     if (hk.depth) {
-        uint64_t now = clock_mono_ns();
+        uint64_t now = cpuclock_ticks();
         for (int i = hk.depth - 1; i >= 0; i--)
             if (hk.stack[i].ex != ex && !is_caller_of(hk.stack[i].ex, ex))
                 frame_close(i, now);
@@ -371,11 +386,11 @@ static ZEND_NAMED_FUNCTION(tiers_internal_handler)
         return;
     }
     bool outer = tiers_rt.active[tier]++ == 0;
-    uint64_t start = outer ? clock_mono_ns() : 0;
+    uint64_t start = outer ? cpuclock_ticks() : 0;
     r->orig(INTERNAL_FUNCTION_PARAM_PASSTHRU);
     tiers_rt.active[tier]--;
     if (outer)
-        tiers_call_done(tier, clock_mono_ns() - start);
+        tiers_call_done(tier, cpuclock_ticks() - start);
 }
 
 /* Every file compiled or loaded from opcache in a request goes through
@@ -571,6 +586,7 @@ static void hook_exceptions(void)
 void tiers_hook_apply(void)
 {
     unswap_internals();
+    hk.fn_cache_used = 0;
     hk.watching = tiers_rt.nfns > 0;
     if (!hk.watching)
         return;
@@ -595,9 +611,10 @@ void tiers_hook_apply(void)
 
 void tiers_hook_request_end(void)
 {
-    uint64_t now = clock_mono_ns();
+    uint64_t now = cpuclock_ticks();
     while (hk.depth)
         frame_close(hk.depth - 1, now);
     optable_clear(&hk.private_ops);
     hk.fn_cache_used = 0;
+    memset(hk.last, 0, sizeof hk.last); /* private oplines die with the request */
 }
