@@ -99,8 +99,14 @@ static struct {
     int nshm;                       /* -1: not read yet */
     struct frame stack[STACK_MAX];
     int depth;
-    struct { const zend_op *opcodes; int tier; } fn_cache[FN_CACHE];
+    /* this request's answers of tier_of(): a function (its opcodes, which
+     * copies share) called on a class (NULL: a plain function) */
+    struct { const zend_op *opcodes; const zend_class_entry *called; int tier; } fn_cache[FN_CACHE];
     int fn_cache_used;
+    /* configured Class::method whose class inherits the method from an
+     * ancestor not compiled yet: the ancestor to look in when it is */
+    struct { int fn; char *lc_ancestor; } pending[TIERS_FN_MAX];
+    int npending;
     /* the last two oplines looked up: a tier function's entry and return
      * alternate, and a shared-table lookup costs a hash and a probe */
     struct { const zend_op *op; const struct op_slot *slot; } last[2];
@@ -219,33 +225,21 @@ static bool patch_op(zend_op *op, unsigned kind, struct optable *t)
     return true;
 }
 
-static void remember_function(const zend_op *opcodes, int tier)
-{
-    for (int i = 0; i < hk.fn_cache_used; i++)
-        if (hk.fn_cache[i].opcodes == opcodes) {
-            hk.fn_cache[i].tier = tier;
-            return;
-        }
-    if (hk.fn_cache_used < FN_CACHE) {
-        hk.fn_cache[hk.fn_cache_used].opcodes = opcodes;
-        hk.fn_cache[hk.fn_cache_used++].tier = tier;
-    }
-}
-
 static bool protected_shared_memory(void)
 {
     return zend_ini_long("opcache.protect_memory", sizeof("opcache.protect_memory") - 1, 0) != 0;
 }
 
-/* Patches a user function's entry and returns. The RETURNs go first: a
+/* Patches a user function's entry and returns (which tier a call of it
+ * belongs to is decided at the call: tier_of()). The RETURNs go first: a
  * function whose entry could not be patched (a table full) is not timed at
  * all, never timed from an entry to no end. */
-static void patch_user_function(zend_function *f, int tier)
+static void patch_user_function(zend_function *f)
 {
     zend_op_array *oa = &f->op_array;
-    if (hk.no_user_fns || !oa->opcodes || !oa->last || (oa->fn_flags & ZEND_ACC_GENERATOR))
+    if (f->type != ZEND_USER_FUNCTION || hk.no_user_fns || !oa->opcodes || !oa->last ||
+        (oa->fn_flags & ZEND_ACC_GENERATOR))
         return;
-    remember_function(oa->opcodes, tier);
     uint32_t entry = 0;
     while (entry < oa->last && is_recv(oa->opcodes[entry].opcode))
         entry++;
@@ -265,24 +259,47 @@ full:
     tiers_rt.skipped++;
 }
 
-static int tier_of_function(const zend_function *f)
+static int tier_of_name(const zend_class_entry *ce, const zend_string *name)
 {
-    if (f->type == ZEND_USER_FUNCTION)
-        for (int i = 0; i < hk.fn_cache_used; i++)
-            if (hk.fn_cache[i].opcodes == f->op_array.opcodes)
-                return hk.fn_cache[i].tier;
-    if (!f->common.function_name)
-        return -1;
-    zend_string *lc_name = zend_string_tolower(f->common.function_name);
-    zend_string *lc_class = f->common.scope ? zend_string_tolower(f->common.scope->name) : NULL;
+    zend_string *lc_name = zend_string_tolower((zend_string *)name);
+    zend_string *lc_class = ce ? zend_string_tolower(ce->name) : NULL;
     int tier = tiers_tier_of_name(lc_class ? ZSTR_VAL(lc_class) : NULL,
                                   lc_class ? ZSTR_LEN(lc_class) : 0, ZSTR_VAL(lc_name),
                                   ZSTR_LEN(lc_name));
     zend_string_release(lc_name);
     if (lc_class)
         zend_string_release(lc_class);
-    if (f->type == ZEND_USER_FUNCTION)
-        remember_function(f->op_array.opcodes, tier);
+    return tier;
+}
+
+/* The tier of a call: its function by name, or, for a method, by the name
+ * of the class it was called on or of any class between that one and the
+ * class that declares it (Job::run inherited by RefreshLinksJob is
+ * RefreshLinksJob::run when called on one). Cached for the request. */
+static int tier_of(zend_execute_data *ex)
+{
+    const zend_function *f = ex->func;
+    const zend_class_entry *called = NULL;
+    if (f->common.scope)
+        called = Z_TYPE(ex->This) == IS_OBJECT ? Z_OBJCE(ex->This) : Z_CE(ex->This);
+    for (int i = 0; i < hk.fn_cache_used; i++)
+        if (hk.fn_cache[i].opcodes == f->op_array.opcodes && hk.fn_cache[i].called == called)
+            return hk.fn_cache[i].tier;
+    int tier = -1;
+    if (f->common.function_name) {
+        for (const zend_class_entry *ce = called; ce && tier < 0; ce = ce->parent) {
+            tier = tier_of_name(ce, f->common.function_name);
+            if (ce == f->common.scope || !(ce->ce_flags & ZEND_ACC_LINKED))
+                break;
+        }
+        if (tier < 0 && (!called || called != f->common.scope))
+            tier = tier_of_name(f->common.scope, f->common.function_name);
+    }
+    if (hk.fn_cache_used < FN_CACHE) {
+        hk.fn_cache[hk.fn_cache_used].opcodes = f->op_array.opcodes;
+        hk.fn_cache[hk.fn_cache_used].called = called;
+        hk.fn_cache[hk.fn_cache_used++].tier = tier;
+    }
     return tier;
 }
 
@@ -303,7 +320,7 @@ static void frame_enter(zend_execute_data *ex)
     for (int i = hk.depth - 1; i >= 0; i--)
         if (hk.stack[i].ex == ex)
             return; /* the entry opline is also a loop's head: the same call */
-    int tier = tier_of_function(ex->func);
+    int tier = tier_of(ex);
     if (tier <= 0)
         return;
     if (hk.depth == STACK_MAX) {
@@ -404,11 +421,51 @@ static void patch_if_tier_function(zend_function *f)
         return;
     for (int i = 0; i < tiers_rt.nfns; i++) {
         const struct tiers_fn *fn = &tiers_rt.fns[i];
-        if (fn->lc_class || fn->name_len != ZSTR_LEN(f->common.function_name) ||
-            strncasecmp(fn->lc_name, ZSTR_VAL(f->common.function_name), fn->name_len))
-            continue;
-        patch_user_function(f, fn->tier);
+        if (!fn->lc_class && fn->name_len == ZSTR_LEN(f->common.function_name) &&
+            !strncasecmp(fn->lc_name, ZSTR_VAL(f->common.function_name), fn->name_len))
+            patch_user_function(f);
     }
+}
+
+static bool class_named(const zend_class_entry *ce, const char *lc, size_t len)
+{
+    return ZSTR_LEN(ce->name) == len && !strncasecmp(ZSTR_VAL(ce->name), lc, len);
+}
+
+/* The name of ce's parent, whether ce is linked yet or not. */
+static const zend_string *parent_name(const zend_class_entry *ce)
+{
+    if (ce->ce_flags & ZEND_ACC_LINKED)
+        return ce->parent ? ce->parent->name : NULL;
+    return ce->parent_name;
+}
+
+static void pending_drop(int i)
+{
+    free(hk.pending[i].lc_ancestor);
+    hk.pending[i] = hk.pending[--hk.npending];
+}
+
+/* Configured method fn is not in ce's own table: it is inherited. From the
+ * parent if that is declared already (a linked class's table holds what it
+ * inherits), else from the parent when its file is compiled. */
+static void look_in_ancestors(int fn_index, const zend_class_entry *ce)
+{
+    const struct tiers_fn *fn = &tiers_rt.fns[fn_index];
+    const zend_string *parent = parent_name(ce);
+    if (!parent)
+        return;
+    zend_string *lc = zend_string_tolower((zend_string *)parent);
+    zend_class_entry *pce = zend_hash_find_ptr(EG(class_table), lc);
+    zend_function *m = pce ? zend_hash_str_find_ptr(&pce->function_table, fn->lc_name, fn->name_len)
+                           : NULL;
+    if (m)
+        patch_user_function(m);
+    else if (!pce && hk.npending < TIERS_FN_MAX) {
+        hk.pending[hk.npending].fn = fn_index;
+        hk.pending[hk.npending++].lc_ancestor = strndup(ZSTR_VAL(lc), ZSTR_LEN(lc));
+    }
+    zend_string_release(lc);
 }
 
 static void patch_if_tier_class(zend_class_entry *ce)
@@ -417,12 +474,26 @@ static void patch_if_tier_class(zend_class_entry *ce)
         return;
     for (int i = 0; i < tiers_rt.nfns; i++) {
         const struct tiers_fn *fn = &tiers_rt.fns[i];
-        if (!fn->lc_class || fn->class_len != ZSTR_LEN(ce->name) ||
-            strncasecmp(fn->lc_class, ZSTR_VAL(ce->name), fn->class_len))
+        if (!fn->lc_class || !class_named(ce, fn->lc_class, fn->class_len))
             continue;
         zend_function *m = zend_hash_str_find_ptr(&ce->function_table, fn->lc_name, fn->name_len);
         if (m)
-            patch_user_function(m, fn->tier);
+            patch_user_function(m);
+        else
+            look_in_ancestors(i, ce);
+    }
+    for (int i = hk.npending - 1; i >= 0; i--) {
+        const char *want = hk.pending[i].lc_ancestor;
+        if (!want || !class_named(ce, want, strlen(want)))
+            continue;
+        int fn_index = hk.pending[i].fn;
+        const struct tiers_fn *fn = &tiers_rt.fns[fn_index];
+        pending_drop(i);
+        zend_function *m = zend_hash_str_find_ptr(&ce->function_table, fn->lc_name, fn->name_len);
+        if (m)
+            patch_user_function(m);
+        else
+            look_in_ancestors(fn_index, ce);
     }
 }
 
@@ -587,6 +658,8 @@ void tiers_hook_apply(void)
 {
     unswap_internals();
     hk.fn_cache_used = 0;
+    while (hk.npending)
+        pending_drop(hk.npending - 1);
     hk.watching = tiers_rt.nfns > 0;
     if (!hk.watching)
         return;
@@ -605,7 +678,7 @@ void tiers_hook_apply(void)
         if (f->type == ZEND_INTERNAL_FUNCTION)
             swap_internal(f, tiers_rt.fns[i].tier);
         else
-            patch_user_function(f, tiers_rt.fns[i].tier);
+            patch_user_function(f);
     }
 }
 
@@ -617,4 +690,6 @@ void tiers_hook_request_end(void)
     optable_clear(&hk.private_ops);
     hk.fn_cache_used = 0;
     memset(hk.last, 0, sizeof hk.last); /* private oplines die with the request */
+    while (hk.npending)
+        pending_drop(hk.npending - 1);
 }

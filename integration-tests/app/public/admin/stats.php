@@ -22,4 +22,5 @@ echo json_encode([
     'collecting' => function_exists('excimer_arclamp_skip_request') && excimer_arclamp_skip_request(),
     'period' => (string)ini_get('excimer.arclamp_period'),
     'stats' => function_exists('excimer_arclamp_stats') ? excimer_arclamp_stats() : null,
+    'tiers' => function_exists('excimer_tiers_status') ? excimer_tiers_status() : null,
 ]);

@@ -21,6 +21,7 @@ final class Kernel
             return $hooks;
         });
         $this->c->set('db', static fn(): \App\Db\Database => new \App\Db\Database(600));
+        $this->c->set('cache', static fn(): ObjectCache => new ObjectCache());
         $this->c->set('parser', static fn(Container $c): \App\Parser\Parser => new \App\Parser\Parser($c->get('hooks')));
         $this->c->set('router', function (Container $c) use ($routes): Router {
             $r = new Router();
@@ -43,6 +44,10 @@ final class Kernel
 
     public static function main(string $entry, int $budget, \Closure $routes): void
     {
+        // the kind of request, for request tiers: index, rest, api:<action>
+        if (function_exists('excimer_tiers_set_identity')) {
+            excimer_tiers_set_identity($entry === 'api' ? 'api:' . preg_replace('/[^a-z]/', '', (string)($_GET['action'] ?? '')) : $entry);
+        }
         $kernel = new self($routes);
         $kernel->handle(Request::fromGlobals($entry, $budget))->send();
     }

@@ -24,7 +24,9 @@ final class PageView implements Handler
         $seed = $req->seed();
         $n = $req->budget;
         $html = $this->c->get('parser')->parse($title, $this->account($n), $seed);
-        $rows = $this->c->get('db')->query('SELECT * FROM revision WHERE id % 7 = 3 ORDER BY len LIMIT 20', $seed);
+        $db = $this->c->get('db');
+        $rows = $this->c->get('cache')->get("revisions:$seed",
+            static fn(): array => $db->query('SELECT * FROM revision WHERE id % 7 = 3 ORDER BY len LIMIT 20', $seed));
         $this->c->get('hooks')->run('PageRender', $n, $seed, 6);
         return new Response((new Skin())->render($title, $html, $rows));
     }
