@@ -6,6 +6,7 @@
 #include "jobfs.h"
 #include "runlog.h"
 #include "strbuf.h"
+#include "tiers.h"
 #include "xhprof.h"
 #include "xmlesc.h"
 
@@ -21,10 +22,11 @@
 
 #define RUNS_SUFFIX ".runs"
 
-/* A period of the logs whose pages go under reports_dir/<period>. */
+/* A period of the logs whose pages go under reports_dir/<period>: any
+ * that jobfs accepts but the tier pages' directory. */
 static int period_name_ok(const char *s)
 {
-    return jobfs_period_ok(s);
+    return jobfs_period_ok(s) && strcmp(s, TIERS_DIR) != 0;
 }
 
 static const char *const kinds[] = {"report", "callgraph", "diff", "summary"};
@@ -412,6 +414,10 @@ static int write_index(const struct generate_opts *o, const struct entries *es)
                           "Verdana,sans-serif;margin:1em 2em}td,th{padding:2px 8px;border:1px "
                           "solid #ccc}table{border-collapse:collapse}</style>\n</head><body>\n"
                           "<h1>XHProf reports</h1>\n<p><a href=\"../index.html\">Flame graphs</a>");
+    char path[PATH_MAX], err[600];
+    snprintf(path, sizeof path, "%s/%s/index.html", o->reports_dir, TIERS_DIR);
+    if (access(path, F_OK) == 0)
+        strbuf_appends(&page, " \xc2\xb7 <a href=\"" TIERS_DIR "/index.html\">Request tiers</a>");
     strbuf_appends(&page, "</p>\n");
     if (!es->n)
         strbuf_appends(&page, "<p>No run logs yet.</p>\n");
@@ -428,7 +434,6 @@ static int write_index(const struct generate_opts *o, const struct entries *es)
         strbuf_appends(&page, "</table>\n");
     }
     strbuf_appends(&page, "</body></html>\n");
-    char path[PATH_MAX], err[600];
     snprintf(path, sizeof path, "%s/index.html", o->reports_dir);
     int rc = atomic_write(path, page.data, page.len, 0, err, sizeof err);
     if (rc < 0)
@@ -444,10 +449,14 @@ int generate_run(const struct generate_opts *o)
     int lock = jobfs_begin(o->reports_dir);
     if (lock < 0)
         return lock == -2 ? 75 : 1;
+    /* the tier pages first: the index below links theirs when it exists */
+    struct tiers_opts tiers = o->tiers;
+    tiers.reports_index = 1;
+    int failed = tiers_update(&tiers) < 0;
     struct entries es = {NULL, 0, 0};
     size_t written = 0, removed = 0;
     int unlisted = scan_logs(&es, o) < 0;
-    int failed = unlisted;
+    failed |= unlisted;
     /* one run log that cannot be read costs its own pages, not the others' */
     struct last_mean last = {NULL, {0}};
     for (size_t i = 0; i < es.n; i++) {
