@@ -1,30 +1,33 @@
 /* generate: report pages for every run log of the fleet (see generate.h). */
 #include "generate.h"
 #include "atomicfile.h"
-#include "bucket.h"
 #include "callgraph.h"
-#include "dirstream.h"
-#include "dropowner.h"
 #include "html.h"
+#include "jobfs.h"
 #include "runlog.h"
-#include "stackline.h"
 #include "strbuf.h"
+#include "tiers.h"
 #include "xhprof.h"
 #include "xmlesc.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #define RUNS_SUFFIX ".runs"
-#define LOCK_NAME ".arclamp-report.lock"
+
+/* A period of the logs whose pages go under reports_dir/<period>: any
+ * that jobfs accepts but the tier pages' directory. */
+static int period_name_ok(const char *s)
+{
+    return jobfs_period_ok(s) && strcmp(s, TIERS_DIR) != 0;
+}
 
 static const char *const kinds[] = {"report", "callgraph", "diff", "summary"};
 static const char *const kind_suffix[] = {".html", ".svg", ".html", ".json"};
@@ -57,48 +60,25 @@ void generate_default_formats(struct generate_opts *o)
         o->formats[i] = defaults[i];
 }
 
-/* A period directory name we may mirror under reports_dir. */
-static int period_name_ok(const char *s)
-{
-    if (!*s || *s == '.' || strlen(s) > 100 || strcmp(s, "index.html") == 0)
-        return 0;
-    for (; *s; s++) {
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-              *s == '_' || *s == '-' || *s == '.'))
-            return 0;
-    }
-    return 1;
-}
+/* What add_entry needs while the logs are scanned. */
+struct scan {
+    struct entries *es;
+    const struct generate_opts *o;
+};
 
-/* Reads "<bucket>.<tag>" with the longest bucket a format produces whose
- * rest is a valid tag (or "all"). -1: no format reads it. */
-static int read_name(const struct generate_opts *o, const char *name, size_t *bucket_len)
+static void add_entry(void *arg, const char *period, const char *file, const struct stat *st)
 {
-    int best = -1;
-    ssize_t best_len = -1;
-    for (size_t f = 0; f < o->nformats; f++) {
-        ssize_t n = bucket_match_prefix(o->formats[f], name);
-        if (n <= best_len || name[n] != '.')
-            continue;
-        const char *tag = name + n + 1;
-        if (strcmp(tag, "all") != 0 && !stackline_tag_name_ok(tag, strlen(tag)))
-            continue;
-        best = (int)f;
-        best_len = n;
-    }
-    *bucket_len = best_len > 0 ? (size_t)best_len : 0;
-    return best;
-}
-
-static void add_entry(struct entries *es, const struct generate_opts *o, const char *period,
-                      const char *file, const struct stat *st)
-{
+    struct scan *sc = arg;
+    struct entries *es = sc->es;
+    const struct generate_opts *o = sc->o;
+    if (!period_name_ok(period))
+        return;
     size_t len = strlen(file) - strlen(RUNS_SUFFIX);
     char *name = xmalloc(len + 1);
     memcpy(name, file, len);
     name[len] = '\0';
     size_t bucket_len;
-    int format = read_name(o, name, &bucket_len);
+    int format = jobfs_bucket_of(o->formats, o->nformats, name, 1, &bucket_len);
     if (format < 0) {
         if (!o->quiet)
             fprintf(stderr, "arclamp-report: %s/%s: no configured format names it; skipped\n",
@@ -120,29 +100,6 @@ static void add_entry(struct entries *es, const struct generate_opts *o, const c
     e->previous = NULL;
 }
 
-static void scan_period(struct entries *es, const struct generate_opts *o, int logs_fd,
-                        const char *period)
-{
-    int fd = openat(logs_fd, period, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!d) {
-        if (fd >= 0)
-            close(fd);
-        fprintf(stderr, "arclamp-report: %s/%s: %s\n", o->logs_dir, period, strerror(errno));
-        return;
-    }
-    for (struct dirent *de; (de = readdir(d));) {
-        size_t n = strlen(de->d_name);
-        struct stat st;
-        if (de->d_name[0] == '.' || n <= strlen(RUNS_SUFFIX) ||
-            strcmp(de->d_name + n - strlen(RUNS_SUFFIX), RUNS_SUFFIX) != 0 ||
-            fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
-            continue;
-        add_entry(es, o, period, de->d_name, &st);
-    }
-    closedir(d);
-}
-
 static int by_series(const void *x, const void *y)
 {
     const struct entry *a = x, *b = y;
@@ -158,22 +115,9 @@ static int by_series(const void *x, const void *y)
  * linked to the one before it. */
 static int scan_logs(struct entries *es, const struct generate_opts *o)
 {
-    int fd = open(o->logs_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = fd >= 0 ? dir_stream(fd) : NULL;
-    if (!d) {
-        fprintf(stderr, "arclamp-report: %s: %s\n", o->logs_dir, strerror(errno));
-        if (fd >= 0)
-            close(fd);
+    struct scan sc = {es, o};
+    if (jobfs_scan(o->logs_dir, RUNS_SUFFIX, add_entry, &sc) < 0)
         return -1;
-    }
-    for (struct dirent *de; (de = readdir(d));) {
-        struct stat st;
-        if (period_name_ok(de->d_name) &&
-            fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
-            scan_period(es, o, fd, de->d_name);
-    }
-    closedir(d);
-    close(fd);
     if (es->n)
         qsort(es->v, es->n, sizeof *es->v, by_series);
     for (size_t i = 1; i < es->n; i++) {
@@ -201,32 +145,6 @@ static void page_path(const struct generate_opts *o, const struct entry *e, enum
 {
     snprintf(out, outlen, "%s/%s/%s/%s%s", o->reports_dir, e->period, kinds[k], e->name,
              kind_suffix[k]);
-}
-
-static int same_time(const struct timespec *a, const struct timespec *b)
-{
-    return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
-}
-
-static const struct timespec *newer(const struct timespec *a, const struct timespec *b)
-{
-    return a->tv_sec > b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec) ? a : b;
-}
-
-/* Whether the page exists with the inputs' time: nothing to do. */
-static int up_to_date(const char *path, const struct timespec *inputs)
-{
-    struct stat st;
-    return lstat(path, &st) == 0 && S_ISREG(st.st_mode) && same_time(&st.st_mtim, inputs);
-}
-
-static int stamp(const char *path, const struct timespec *t, char *err, size_t errlen)
-{
-    struct timespec times[2] = {*t, *t};
-    if (utimensat(AT_FDCWD, path, times, AT_SYMLINK_NOFOLLOW) == 0)
-        return 0;
-    snprintf(err, errlen, "%s: %s", path, strerror(errno));
-    return -1;
 }
 
 /* The mean run of a run log: the sum of its complete runs over their number. */
@@ -362,12 +280,12 @@ static int update_entry(const struct generate_opts *o, const struct entry *e,
 {
     char path[PATH_MAX], err[700];
     page_path(o, e, K_REPORT, path, sizeof path);
-    int report_ok = up_to_date(path, &e->mtime);
+    int report_ok = jobfs_up_to_date(path, &e->mtime);
     page_path(o, e, K_SUMMARY, path, sizeof path);
-    report_ok = report_ok && up_to_date(path, &e->mtime);
-    const struct timespec *diff_time = e->previous ? newer(&e->mtime, &e->previous->mtime) : NULL;
+    report_ok = report_ok && jobfs_up_to_date(path, &e->mtime);
+    const struct timespec *diff_time = e->previous ? jobfs_newer(&e->mtime, &e->previous->mtime) : NULL;
     page_path(o, e, K_DIFF, path, sizeof path);
-    int diff_ok = !diff_time || up_to_date(path, diff_time);
+    int diff_ok = !diff_time || jobfs_up_to_date(path, diff_time);
     if (report_ok && diff_ok)
         return 0;
     if (ensure_dirs(o, e->period) < 0) {
@@ -383,14 +301,14 @@ static int update_entry(const struct generate_opts *o, const struct entry *e,
         for (int k = 0; rc == 0 && k < K_COUNT; k++) {
             page_path(o, e, (enum kind)k, path, sizeof path);
             if (k != K_DIFF)
-                rc = stamp(path, &e->mtime, err, sizeof err);
+                rc = jobfs_stamp(path, &e->mtime, err, sizeof err);
         }
     }
     if (rc == 0 && !diff_ok) {
         rc = write_diff(o, e, &r, last, err, sizeof err);
         page_path(o, e, K_DIFF, path, sizeof path);
         if (rc == 0)
-            rc = stamp(path, diff_time, err, sizeof err);
+            rc = jobfs_stamp(path, diff_time, err, sizeof err);
     }
     if (read)
         last_mean_set(last, e, &r); /* kept for the next log's diff */
@@ -413,39 +331,37 @@ static const struct entry *find_entry(const struct entries *es, const char *peri
     return NULL;
 }
 
+/* Which files of one kind directory are still wanted. */
+struct wanted_kind {
+    const struct entries *es;
+    const char *period;
+    enum kind k;
+};
+
 /* Whether a file of kind k named `file` belongs to a run log of now. */
-static int still_wanted(const struct entries *es, const char *period, enum kind k,
-                        const char *file)
+static int still_wanted(void *arg, const char *file)
 {
-    size_t n = strlen(file), sl = strlen(kind_suffix[k]);
-    if (n <= sl || strcmp(file + n - sl, kind_suffix[k]) != 0)
+    const struct wanted_kind *w = arg;
+    size_t n = strlen(file), sl = strlen(kind_suffix[w->k]);
+    if (n <= sl || strcmp(file + n - sl, kind_suffix[w->k]) != 0)
         return 0;
     char name[NAME_MAX + 1];
     snprintf(name, sizeof name, "%.*s", (int)(n - sl), file);
-    const struct entry *e = find_entry(es, period, name);
-    return e && (k != K_DIFF || e->previous);
+    const struct entry *e = find_entry(w->es, w->period, name);
+    return e && (w->k != K_DIFF || e->previous);
 }
 
-static size_t prune_kind_dir(const struct entries *es, int period_fd, const char *period,
-                             enum kind k)
+static size_t prune_period(void *arg, int reports_fd, const char *period)
 {
-    int fd = openat(period_fd, kinds[k], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    DIR *d = fd >= 0 ? dir_stream(fd) : NULL;
+    int pfd = openat(reports_fd, period, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     size_t removed = 0;
-    if (!d) {
-        if (fd >= 0)
-            close(fd);
-        return 0;
+    for (int k = 0; pfd >= 0 && k < K_COUNT; k++) {
+        struct wanted_kind w = {arg, period, (enum kind)k};
+        removed += jobfs_prune_dir(pfd, kinds[k], still_wanted, &w);
     }
-    for (struct dirent *de; (de = readdir(d));) {
-        if (de->d_name[0] == '.' && !atomic_is_temp_name(de->d_name))
-            continue;
-        if (atomic_is_temp_name(de->d_name) || !still_wanted(es, period, k, de->d_name))
-            removed += unlinkat(fd, de->d_name, 0) == 0;
-    }
-    closedir(d);
-    unlinkat(period_fd, kinds[k], AT_REMOVEDIR); /* only when empty */
-    close(fd);
+    if (pfd >= 0)
+        close(pfd);
+    unlinkat(reports_fd, period, AT_REMOVEDIR); /* only when empty */
     return removed;
 }
 
@@ -453,27 +369,9 @@ static size_t prune_kind_dir(const struct entries *es, int period_fd, const char
 static size_t remove_stale(const struct generate_opts *o, const struct entries *es)
 {
     int fd = open(o->reports_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = fd >= 0 ? dir_stream(fd) : NULL;
-    size_t removed = 0;
-    if (!d) {
-        if (fd >= 0)
-            close(fd);
+    if (fd < 0)
         return 0;
-    }
-    for (struct dirent *de; (de = readdir(d));) {
-        struct stat st;
-        if (!period_name_ok(de->d_name) ||
-            fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
-            continue;
-        int pfd = openat(fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (pfd < 0)
-            continue;
-        for (int k = 0; k < K_COUNT; k++)
-            removed += prune_kind_dir(es, pfd, de->d_name, (enum kind)k);
-        close(pfd);
-        unlinkat(fd, de->d_name, AT_REMOVEDIR);
-    }
-    closedir(d);
+    size_t removed = jobfs_each_period(fd, period_name_ok, prune_period, (void *)es);
     close(fd);
     return removed;
 }
@@ -515,7 +413,12 @@ static int write_index(const struct generate_opts *o, const struct entries *es)
                           "<title>Arc Lamp: XHProf reports</title>\n<style>body{font:13px/1.4 "
                           "Verdana,sans-serif;margin:1em 2em}td,th{padding:2px 8px;border:1px "
                           "solid #ccc}table{border-collapse:collapse}</style>\n</head><body>\n"
-                          "<h1>XHProf reports</h1>\n<p><a href=\"../index.html\">Flame graphs</a></p>\n");
+                          "<h1>XHProf reports</h1>\n<p><a href=\"../index.html\">Flame graphs</a>");
+    char path[PATH_MAX], err[600];
+    snprintf(path, sizeof path, "%s/%s/index.html", o->reports_dir, TIERS_DIR);
+    if (access(path, F_OK) == 0)
+        strbuf_appends(&page, " \xc2\xb7 <a href=\"" TIERS_DIR "/index.html\">Request tiers</a>");
+    strbuf_appends(&page, "</p>\n");
     if (!es->n)
         strbuf_appends(&page, "<p>No run logs yet.</p>\n");
     /* newest first within each period: walk each period's entries backwards */
@@ -531,7 +434,6 @@ static int write_index(const struct generate_opts *o, const struct entries *es)
         strbuf_appends(&page, "</table>\n");
     }
     strbuf_appends(&page, "</body></html>\n");
-    char path[PATH_MAX], err[600];
     snprintf(path, sizeof path, "%s/index.html", o->reports_dir);
     int rc = atomic_write(path, page.data, page.len, 0, err, sizeof err);
     if (rc < 0)
@@ -542,59 +444,19 @@ static int write_index(const struct generate_opts *o, const struct entries *es)
 
 /* ---- the job ----------------------------------------------------------- */
 
-/* One generate at a time per reports_dir: a flock on a file in it. */
-static int take_lock(const struct generate_opts *o)
-{
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", o->reports_dir, LOCK_NAME);
-    int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        fprintf(stderr, "arclamp-report: %s: %s\n", path, strerror(errno));
-        return -1;
-    }
-    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-        fprintf(stderr, "arclamp-report: another generate is running (%s is locked)\n", path);
-        close(fd);
-        return -2;
-    }
-    return fd;
-}
-
-/* Run as root (by hand): become the owner of reports_dir, or of the
- * directory it will be made in, so the pages stay the service's to
- * replace. */
-static int become_owner(const struct generate_opts *o)
-{
-    char dir[PATH_MAX], err[PATH_MAX + 200];
-    snprintf(dir, sizeof dir, "%s", o->reports_dir);
-    struct stat st;
-    if (stat(dir, &st) < 0 && errno == ENOENT) {
-        char *slash = strrchr(dir, '/');
-        if (slash && slash != dir)
-            *slash = '\0';
-        else
-            snprintf(dir, sizeof dir, "%s", slash ? "/" : ".");
-    }
-    if (drop_root_to_owner(dir, "the reports directory", err, sizeof err) == 0)
-        return 0;
-    fprintf(stderr, "arclamp-report: %s\n", err);
-    return -1;
-}
-
 int generate_run(const struct generate_opts *o)
 {
-    if (become_owner(o) < 0)
-        return 1;
-    if (mkdir(o->reports_dir, 0755) < 0 && errno != EEXIST) {
-        fprintf(stderr, "arclamp-report: %s: %s\n", o->reports_dir, strerror(errno));
-        return 1;
-    }
-    int lock = take_lock(o);
+    int lock = jobfs_begin(o->reports_dir);
     if (lock < 0)
         return lock == -2 ? 75 : 1;
+    /* the tier pages first: the index below links theirs when it exists */
+    struct tiers_opts tiers = o->tiers;
+    tiers.reports_index = 1;
+    int failed = tiers_update(&tiers) < 0;
     struct entries es = {NULL, 0, 0};
     size_t written = 0, removed = 0;
-    int failed = scan_logs(&es, o) < 0;
+    int unlisted = scan_logs(&es, o) < 0;
+    failed |= unlisted;
     /* one run log that cannot be read costs its own pages, not the others' */
     struct last_mean last = {NULL, {0}};
     for (size_t i = 0; i < es.n; i++) {
@@ -604,7 +466,7 @@ int generate_run(const struct generate_opts *o)
     }
     if (last.e)
         run_free(&last.r);
-    if (es.n || !failed) { /* a logs_dir that cannot be read removes nothing */
+    if (es.n || !unlisted) { /* a logs_dir that cannot be read removes nothing */
         removed = remove_stale(o, &es);
         failed |= write_index(o, &es) < 0;
     }

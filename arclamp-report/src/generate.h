@@ -8,12 +8,16 @@
  * (one directory per kind, so no tag can name another kind's file), and
  * <reports_dir>/index.html listing them. A page is rewritten only when its
  * inputs changed (it carries their mtime); pages whose run log is gone are
- * removed. Started as root, it first becomes the reports directory's owner
- * (common/src/dropowner.c), as arclamp-svg does with data_dir. */
+ * removed. The request-tier pages (tiers.h) are brought up to date in the
+ * same run, under the same lock. Started as root, it first becomes the
+ * reports directory's owner (common/src/dropowner.c), as arclamp-svg does
+ * with data_dir. */
 #ifndef ARCLAMP_REPORT_GENERATE_H
 #define ARCLAMP_REPORT_GENERATE_H
 
 #include <stddef.h>
+
+#include "tiers.h"
 
 #define GENERATE_MAX_FORMATS 32
 /* Distinct arcs per report unless --max-arcs says otherwise: a page takes
@@ -29,6 +33,7 @@ struct generate_opts {
     size_t max_bytes;          /* bytes read per run log */
     double threshold;          /* callgraph: share of the total time */
     int quiet;
+    struct tiers_opts tiers;   /* the tier pages, made first (tiers.h) */
 };
 
 /* The formats of arclamp-svg's log_formats default (Wikimedia's and

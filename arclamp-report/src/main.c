@@ -6,6 +6,7 @@
  *   arclamp-report html [--title T] [--diff] [--callgraph-link URL] -o FILE.html RUN...
  *   arclamp-report callgraph [-o FILE.svg] [--threshold F] [--focus FUNCTION] [--dot] RUN
  *   arclamp-report generate [--data-dir DIR] [--logs-dir DIR] [--reports-dir DIR] [--log-format F]...
+ *   arclamp-report tiers [--data-dir DIR] [--logs-dir DIR] [--reports-dir DIR] [--log-format F]...
  * RUN: a serialize()d .xhprof file or json_encode() of the raw array. */
 #include "callgraph.h"
 #include "generate.h"
@@ -13,6 +14,7 @@
 #include "jsonout.h"
 #include "bucket.h"
 #include "run.h"
+#include "tiers.h"
 #include "xhprof.h"
 #include "strbuf.h"
 
@@ -36,7 +38,8 @@ struct opts {
     const char *formats[GENERATE_MAX_FORMATS];
     size_t nformats;
     int quiet;
-    int max_arcs_set;
+    int max_arcs_set, max_mb_set;
+    size_t max_identities, max_tiers;
 };
 
 /* GNU layout, which help2man turns into the manual page: "or:" before each
@@ -51,6 +54,8 @@ static void usage(FILE *out)
           "  or:  arclamp-report callgraph [-o FILE.svg] [--threshold F] [--focus FUNCTION] [--dot] RUN\n"
           "  or:  arclamp-report generate [--data-dir DIR] [--logs-dir DIR] [--reports-dir DIR] "
           "[--log-format FORMAT]... [--quiet]\n"
+          "  or:  arclamp-report tiers [--data-dir DIR] [--logs-dir DIR] [--reports-dir DIR] "
+          "[--log-format FORMAT]... [--max-identities N] [--max-tiers N] [--quiet]\n"
           "\n"
           "RUN: an XHProf run, serialize()d (<runid>.<ns>.xhprof) or json_encode()d.\n"
           "  --json                JSON output (flat: {\"totals\", \"functions\"}; aggregate,\n"
@@ -66,16 +71,21 @@ static void usage(FILE *out)
           "  --threshold F         callgraph: functions above F of the total time (default 0.01)\n"
           "  --focus NAME          callgraph: that function, its parents and children\n"
           "  --dot                 callgraph: the Graphviz input instead of SVG\n"
-          "  --data-dir DIR        generate: logs in DIR/logs, pages in DIR/reports\n"
+          "  --data-dir DIR        generate, tiers: logs in DIR/logs, pages in DIR/reports\n"
           "                        (default /srv/arclamp)\n"
-          "  --logs-dir DIR        generate: arclamp-log's base_path (default DIR/logs)\n"
-          "  --reports-dir DIR     generate: where the pages go (default DIR/reports)\n"
-          "  --log-format F        generate: arclamp-log's bucket formats (repeat; default\n"
-          "                        arclamp-svg's log_formats)\n"
-          "  --quiet               generate: no summary, no notes on files skipped\n"
+          "  --logs-dir DIR        generate, tiers: arclamp-log's base_path (default DIR/logs)\n"
+          "  --reports-dir DIR     generate, tiers: where the pages go (default DIR/reports;\n"
+          "                        tier pages in DIR/reports/tiers)\n"
+          "  --log-format F        generate, tiers: arclamp-log's bucket formats (repeat;\n"
+          "                        default arclamp-svg's log_formats)\n"
+          "  --quiet               generate, tiers: no summary, no notes on files skipped\n"
+          "  --max-identities N    tier pages (tiers, generate): identities per page\n"
+          "                        (default 100)\n"
+          "  --max-tiers N         tier pages: tiers per identity (default 32)\n"
           "  --max-arcs N          refuse a run of more arcs (default 2000000;\n"
           "                        generate: arcs per report, 50000)\n"
-          "  --max-mb N            refuse a run file larger than N MiB (default 1024)\n"
+          "  --max-mb N            refuse a run file larger than N MiB (default 1024;\n"
+          "                        tier pages: a tier table, 16)\n"
           "  --version             print the version\n",
           out);
 }
@@ -304,26 +314,46 @@ static int cmd_prune(char *path, const struct opts *o)
     return rc;
 }
 
+/* The options generate and tiers share: where, and which bucket formats. */
+static void job_dirs(const struct opts *o, struct generate_opts *g, char *logs, char *reports)
+{
+    const char *data = o->data_dir ? o->data_dir : "/srv/arclamp";
+    snprintf(logs, PATH_MAX, "%s/logs", data);
+    snprintf(reports, PATH_MAX, "%s/reports", data);
+    g->logs_dir = o->logs_dir ? o->logs_dir : logs;
+    g->reports_dir = o->reports_dir ? o->reports_dir : reports;
+    if (o->nformats) {
+        memcpy(g->formats, o->formats, sizeof g->formats);
+        g->nformats = o->nformats;
+    } else {
+        generate_default_formats(g);
+    }
+    g->quiet = o->quiet;
+    g->tiers = (struct tiers_opts){
+        .logs_dir = g->logs_dir, .reports_dir = g->reports_dir,
+        .formats = g->formats, .nformats = g->nformats,
+        .max_bytes = o->max_mb_set ? o->max_bytes : (size_t)TIERS_DEFAULT_MAX_MB << 20,
+        .max_identities = o->max_identities, .max_tiers = o->max_tiers, .quiet = o->quiet,
+    };
+}
+
+static int cmd_tiers(const struct opts *o)
+{
+    struct generate_opts g = {0};
+    char logs[PATH_MAX], reports[PATH_MAX];
+    job_dirs(o, &g, logs, reports);
+    return tiers_run(&g.tiers);
+}
+
 static int cmd_generate(const struct opts *o)
 {
     struct generate_opts g = {0};
     char logs[PATH_MAX], reports[PATH_MAX];
-    const char *data = o->data_dir ? o->data_dir : "/srv/arclamp";
-    snprintf(logs, sizeof logs, "%s/logs", data);
-    snprintf(reports, sizeof reports, "%s/reports", data);
-    g.logs_dir = o->logs_dir ? o->logs_dir : logs;
-    g.reports_dir = o->reports_dir ? o->reports_dir : reports;
-    if (o->nformats) {
-        memcpy(g.formats, o->formats, sizeof g.formats);
-        g.nformats = o->nformats;
-    } else {
-        generate_default_formats(&g);
-    }
+    job_dirs(o, &g, logs, reports);
     /* a page's memory follows its arcs (some 5 KB each): a lower default */
     g.max_arcs = o->max_arcs_set ? o->max_arcs : GENERATE_DEFAULT_MAX_ARCS;
     g.max_bytes = o->max_bytes;
     g.threshold = o->threshold;
-    g.quiet = o->quiet;
     return generate_run(&g);
 }
 
@@ -340,7 +370,9 @@ int main(int argc, char **argv)
     }
     const char *cmd = argv[1];
     struct opts o = {.threshold = 0.01, .max_arcs = 2000000, .max_bytes = (size_t)1024 << 20,
-                     .top = 100, .percent = -1};
+                     .top = 100, .percent = -1,
+                     .max_identities = TIERS_DEFAULT_MAX_IDENTITIES,
+                     .max_tiers = TIERS_DEFAULT_MAX_TIERS};
     static const struct option longopts[] = {
         {"json", no_argument, NULL, 'j'},       {"sum", no_argument, NULL, 's'},
         {"top", required_argument, NULL, 't'},  {"weights", required_argument, NULL, 'w'},
@@ -353,6 +385,8 @@ int main(int argc, char **argv)
         {"data-dir", required_argument, NULL, 'R'}, {"logs-dir", required_argument, NULL, 'l'},
         {"reports-dir", required_argument, NULL, 'P'},
         {"log-format", required_argument, NULL, 'f'}, {"quiet", no_argument, NULL, 'q'},
+        {"max-identities", required_argument, NULL, 'I'},
+        {"max-tiers", required_argument, NULL, 'N'},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -372,7 +406,9 @@ int main(int argc, char **argv)
         case 'w': o.weights = optarg; break;
         case 't': o.top = strtoul(optarg, &end, 10); break;
         case 'a': o.max_arcs = strtoul(optarg, &end, 10); o.max_arcs_set = 1; break;
-        case 'm': o.max_bytes = strtoul(optarg, &end, 10) << 20; break;
+        case 'm': o.max_bytes = strtoul(optarg, &end, 10) << 20; o.max_mb_set = 1; break;
+        case 'I': o.max_identities = strtoul(optarg, &end, 10); break;
+        case 'N': o.max_tiers = strtoul(optarg, &end, 10); break;
         case 'p': o.percent = strtod(optarg, &end); break;
         case 'R': o.data_dir = optarg; break;
         case 'l': o.logs_dir = optarg; break;
@@ -413,6 +449,8 @@ int main(int argc, char **argv)
         return cmd_prune(runs[0], &o);
     if (strcmp(cmd, "generate") == 0 && n == 0)
         return cmd_generate(&o);
+    if (strcmp(cmd, "tiers") == 0 && n == 0 && o.max_identities && o.max_tiers)
+        return cmd_tiers(&o);
     fprintf(stderr, "arclamp-report: %s: wrong command or arguments; try 'arclamp-report --help'\n",
             cmd);
     return 2;

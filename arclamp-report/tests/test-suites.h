@@ -6,5 +6,6 @@
 
 Suite *xhprof_suite(void);
 Suite *run_suite(void);
+Suite *tiers_suite(void);
 
 #endif

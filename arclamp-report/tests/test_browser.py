@@ -1,7 +1,9 @@
 """arclamp-report's html page, used in a real headless Chromium as a person
 uses it: the flat table (top 100, all), sorting by a column, search, a
 function's parent/child view, the invert link of a diff; names from the run
-stay text. Set ARCLAMP_SKIP_BROWSER=1 to skip (the ASan run does)."""
+stay text. The request-tier pages through nginx with the packaged snippet
+(its Content-Security-Policy): from the reports index to a bucket's page,
+no console error. Set ARCLAMP_SKIP_BROWSER=1 to skip (the ASan run does)."""
 
 import json
 import os
@@ -9,7 +11,7 @@ import subprocess
 
 import pytest
 
-from browserkit import chromium
+from browserkit import chromium, nginx
 from testkit import repo_bin, wait_until
 
 pytestmark = pytest.mark.skipif(os.environ.get("ARCLAMP_SKIP_BROWSER") == "1",
@@ -97,3 +99,32 @@ def test_diff_page_inverts(browser, tmp_path):
     b.find_element("id", "invert").click()
     wait_until(lambda: "-60" in summary())
     assert "a.xhprof - " in b.find_element("id", "diffdir").text
+
+
+def test_tier_pages_through_nginx(browser, tmp_path):
+    from selenium.webdriver.common.by import By
+    from test_tiers import EVIL, hour, simple, write_table
+    data = tmp_path / "data"
+    for h in range(1, 4):
+        doc = simple(h, 100000.0 * h)
+        doc["identities"][EVIL] = doc["identities"]["view"]
+        write_table(data, "hourly", hour(h), doc)
+    subprocess.run([BIN, "generate", "--data-dir", str(data), "--quiet"], check=True, timeout=60)
+    with nginx(data, tmp_path / "nginx") as base:
+        b = browser
+        b.get(base + "reports/index.html")
+        b.find_element(By.LINK_TEXT, "Request tiers").click()
+        wait_until(lambda: b.title == "Arc Lamp: request tiers")
+        b.find_element(By.LINK_TEXT, "tiers").click()  # the newest bucket first
+        wait_until(lambda: b.title == "Request tiers: hourly " + hour(3))
+        # hostile identities are text; the trends are drawn (inline SVG, no script)
+        assert EVIL in [h.text for h in b.find_elements(By.TAG_NAME, "h2")]
+        assert b.execute_script("return document.scripts.length") == 0
+        sparks = b.execute_script("return document.querySelectorAll('svg.spark polyline').length")
+        assert sparks >= 8
+        width = b.execute_script("return document.querySelector('svg.spark')"
+                                 ".getBoundingClientRect().width")
+        assert width > 20
+        b.find_element(By.PARTIAL_LINK_TEXT, "previous bucket").click()
+        wait_until(lambda: b.title == "Request tiers: hourly " + hour(2))
+        assert b.get_log("browser") == []

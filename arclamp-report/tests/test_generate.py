@@ -43,14 +43,19 @@ RUN_A = {"main()": (1, 100, 80), "main()==>a": (2, 60, 50), "a==>b": (4, 30, 20)
 RUN_B = {"main()": (1, 300, 100), "main()==>a": (4, 100, 60), "a==>b": (8, 50, 40)}
 
 
-def generate(data, *extra, ok=True):
-    proc = subprocess.run([BIN, "generate", "--data-dir", str(data), *extra],
+def report(cmd, data, *extra, ok=True):
+    """arclamp-report CMD (a job: generate, tiers) on the data directory."""
+    proc = subprocess.run([BIN, cmd, "--data-dir", str(data), *extra],
                           capture_output=True, timeout=120)
     for mark in SANITIZER_MARKS:
         assert mark not in proc.stderr, proc.stderr.decode(errors="replace")
     if ok:
         assert proc.returncode == 0, proc.stderr.decode(errors="replace")
     return proc
+
+
+def generate(data, *extra, ok=True):
+    return report("generate", data, *extra, ok=ok)
 
 
 def page_data(path):

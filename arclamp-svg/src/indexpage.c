@@ -346,7 +346,7 @@ static void utc_text(char *buf, size_t len, time_t t, int iso)
 
 void index_render_html(strbuf *out, const struct gen_config *cfg,
                        const struct index_entry *entries, size_t n, const char *svgs_rel,
-                       const char *logs_rel, int reports_index, time_t now)
+                       const char *logs_rel, unsigned indexes, time_t now)
 {
     const struct index_entry **v = sorted(entries, n);
     char when[64];
@@ -354,9 +354,12 @@ void index_render_html(strbuf *out, const struct gen_config *cfg,
     strbuf_appends(out, page_head);
     strbuf_appendf(out, "<p>Generated %s from %zu trace logs. Machine-readable: "
                         "<a href=\"index.json\">index.json</a>.</p>\n", when, n);
-    if (reports_index)
+    if (indexes & INDEX_HAS_REPORTS)
         strbuf_appends(out, "<p>Hierarchical profiles (XHProf) of the fleet: <a href=\""
-                            INDEX_REPORTS_DIR "/index.html\">reports</a>.</p>\n");
+                            INDEX_REPORTS_INDEX "\">reports</a>.</p>\n");
+    if (indexes & INDEX_HAS_TIERS)
+        strbuf_appends(out, "<p>Where each kind of request spends its time: <a href=\""
+                            INDEX_TIERS_INDEX "\">request tiers</a>.</p>\n");
     period_nav(out, v, n);
     html_body(out, cfg, v, n, svgs_rel, logs_rel);
     strbuf_appends(out, "</body>\n</html>\n");
@@ -459,13 +462,17 @@ static void json_entry(strbuf *out, const struct gen_config *cfg, const struct i
 
 void index_render_json(strbuf *out, const struct gen_config *cfg,
                        const struct index_entry *entries, size_t n, const char *svgs_rel,
-                       const char *logs_rel, time_t now)
+                       const char *logs_rel, unsigned indexes, time_t now)
 {
     const struct index_entry **v = sorted(entries, n);
     char when[32];
     utc_text(when, sizeof when, now, 1);
     strbuf_appendf(out, "{\"version\": 1, \"generated\": \"%s\", \"data_dir\": ", when);
     json_cstr(out, cfg->data_dir);
+    strbuf_appends(out, ",\n \"reports_index\": ");
+    json_cstr(out, indexes & INDEX_HAS_REPORTS ? INDEX_REPORTS_INDEX : NULL);
+    strbuf_appends(out, ", \"tiers_index\": ");
+    json_cstr(out, indexes & INDEX_HAS_TIERS ? INDEX_TIERS_INDEX : NULL);
     strbuf_appends(out, ",\n \"logs\": [");
     for (size_t i = 0; i < n; i++) {
         strbuf_appends(out, i ? ",\n" : "\n");
@@ -494,13 +501,16 @@ int index_write(int data_fd, const struct gen_config *cfg, const struct index_en
     char *svgs_rel = rel_to_data(cfg->data_dir, cfg->svgs_dir);
     char *logs_rel = rel_to_data(cfg->data_dir, cfg->logs_dir);
     strbuf doc = STRBUF_INIT;
-    index_render_json(&doc, cfg, entries, n, svgs_rel, logs_rel, now);
+    unsigned indexes = 0;
+    if (faccessat(data_fd, INDEX_REPORTS_INDEX, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+        indexes |= INDEX_HAS_REPORTS;
+    if (faccessat(data_fd, INDEX_TIERS_INDEX, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+        indexes |= INDEX_HAS_TIERS;
+    index_render_json(&doc, cfg, entries, n, svgs_rel, logs_rel, indexes, now);
     int rc = atomic_writeat(data_fd, "index.json", doc.data, doc.len, 0, 0, NULL, err, errlen);
     if (rc == 0) {
         strbuf_reset(&doc);
-        int reports_index = faccessat(data_fd, INDEX_REPORTS_DIR "/index.html", F_OK,
-                                      AT_SYMLINK_NOFOLLOW) == 0;
-        index_render_html(&doc, cfg, entries, n, svgs_rel, logs_rel, reports_index, now);
+        index_render_html(&doc, cfg, entries, n, svgs_rel, logs_rel, indexes, now);
         rc = atomic_writeat(data_fd, "index.html", doc.data, doc.len, 0, 0, NULL, err, errlen);
     }
     strbuf_free(&doc);

@@ -4,7 +4,8 @@
  * by period, then date (newest first), then entry point ("all" first, then
  * by name), then newest first, each with its forward, reversed and
  * per-function links, and the XHProf report of the same bucket and entry
- * point when arclamp-report wrote one. Links are relative to data_dir and percent-encoded
+ * point when arclamp-report wrote one, and arclamp-report's indexes (XHProf
+ * reports, request tiers) when they exist. Links are relative to data_dir and percent-encoded
  * byte by byte, so the page works from file:// and from any static web
  * server whatever bytes the file names hold; every name shown is
  * HTML-escaped (invalid UTF-8 shown as U+FFFD).
@@ -40,6 +41,12 @@ struct index_entry {
 /* Where arclamp-report generate writes by default (its --data-dir), relative
  * to data_dir: the index links its pages when they are there. */
 #define INDEX_REPORTS_DIR "reports"
+/* arclamp-report's indexes, linked from the top of the page (and named in
+ * index.json) when they exist. */
+#define INDEX_REPORTS_INDEX INDEX_REPORTS_DIR "/index.html"
+#define INDEX_TIERS_INDEX INDEX_REPORTS_DIR "/tiers/index.html"
+#define INDEX_HAS_REPORTS 1u  /* INDEX_REPORTS_INDEX exists */
+#define INDEX_HAS_TIERS 2u    /* INDEX_TIERS_INDEX exists */
 
 /* Writes index.html and index.json into the directory `data_fd` (which is
  * cfg->data_dir). `now` is shown as the generation time. Returns 0, or -1
@@ -47,13 +54,13 @@ struct index_entry {
 int index_write(int data_fd, const struct gen_config *cfg, const struct index_entry *entries,
                 size_t n, time_t now, char *err, size_t errlen);
 
-/* The building blocks, for tests. */
+/* The building blocks, for tests. `indexes`: INDEX_HAS_* bits. */
 void index_render_html(strbuf *out, const struct gen_config *cfg,
                        const struct index_entry *entries, size_t n, const char *svgs_rel,
-                       const char *logs_rel, int reports_index, time_t now);
+                       const char *logs_rel, unsigned indexes, time_t now);
 void index_render_json(strbuf *out, const struct gen_config *cfg,
                        const struct index_entry *entries, size_t n, const char *svgs_rel,
-                       const char *logs_rel, time_t now);
+                       const char *logs_rel, unsigned indexes, time_t now);
 /* Appends `s` as a JSON string (quotes included). */
 void json_string(strbuf *out, const char *s, size_t len);
 /* Appends `s` with every byte outside [A-Za-z0-9._~-] as %XX ('/' kept). */

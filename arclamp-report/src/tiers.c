@@ -1,0 +1,346 @@
+/* tiers: the request-tier pages of every tier table (see tiers.h). */
+#include "tiers.h"
+#include "atomicfile.h"
+#include "jobfs.h"
+#include "strbuf.h"
+#include "tierpage.h"
+#include "tiertable.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* One tier table found. */
+struct table_file {
+    char *period;
+    char *bucket;              /* the file name without TIERS_SUFFIX */
+    int format;                /* index in the formats */
+    struct timespec mtime;
+    int has_page;              /* its page exists after this run's update */
+    char *error;               /* why its page could not be written, or NULL */
+};
+
+struct tables {
+    struct table_file *v;
+    size_t n, cap;
+    const struct tiers_opts *o;
+};
+
+/* ---- finding the tables -------------------------------------------------- */
+
+static void add_table(void *arg, const char *period, const char *file, const struct stat *st)
+{
+    struct tables *ts = arg;
+    size_t len = strlen(file) - strlen(TIERS_SUFFIX), bucket_len;
+    char *bucket = xstrndup(file, len);
+    int format = jobfs_bucket_of(ts->o->formats, ts->o->nformats, bucket, 0, &bucket_len);
+    if (format < 0) {
+        if (!ts->o->quiet)
+            fprintf(stderr, "arclamp-report: %s/%s: no configured format names it; skipped\n",
+                    period, file);
+        free(bucket);
+        return;
+    }
+    if (ts->n == ts->cap) {
+        ts->cap = ts->cap ? ts->cap * 2 : 64;
+        ts->v = xrealloc(ts->v, ts->cap * sizeof *ts->v);
+    }
+    ts->v[ts->n++] = (struct table_file){xstrdup(period), bucket, format, st->st_mtim, 0, NULL};
+}
+
+/* By period, format and time: a table's trend is the ones before it. */
+static int by_series(const void *x, const void *y)
+{
+    const struct table_file *a = x, *b = y;
+    int c = strcmp(a->period, b->period);
+    if (!c)
+        c = a->format - b->format;
+    return c ? c : strcmp(a->bucket, b->bucket);
+}
+
+static int same_series(const struct table_file *a, const struct table_file *b)
+{
+    return strcmp(a->period, b->period) == 0 && a->format == b->format;
+}
+
+static void tables_free(struct tables *ts)
+{
+    for (size_t i = 0; i < ts->n; i++) {
+        free(ts->v[i].period);
+        free(ts->v[i].bucket);
+        free(ts->v[i].error);
+    }
+    free(ts->v);
+}
+
+/* ---- one page ----------------------------------------------------------- */
+
+static void table_path(const struct tiers_opts *o, const struct table_file *f, char *out,
+                       size_t outlen)
+{
+    snprintf(out, outlen, "%s/%s/%s%s", o->logs_dir, f->period, f->bucket, TIERS_SUFFIX);
+}
+
+/* How many tables before ts->v[i] make its trend. */
+static size_t trend_len(const struct tables *ts, size_t i)
+{
+    size_t k = 0;
+    while (k < TIERS_TREND && k < i && same_series(&ts->v[i - k - 1], &ts->v[i]))
+        k++;
+    return k;
+}
+
+/* The directory `name` in dirfd, made when missing, opened without
+ * following a symlink; -1 on failure. */
+static int open_dir(int dirfd, const char *name)
+{
+    if (mkdirat(dirfd, name, 0755) < 0 && errno != EEXIST)
+        return -1;
+    return openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* reports_dir/tiers, made when missing (and `create`), never through a
+ * symlink; -1 with err set. */
+static int open_tiers_dir(const struct tiers_opts *o, int create, char *err, size_t errlen)
+{
+    int rfd = open(o->reports_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd = -1;
+    if (rfd >= 0)
+        fd = create ? open_dir(rfd, TIERS_DIR)
+                    : openat(rfd, TIERS_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        snprintf(err, errlen, "%s/%s: %s", o->reports_dir, TIERS_DIR, strerror(errno));
+    if (rfd >= 0)
+        close(rfd);
+    return fd;
+}
+
+static int write_page(const struct tiers_opts *o, const struct table_file *f, const strbuf *page,
+                      const struct timespec *mtime, char *err, size_t errlen)
+{
+    int tfd = open_tiers_dir(o, 1, err, errlen);
+    int pfd = tfd >= 0 ? open_dir(tfd, f->period) : -1;
+    int rc = -1;
+    if (tfd >= 0 && pfd < 0) {
+        snprintf(err, errlen, "%s/%s/%s: %s", o->reports_dir, TIERS_DIR, f->period,
+                 strerror(errno));
+    } else if (pfd >= 0) {
+        char name[NAME_MAX + 1];
+        snprintf(name, sizeof name, "%s.html", f->bucket);
+        rc = atomic_writeat(pfd, name, page->data, page->len, 0, 0, mtime, err, errlen);
+        close(pfd);
+    }
+    if (tfd >= 0)
+        close(tfd);
+    return rc;
+}
+
+/* Reads and parses the table of f into t (to be freed whatever the
+ * result). 0, or -1 with "path: why" in err. */
+static int load_table(const struct tiers_opts *o, const struct table_file *f,
+                      struct tier_table *t, char *err, size_t errlen)
+{
+    char path[PATH_MAX], why[400];
+    strbuf text = STRBUF_INIT;
+    table_path(o, f, path, sizeof path);
+    int rc = tier_file_read(path, o->max_bytes, &text, err, errlen);
+    if (rc == 0 && tier_table_parse(t, text.data ? text.data : "", text.len, o->max_identities,
+                                    o->max_tiers, why, sizeof why) < 0) {
+        snprintf(err, errlen, "%s: %s", path, why);
+        rc = -1;
+    }
+    strbuf_free(&text);
+    return rc;
+}
+
+/* Fills the trend of t from the k tables before ts->v[i], nearest first. */
+static void add_trend(const struct tables *ts, size_t i, size_t k, struct tier_table *t,
+                      struct tier_page *p)
+{
+    const struct tiers_opts *o = ts->o;
+    p->slot_bucket[TIERS_TREND] = ts->v[i].bucket;
+    for (size_t j = 1; j <= k; j++) {
+        const struct table_file *f = &ts->v[i - j];
+        unsigned slot = TIERS_TREND - (unsigned)j;
+        char path[PATH_MAX], err[PATH_MAX + 200];
+        strbuf text = STRBUF_INIT;
+        table_path(o, f, path, sizeof path);
+        p->slot_bucket[slot] = f->bucket;
+        p->slot_unreadable[slot] =
+            tier_file_read(path, o->max_bytes, &text, err, sizeof err) < 0 ||
+            tier_table_trend(t, slot, text.data ? text.data : "", text.len, err, sizeof err) < 0;
+        strbuf_free(&text);
+    }
+}
+
+static void page_path(const struct tiers_opts *o, const struct table_file *f, char *out,
+                      size_t outlen)
+{
+    snprintf(out, outlen, "%s/%s/%s/%s.html", o->reports_dir, TIERS_DIR, f->period, f->bucket);
+}
+
+/* A message for the index, which the web serves: without the directories
+ * of this host. */
+static const char *shown_error(const struct tiers_opts *o, const char *err)
+{
+    const char *const dirs[] = {o->logs_dir, o->reports_dir};
+    for (size_t i = 0; i < 2; i++) {
+        size_t n = strlen(dirs[i]);
+        if (strncmp(err, dirs[i], n) == 0 && err[n] == '/')
+            return err + n + 1;
+    }
+    return err;
+}
+
+/* Brings the page of ts->v[i] up to date: 1 when written, 0 when it was,
+ * -1 when its table could not be read or the page written (the reason in
+ * its `error`, and on stderr). */
+static int update_page(struct tables *ts, size_t i)
+{
+    const struct tiers_opts *o = ts->o;
+    struct table_file *f = &ts->v[i];
+    size_t k = trend_len(ts, i);
+    const struct timespec *inputs = &f->mtime;
+    for (size_t j = 1; j <= k; j++)
+        inputs = jobfs_newer(inputs, &ts->v[i - j].mtime);
+    char path[PATH_MAX], err[PATH_MAX + 600];
+    page_path(o, f, path, sizeof path);
+    if (jobfs_up_to_date(path, inputs)) {
+        f->has_page = 1;
+        return 0;
+    }
+    struct tier_table t = {0};
+    int rc = load_table(o, f, &t, err, sizeof err);
+    if (rc == 0) {
+        struct tier_page p = {f->period, f->bucket, NULL, {NULL}, {0}};
+        strbuf page = STRBUF_INIT;
+        if (k && ts->v[i - 1].has_page)
+            p.previous = ts->v[i - 1].bucket;
+        add_trend(ts, i, k, &t, &p);
+        tier_page_render(&page, &t, &p);
+        rc = write_page(o, f, &page, inputs, err, sizeof err);
+        strbuf_free(&page);
+    }
+    tier_table_free(&t);
+    struct stat st;
+    f->has_page = lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+    if (rc < 0) {
+        fprintf(stderr, "arclamp-report: %s\n", err);
+        f->error = xstrdup(shown_error(o, err));
+        return -1;
+    }
+    return 1;
+}
+
+/* ---- stale pages and the index ------------------------------------------ */
+
+/* Which pages of one period directory are still wanted. */
+struct wanted_page {
+    const struct tables *ts;
+    const char *period;
+};
+
+static int still_wanted(void *arg, const char *file)
+{
+    const struct wanted_page *w = arg;
+    size_t n = strlen(file);
+    if (n <= 5 || strcmp(file + n - 5, ".html") != 0)
+        return 0;
+    for (size_t i = 0; i < w->ts->n; i++) {
+        const struct table_file *f = &w->ts->v[i];
+        if (strcmp(f->period, w->period) == 0 && strlen(f->bucket) == n - 5 &&
+            memcmp(f->bucket, file, n - 5) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static size_t prune_period(void *arg, int tiers_fd, const char *period)
+{
+    struct wanted_page w = {arg, period};
+    return jobfs_prune_dir(tiers_fd, period, still_wanted, &w);
+}
+
+/* Removes the pages whose table is gone, and the directories (tiers/
+ * itself, its index with it, once no table is left). */
+static size_t remove_stale(const struct tiers_opts *o, const struct tables *ts)
+{
+    char err[PATH_MAX + 100];
+    int fd = open_tiers_dir(o, 0, err, sizeof err);
+    if (fd < 0)
+        return 0;
+    atomic_clean_temps(fd);
+    size_t removed = jobfs_each_period(fd, jobfs_period_ok, prune_period, (void *)ts);
+    if (!ts->n && unlinkat(fd, "index.html", 0) == 0) {
+        int rfd = open(o->reports_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (rfd >= 0) {
+            unlinkat(rfd, TIERS_DIR, AT_REMOVEDIR); /* only when empty */
+            close(rfd);
+        }
+    }
+    close(fd);
+    return removed;
+}
+
+static int write_index(const struct tiers_opts *o, const struct tables *ts)
+{
+    struct tier_index_row *rows = xcalloc(ts->n, sizeof *rows);
+    for (size_t i = 0; i < ts->n; i++)
+        rows[i] = (struct tier_index_row){ts->v[i].period, ts->v[i].bucket, ts->v[i].has_page,
+                                          ts->v[i].error};
+    char path[PATH_MAX], err[PATH_MAX + 200];
+    snprintf(path, sizeof path, "%s/index.html", o->reports_dir);
+    strbuf page = STRBUF_INIT;
+    tier_index_render(&page, rows, ts->n, o->reports_index || access(path, F_OK) == 0);
+    int fd = open_tiers_dir(o, 1, err, sizeof err), rc = -1;
+    if (fd >= 0) {
+        rc = atomic_writeat(fd, "index.html", page.data, page.len, 0, 0, NULL, err, sizeof err);
+        close(fd);
+    }
+    if (rc < 0)
+        fprintf(stderr, "arclamp-report: %s\n", err);
+    strbuf_free(&page);
+    free(rows);
+    return rc;
+}
+
+/* ---- the job ------------------------------------------------------------ */
+
+int tiers_update(const struct tiers_opts *o)
+{
+    struct tables ts = {NULL, 0, 0, o};
+    size_t written = 0, removed = 0;
+    int unlisted = jobfs_scan(o->logs_dir, TIERS_SUFFIX, add_table, &ts) < 0;
+    int failed = unlisted;
+    if (ts.n)
+        qsort(ts.v, ts.n, sizeof *ts.v, by_series);
+    /* a table that cannot be read costs its own page, not the others' */
+    for (size_t i = 0; i < ts.n; i++) {
+        int r = update_page(&ts, i);
+        failed |= r < 0;
+        written += r > 0;
+    }
+    if (!unlisted) /* a logs_dir that cannot be read removes nothing */
+        removed = remove_stale(o, &ts);
+    if (ts.n)
+        failed |= write_index(o, &ts) < 0;
+    if (!o->quiet)
+        fprintf(stderr, "arclamp-report: %zu tier tables, %zu pages brought up to date, %zu "
+                        "stale pages removed\n", ts.n, written, removed);
+    tables_free(&ts);
+    return failed ? -1 : 0;
+}
+
+int tiers_run(const struct tiers_opts *o)
+{
+    int lock = jobfs_begin(o->reports_dir);
+    if (lock < 0)
+        return lock == -2 ? 75 : 1;
+    int rc = tiers_update(o);
+    close(lock);
+    return rc < 0 ? 1 : 0;
+}

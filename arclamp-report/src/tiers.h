@@ -1,0 +1,52 @@
+/* tiers: the request-tier pages, the job. For every tier table arclamp-log
+ * wrote (<logs_dir>/<period>/<bucket>.tiers.json), a page
+ * <reports_dir>/tiers/<period>/<bucket>.html (tierpage.h) with the trend
+ * over the previous TIERS_TREND buckets of the same period and bucket
+ * format, and <reports_dir>/tiers/index.html listing them.
+ *
+ * As generate's pages: a page carries the newest mtime of its inputs (its
+ * table and the tables of its trend) and is rewritten only when that
+ * changes; pages whose table is gone are removed (and directories left
+ * empty; the whole tiers/ directory once no table is left). A table that
+ * cannot be read costs its own page only: the others are written, the
+ * index says why, and the run fails at the end. Nothing is written but
+ * under <reports_dir>/tiers, through directories opened without following
+ * symlinks. `arclamp-report generate` runs it too (before its own index,
+ * which then links the tier pages). */
+#ifndef ARCLAMP_REPORT_TIERS_H
+#define ARCLAMP_REPORT_TIERS_H
+
+#include <stddef.h>
+
+#define TIERS_DIR "tiers"                /* under reports_dir */
+#define TIERS_SUFFIX ".tiers.json"
+/* A table is read whole and parsed into json-c's tree (some ten times its
+ * size for many small identities): 16 MiB is far above a fleet's hour and
+ * keeps the tree within the unit's MemoryHigh=. */
+#define TIERS_DEFAULT_MAX_MB 16
+#define TIERS_DEFAULT_MAX_IDENTITIES 100
+#define TIERS_DEFAULT_MAX_TIERS 32
+
+struct tiers_opts {
+    const char *logs_dir;                /* arclamp-log's base_path */
+    const char *reports_dir;             /* pages go under reports_dir/tiers */
+    const char *const *formats;          /* arclamp-log's bucket formats */
+    size_t nformats;
+    size_t max_bytes;                    /* bytes read per table */
+    size_t max_identities;               /* identities per page */
+    size_t max_tiers;                    /* tiers per identity */
+    int reports_index;                   /* reports_dir/index.html will be there (generate
+                                            writes it): the tier index links it */
+    int quiet;
+};
+
+/* Brings the pages up to date; the caller holds the reports directory's
+ * lock (jobfs_begin). 0, or -1 when something could not be read or
+ * written (said on stderr). */
+int tiers_update(const struct tiers_opts *o);
+
+/* `arclamp-report tiers`: takes the lock, then tiers_update. Returns the
+ * exit status (0, 1, 75 when another job holds the lock). */
+int tiers_run(const struct tiers_opts *o);
+
+#endif

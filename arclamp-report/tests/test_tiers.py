@@ -1,0 +1,321 @@
+"""arclamp-report tiers, the request-tier pages, on tier tables as
+arclamp-log writes them (<logs>/<period>/<bucket>.tiers.json, format
+arclamp-tiers/1): one page per bucket with the header figures, identities
+by their _total time, tiers with shares and percentiles, the trend over the
+previous buckets; hostile identities; a malformed table costing only its
+own page; pages rewritten only when their inputs (the trend's included)
+change, and removed when their table goes; generate running it and the
+indexes linking it."""
+
+import fcntl
+import json
+import os
+import re
+import subprocess
+from html.parser import HTMLParser
+
+from test_generate import SVG_BIN
+from test_generate import report as run
+
+HOUR0 = 1764115200  # 2025-11-26 00:00 UTC
+EVIL = '</td><script>alert(1)</script><img src=x onerror="alert(2)">\'"&amp;'
+
+
+def tier(calls, mean, p90=None):
+    return {"calls": calls, "total_us": calls * mean, "mean_us": mean, "p50_us": mean * 0.8,
+            "p90_us": p90 if p90 is not None else mean * 2, "p99_us": mean * 4,
+            "hist": "1:%d" % calls}
+
+
+def table(bucket, start, identities, **figures):
+    doc = {"format": "arclamp-tiers/1", "period": "hourly", "bucket": bucket, "start": start,
+           "end": start + 3600, "minutes": 60, "requests": 5000, "traced": 500, "trips": 0,
+           "resumes": 0, "skipped": 0, "identities": identities}
+    doc.update(figures)
+    return doc
+
+
+def write_table(data, period, bucket, doc):
+    d = data / "logs" / period
+    d.mkdir(parents=True, exist_ok=True)
+    path = d / f"{bucket}.tiers.json"
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    return path
+
+
+def hour(h):
+    return "2026-11-26_%02d.excimer" % h
+
+
+def simple(h, view_mean=100000.0):
+    """view: _total, db (a third of it), parse; edit heavier per request
+    but rarer; api has no _total."""
+    return table(hour(h), HOUR0 + 3600 * h, {
+        "view": {"_total": tier(100, view_mean), "db": tier(300, view_mean / 9),
+                 "parse": tier(100, view_mean / 4)},
+        "edit": {"_total": tier(10, 5000000.0), "db": tier(40, 100000.0)},
+        "api:query": {"db": tier(5, 1000.0)},
+    })
+
+
+def tier_pages(data):
+    root = data / "reports" / "tiers"
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+
+
+class Page(HTMLParser):
+    """The text of a page's cells by table, its elements, its titles."""
+
+    def __init__(self, text):
+        super().__init__()
+        self.tags, self.tables, self.headings, self.titles = [], [], [], []
+        self._cell = self._text = None
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self.tables[-1].append([])
+        elif tag in ("td", "th"):
+            self._cell = ""
+        elif tag in ("h1", "h2", "title"):
+            self._text = ""
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th"):
+            self.tables[-1][-1].append(self._cell.strip())
+            self._cell = None
+        elif tag in ("h1", "h2"):
+            self.headings.append(self._text)
+            self._text = None
+        elif tag == "title":
+            self.titles.append(self._text)
+            self._text = None
+
+    def handle_data(self, data):
+        if self._text is not None:
+            self._text += data
+        if self._cell is not None and self._text is None:
+            self._cell += data
+
+
+def page(data, period, bucket):
+    return Page((data / "reports" / "tiers" / period / f"{bucket}.html").read_text())
+
+
+def rows(tbl):
+    """{first cell: the row} of a table without its header."""
+    return {r[0]: r for r in tbl[1:]}
+
+
+def test_a_page_per_bucket_with_figures_ranking_and_trend(tmp_path):
+    for h in range(10):  # view's mean grows 10% an hour
+        write_table(tmp_path, "hourly", hour(h), simple(h, 100000.0 * 1.1 ** h))
+    write_table(tmp_path, "hourly", hour(10), table(hour(10), HOUR0 + 36000, {
+        "view": simple(9)["identities"]["view"]}, trips=3, resumes=2, skipped=11))
+    write_table(tmp_path, "daily", "2026-11-26.excimer", table("2026-11-26.excimer", HOUR0, {}))
+    run("tiers", tmp_path)
+    assert tier_pages(tmp_path) == sorted(
+        ["daily/2026-11-26.excimer.html", "index.html"]
+        + ["hourly/%s.html" % hour(h) for h in range(11)])
+
+    p = page(tmp_path, "hourly", hour(9))
+    assert p.headings[0] == "Request tiers: hourly \u2013 %s" % hour(9)
+    figures = p.tables[0]
+    assert figures[1] == ["5,000", "500 (10.0%)", "0", "0", "0"]
+    # identities by _total time: edit 50 s, view 100 x 236 ms; api (none) last
+    summary = p.tables[1]
+    assert [r[0] for r in summary[1:]] == ["edit", "view", "api:query"]
+    assert p.headings[2:5] == ["edit", "view", "api:query"]
+    view = rows(p.tables[3])
+    assert list(view) == ["_total", "db", "parse"]  # _total first, then by time
+    assert view["_total"][1:8] == ["100", "23.6 s", "100.0%", "236 ms", "189 ms", "472 ms",
+                                   "943 ms"]
+    assert view["db"][3] == "33.3%" and view["parse"][3] == "25.0%"
+    assert rows(p.tables[4])["db"][3] == "\u2013"  # api: no _total, no share
+    # the trend: the 8 buckets before (01..08) and this one; +10% a bucket
+    spark = [t for t in p.titles[1:] if t.startswith(hour(1))][0]
+    assert [line.split(":")[0] for line in spark.strip().split("\n")] == \
+        [hour(h) for h in range(1, 10)]
+    assert hour(0) not in "".join(p.titles)
+    assert view["_total"][-1] == "mean +10%"
+    assert view["db"][-1].startswith("mean +10%") and "share +0.0 pt" in view["db"][-1]
+
+    # the breaker and skipped calls are said; edit is gone, view's mean fell back
+    p = page(tmp_path, "hourly", hour(10))
+    text = (tmp_path / "reports/tiers/hourly" / f"{hour(10)}.html").read_text()
+    assert "breaker tripped 3 times (2 resumes)" in text
+    assert "11 tier calls were not recorded" in text
+    assert p.tables[0][1][2:] == ["3", "2", "11"]
+    assert rows(p.tables[2])["_total"][-1] == "mean -58%"
+    # the first bucket has no trend; the daily one no identity
+    assert "no trend" in (tmp_path / "reports/tiers/hourly" / f"{hour(0)}.html").read_text()
+    assert "No identity in this bucket" in \
+        (tmp_path / "reports/tiers/daily/2026-11-26.excimer.html").read_text()
+
+    index = (tmp_path / "reports/tiers/index.html").read_text()
+    assert 'href="hourly/%s.html"' % hour(10) in index
+    assert index.index(hour(10)) < index.index(hour(9))  # newest first
+
+
+def test_hostile_identities_stay_text_and_are_capped(tmp_path):
+    ids = {EVIL: {"_total": tier(1, 9e9), EVIL: tier(1, 5e9)},
+           "x" * 5000: {"_total": tier(1, 8e9)}}
+    for i in range(150):
+        ids["id%03d" % i] = {"_total": tier(1, 1000.0 + i)}
+    ids["many"] = {"_total": tier(1, 7e9), **{"t%02d" % i: tier(1, 100.0 + i) for i in range(40)}}
+    write_table(tmp_path, "hourly", hour(1), table(hour(1), HOUR0 + 3600, ids))
+    write_table(tmp_path, "hourly", hour(2), table(hour(2), HOUR0 + 7200, ids))
+    run("tiers", tmp_path)
+    text = (tmp_path / "reports/tiers/hourly" / f"{hour(2)}.html").read_text()
+    p = Page(text)
+    assert "script" not in p.tags and "img" not in p.tags
+    assert EVIL in p.headings  # shown as the text it is
+    assert rows(p.tables[1])[EVIL][0] == EVIL
+    # the long name is cut, the caps (100 identities, 32 tiers) say what is left out
+    assert "x" * 5000 not in text and "x" * 200 + "\u2026 (5000 bytes)" in text
+    assert len(p.tables[1]) == 1 + 100
+    assert "53 more identities not shown" in text
+    assert "9 more tiers not shown" in text
+    # the caps are options
+    run("tiers", tmp_path, "--reports-dir", str(tmp_path / "other"), "--max-identities", "2",
+        "--max-tiers", "1")
+    text = (tmp_path / "other/tiers/hourly" / f"{hour(2)}.html").read_text()
+    assert "151 more identities not shown" in text and "1 more tiers not shown" in text
+
+
+def test_a_malformed_table_costs_only_its_page(tmp_path):
+    for h in range(1, 4):
+        write_table(tmp_path, "hourly", hour(h), simple(h))
+    write_table(tmp_path, "hourly", hour(2), '{"format": "arclamp-tiers/1", "identities": {')
+    write_table(tmp_path, "hourly", hour(4), simple(4) | {"requests": -1})
+    write_table(tmp_path, "hourly", hour(5), simple(5) | {"format": "arclamp-tiers/9"})
+    proc = run("tiers", tmp_path, ok=False)
+    assert proc.returncode == 1
+    err = proc.stderr.decode()
+    assert re.search(r"%s\.tiers\.json: not JSON: malformed near byte \d+" % re.escape(hour(2)), err)
+    assert '%s.tiers.json: "requests" is missing or not a whole number >= 0' % hour(4) in err
+    assert "%s.tiers.json: not a table of format" % hour(5) in err
+    assert tier_pages(tmp_path) == ["hourly/%s.html" % hour(h) for h in (1, 3)] + ["index.html"]
+    # the next bucket's trend skips the broken one and says so
+    p3 = (tmp_path / "reports/tiers/hourly" / f"{hour(3)}.html").read_text()
+    assert "Could not be read: %s." % hour(2) in p3
+    index = (tmp_path / "reports/tiers/index.html").read_text()
+    assert "not updated: hourly/%s.tiers.json: not JSON" % hour(2) in index
+    assert str(tmp_path) not in index  # no path of this host on the web
+
+
+def test_pages_follow_their_inputs_and_the_trend(tmp_path):
+    paths = [write_table(tmp_path, "hourly", hour(h), simple(h)) for h in range(12)]
+    run("tiers", tmp_path)
+    out = tmp_path / "reports/tiers/hourly"
+    inode = {h: (out / f"{hour(h)}.html").stat().st_ino for h in range(12)}
+    assert (out / f"{hour(11)}.html").stat().st_mtime_ns == max(
+        p.stat().st_mtime_ns for p in paths[3:12])
+    proc = run("tiers", tmp_path)
+    assert b"0 pages brought up to date" in proc.stderr
+    assert {h: (out / f"{hour(h)}.html").stat().st_ino for h in range(12)} == inode
+    # bucket 2 changes: its page and the 8 after it (its trend) are rewritten
+    paths[2].write_text(json.dumps(simple(2, 500000.0)))
+    os.utime(paths[2], ns=(paths[11].stat().st_mtime_ns + 10**9,) * 2)
+    proc = run("tiers", tmp_path)
+    assert b"9 pages brought up to date" in proc.stderr
+    changed = {h for h in range(12) if (out / f"{hour(h)}.html").stat().st_ino != inode[h]}
+    assert changed == set(range(2, 11))
+    view = rows(page(tmp_path, "hourly", hour(3)).tables[3])
+    assert view["_total"][-1] == "mean -80%"
+
+
+def test_stale_pages_go_with_their_tables(tmp_path):
+    a = write_table(tmp_path, "hourly", hour(1), simple(1))
+    b = write_table(tmp_path, "daily", "2026-11-26.excimer", simple(1))
+    run("tiers", tmp_path)
+    stray = tmp_path / "reports/tiers/hourly/leftover.html"
+    stray.write_text("x")
+    (tmp_path / "reports/tiers/hourly/.arclamp-tmp-abc").write_text("x")
+    run("tiers", tmp_path)
+    assert tier_pages(tmp_path) == ["daily/2026-11-26.excimer.html",
+                                    "hourly/%s.html" % hour(1), "index.html"]
+    a.unlink()
+    run("tiers", tmp_path)
+    assert tier_pages(tmp_path) == ["daily/2026-11-26.excimer.html", "index.html"]
+    assert not (tmp_path / "reports/tiers/hourly").exists()
+    b.unlink()
+    run("tiers", tmp_path)
+    assert not (tmp_path / "reports/tiers").exists()  # nothing to link any more
+
+
+def test_odd_files_are_skipped_and_nothing_escapes(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    secret = outside / "x.tiers.json"
+    secret.write_text(json.dumps(simple(1)))
+    write_table(tmp_path, "hourly", hour(1), simple(1))
+    logs = tmp_path / "logs"
+    (logs / "hourly" / f"{hour(2)}.tiers.json").symlink_to(secret)
+    (logs / "hourly" / "notabucket.tiers.json").write_text(json.dumps(simple(1)))
+    (logs / "linked").symlink_to(outside, target_is_directory=True)
+    fifo = logs / "hourly" / f"{hour(3)}.tiers.json"
+    os.mkfifo(fifo)
+    # a tiers/ directory planted as a symlink to outside is not written through
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "reports" / "tiers").symlink_to(outside, target_is_directory=True)
+    before = sorted(os.listdir(outside))
+    proc = run("tiers", tmp_path, ok=False)
+    assert proc.returncode == 1
+    assert b"notabucket.tiers.json: no configured format names it" in proc.stderr
+    assert sorted(os.listdir(outside)) == before
+    (tmp_path / "reports" / "tiers").unlink()
+    run("tiers", tmp_path)
+    assert tier_pages(tmp_path) == ["hourly/%s.html" % hour(1), "index.html"]
+
+
+def test_a_table_past_the_size_cap_is_refused(tmp_path):
+    ids = {"id%05d" % i: {"_total": tier(1, 1.0)} for i in range(12000)}
+    path = write_table(tmp_path, "hourly", hour(1), table(hour(1), HOUR0, ids))
+    assert path.stat().st_size > 1 << 20
+    proc = run("tiers", tmp_path, "--max-mb", "1", ok=False)
+    assert proc.returncode == 1 and b"larger than the size cap (1048576 bytes" in proc.stderr
+    run("tiers", tmp_path)  # the default cap (16 MiB) takes it
+    assert "11900 more identities not shown" in \
+        (tmp_path / "reports/tiers/hourly" / f"{hour(1)}.html").read_text()
+
+
+def test_one_job_at_a_time(tmp_path):
+    write_table(tmp_path, "hourly", hour(1), simple(1))
+    (tmp_path / "reports").mkdir()
+    with open(tmp_path / "reports" / ".arclamp-report.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        proc = run("tiers", tmp_path, ok=False)
+    assert proc.returncode == 75 and b"another generate is running" in proc.stderr
+    assert not (tmp_path / "reports" / "tiers").exists()
+
+
+def test_generate_makes_them_and_every_index_links_them(tmp_path):
+    write_table(tmp_path, "hourly", hour(1), simple(1))
+    (tmp_path / "logs/hourly" / f"{hour(1)}.index.log").write_text("index.php;main 3\n")
+    # a period of run logs named as the tier pages' directory gets no XHProf pages
+    (tmp_path / "logs/tiers").mkdir()
+    (tmp_path / "logs/tiers" / f"{hour(1)}.index.runs").write_text("")
+    run("generate", tmp_path)
+    assert tier_pages(tmp_path) == ["hourly/%s.html" % hour(1), "index.html"]
+    reports = (tmp_path / "reports/index.html").read_text()
+    assert 'href="tiers/index.html"' in reports
+    assert 'href="../index.html">XHProf reports' in \
+        (tmp_path / "reports/tiers/index.html").read_text()
+    subprocess.run([SVG_BIN, "generate", "--data-dir", str(tmp_path)], check=True,
+                   capture_output=True, timeout=120)
+    assert 'href="reports/tiers/index.html"' in (tmp_path / "index.html").read_text()
+    index = json.loads((tmp_path / "index.json").read_text())
+    assert index["tiers_index"] == "reports/tiers/index.html"
+    assert index["reports_index"] == "reports/index.html"
+    # no tables left: no tier pages, and no links to them
+    (tmp_path / "logs/hourly" / f"{hour(1)}.tiers.json").unlink()
+    run("generate", tmp_path)
+    subprocess.run([SVG_BIN, "generate", "--data-dir", str(tmp_path)], check=True,
+                   capture_output=True, timeout=120)
+    assert "tiers/index.html" not in (tmp_path / "reports/index.html").read_text()
+    assert json.loads((tmp_path / "index.json").read_text())["tiers_index"] is None
+    assert "tiers/index.html" not in (tmp_path / "index.html").read_text()
