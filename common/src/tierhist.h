@@ -32,7 +32,8 @@ struct tierhist {
 #define TIERHIST_INIT {0, {NULL}}
 
 unsigned tierhist_index(uint64_t ns);
-/* The value a bucket stands for: its midpoint (its value below 64). */
+/* The value a bucket stands for: its midpoint (buckets below 128 are one
+ * value wide: the value itself). */
 uint64_t tierhist_value(unsigned idx);
 
 void tierhist_add(struct tierhist *h, uint64_t ns);
@@ -52,5 +53,8 @@ void tierhist_format(const struct tierhist *h, strbuf *out);
  * is malformed: empty, an index out of range or not ascending, a count of
  * 0, a number too large, or the counts' sum overflowing. */
 int tierhist_parse(struct tierhist *h, const char *s, size_t len);
+/* Checks a histogram in that format without storing it (no allocation);
+ * sets *total to its counts' sum. Returns -1 when tierhist_parse would. */
+int tierhist_check(const char *s, size_t len, uint64_t *total);
 
 #endif

@@ -10,14 +10,16 @@
  * START, END: the window, unix seconds (START <= END). HOST: 1-255 bytes,
  * no space or control byte. PID: a process id (0: merged, several). IDENTITY:
  * the request type, 1-255 bytes once decoded, '%', space, control bytes and
- * DEL written %XX (two upper-case hex digits), valid UTF-8. TIER: 1-64 bytes
+ * DEL written %XX (two upper-case hex digits) and no other byte escaped (one
+ * spelling per identity: the escaped form is a key), valid UTF-8. TIER: 1-64 bytes
  * of [A-Za-z0-9_.-] ("_total": the whole request). CALLS >= 1; TOTAL_NS the
  * sum of the calls' wall time in nanoseconds; HIST the calls' tierhist
  * (tierhist.h), whose counts add up to CALLS. Status: REQUESTS seen, TRACED
  * (sampled and not paused), breaker TRIPS and RESUMES in the window, PAUSED
  * (processes paused at END: a process sends 0 or 1, a merged line the sum),
  * SKIPPED (tier calls not recorded: the process's tables were full).
- * arclamp-log's merged lines (tier tables) have HOST "*" and PID 0. */
+ * arclamp-log's merged lines (tier tables) have HOST "*" and PID 0.
+ * tierline.c needs tierhist.c (HIST is checked there) and strbuf.c only. */
 #ifndef ARCLAMP_TIERLINE_H
 #define ARCLAMP_TIERLINE_H
 

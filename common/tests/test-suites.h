@@ -14,6 +14,8 @@ Suite *clock_suite(void);
 Suite *cpuclock_suite(void);
 Suite *phpser_suite(void);
 Suite *runline_suite(void);
+Suite *tierhist_suite(void);
+Suite *tierline_suite(void);
 Suite *redisconn_suite(void);
 
 #endif

@@ -1,0 +1,278 @@
+/* tierline: the tiers/1 line format of request-tier aggregates (see
+ * tierline.h). Compiled into the extension too, so it uses nothing of
+ * common/ but tierhist (which checks HIST) and strbuf. */
+#include "tierline.h"
+#include "tierhist.h"
+
+#include <string.h>
+
+static const char *const error_names[TIERLINE_NERRORS] = {
+    "ok", "bad_record", "bad_number", "bad_text", "bad_hist",
+};
+
+const char *tierline_error_name(enum tierline_error err)
+{
+    return (unsigned)err < TIERLINE_NERRORS ? error_names[err] : "unknown";
+}
+
+int tierline_is_tier(const char *line, size_t len)
+{
+    return len >= TIERLINE_PREFIX_LEN && memcmp(line, TIERLINE_PREFIX, TIERLINE_PREFIX_LEN) == 0;
+}
+
+/* A cursor over the space-separated fields of a line. */
+struct fields {
+    const char *p, *end;
+};
+
+/* The next field; 0 when there is none or it is empty (two spaces). */
+static int next_field(struct fields *f, const char **start, size_t *len)
+{
+    if (f->p >= f->end)
+        return 0;
+    const char *sp = memchr(f->p, ' ', (size_t)(f->end - f->p));
+    const char *stop = sp ? sp : f->end;
+    *start = f->p;
+    *len = (size_t)(stop - f->p);
+    f->p = sp ? sp + 1 : f->end;
+    return *len > 0;
+}
+
+/* A non-negative decimal integer within int64_t: no sign, no leading zero. */
+static int parse_count(const char *s, size_t len, int64_t *out)
+{
+    if (len == 0 || len > 19 || (s[0] == '0' && len > 1))
+        return -1;
+    uint64_t v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (uint64_t)(s[i] - '0');
+    }
+    if (v > (uint64_t)INT64_MAX)
+        return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
+/* The next field as a number: BAD_RECORD when missing, BAD_NUMBER when not
+ * a number. */
+static enum tierline_error next_count(struct fields *f, int64_t *out)
+{
+    const char *s;
+    size_t n;
+    if (!next_field(f, &s, &n))
+        return TIERLINE_BAD_RECORD;
+    return parse_count(s, n, out) < 0 ? TIERLINE_BAD_NUMBER : TIERLINE_OK;
+}
+
+/* Bytes an IDENTITY carries as %XX: the field separator, the escape itself
+ * and what a terminal or a log line should never receive raw. */
+static int must_escape(unsigned char c)
+{
+    return c < 0x20 || c == ' ' || c == '%' || c == 0x7f;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* The length of the valid UTF-8 sequence of 2-4 bytes at s (s[0] >= 0x80),
+ * or 0: no overlong forms, surrogates or code points past U+10FFFF. */
+static size_t utf8_seq(const unsigned char *s, size_t avail)
+{
+    unsigned char c = s[0];
+    size_t n;
+    unsigned char lo = 0x80, hi = 0xbf;          /* the second byte's range */
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2;
+    else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        if (c == 0xe0)
+            lo = 0xa0;
+        else if (c == 0xed)
+            hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        if (c == 0xf0)
+            lo = 0x90;
+        else if (c == 0xf4)
+            hi = 0x8f;
+    } else
+        return 0;
+    if (avail < n || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++) {
+        if (s[i] < 0x80 || s[i] > 0xbf)
+            return 0;
+    }
+    return n;
+}
+
+/* IDENTITY: canonical escapes only (%XX for exactly the bytes of
+ * must_escape, so one identity has one spelling and can be a key as it is
+ * written), valid UTF-8, 1-255 bytes decoded. */
+static int identity_ok(const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t decoded = 0;
+    for (size_t i = 0; i < len; decoded++) {
+        if (u[i] == '%') {
+            if (len - i < 3 || hexval(s[i + 1]) < 0 || hexval(s[i + 2]) < 0 ||
+                !must_escape((unsigned char)(hexval(s[i + 1]) * 16 + hexval(s[i + 2]))))
+                return 0;
+            i += 3;
+        } else if (u[i] < 0x80) {
+            if (must_escape(u[i]))
+                return 0;
+            i++;
+        } else {
+            size_t n = utf8_seq(u + i, len - i);
+            if (n == 0)
+                return 0;
+            i += n;
+            decoded += n - 1;
+        }
+    }
+    return decoded >= 1 && decoded <= TIERLINE_IDENTITY_MAX;
+}
+
+static int host_ok(const char *s, size_t len)
+{
+    if (len == 0 || len > TIERLINE_HOST_MAX)
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == 0x7f)
+            return 0;
+    }
+    return 1;
+}
+
+int tierline_tier_ok(const char *s, size_t len)
+{
+    if (len == 0 || len > TIERLINE_TIER_MAX)
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.' || c == '-'))
+            return 0;
+    }
+    return 1;
+}
+
+/* START END HOST PID, common to both records. */
+static enum tierline_error parse_head(struct fields *f, struct tierline *out)
+{
+    enum tierline_error err;
+    if ((err = next_count(f, &out->start)) != TIERLINE_OK ||
+        (err = next_count(f, &out->end)) != TIERLINE_OK)
+        return err;
+    if (!next_field(f, &out->host, &out->host_len))
+        return TIERLINE_BAD_RECORD;
+    if (!host_ok(out->host, out->host_len))
+        return TIERLINE_BAD_TEXT;
+    if ((err = next_count(f, &out->pid)) != TIERLINE_OK)
+        return err;
+    return out->start > out->end ? TIERLINE_BAD_NUMBER : TIERLINE_OK;
+}
+
+static enum tierline_error parse_agg(struct fields *f, struct tierline *out)
+{
+    enum tierline_error err;
+    if (!next_field(f, &out->identity, &out->identity_len))
+        return TIERLINE_BAD_RECORD;
+    if (!identity_ok(out->identity, out->identity_len))
+        return TIERLINE_BAD_TEXT;
+    if (!next_field(f, &out->tier, &out->tier_len))
+        return TIERLINE_BAD_RECORD;
+    if (!tierline_tier_ok(out->tier, out->tier_len))
+        return TIERLINE_BAD_TEXT;
+    if ((err = next_count(f, &out->calls)) != TIERLINE_OK ||
+        (err = next_count(f, &out->total_ns)) != TIERLINE_OK)
+        return err;
+    if (out->calls == 0)
+        return TIERLINE_BAD_NUMBER;
+    if (!next_field(f, &out->hist, &out->hist_len) || f->p != f->end)
+        return TIERLINE_BAD_RECORD;
+    uint64_t total;
+    if (tierhist_check(out->hist, out->hist_len, &total) < 0 || total != (uint64_t)out->calls)
+        return TIERLINE_BAD_HIST;
+    return TIERLINE_OK;
+}
+
+static enum tierline_error parse_status(struct fields *f, struct tierline *out)
+{
+    int64_t *v[] = {&out->requests, &out->traced, &out->trips,
+                    &out->resumes, &out->paused, &out->skipped};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        enum tierline_error err = next_count(f, v[i]);
+        if (err != TIERLINE_OK)
+            return err;
+    }
+    return f->p != f->end ? TIERLINE_BAD_RECORD : TIERLINE_OK;
+}
+
+enum tierline_error tierline_parse(const char *line, size_t len, struct tierline *out)
+{
+    memset(out, 0, sizeof *out);
+    /* a trailing space would pass as "no extra field" below */
+    if (!tierline_is_tier(line, len) || line[len - 1] == ' ')
+        return TIERLINE_BAD_RECORD;
+    struct fields f = {line + TIERLINE_PREFIX_LEN, line + len};
+    const char *kind;
+    size_t n;
+    if (!next_field(&f, &kind, &n))
+        return TIERLINE_BAD_RECORD;
+    enum tierline_error err;
+    if (n == 3 && memcmp(kind, "agg", 3) == 0) {
+        out->kind = TIERLINE_AGG;
+        if ((err = parse_head(&f, out)) != TIERLINE_OK)
+            return err;
+        return parse_agg(&f, out);
+    }
+    if (n == 6 && memcmp(kind, "status", 6) == 0) {
+        out->kind = TIERLINE_STATUS;
+        if ((err = parse_head(&f, out)) != TIERLINE_OK)
+            return err;
+        return parse_status(&f, out);
+    }
+    return TIERLINE_BAD_RECORD;
+}
+
+size_t tierline_escape(const char *s, size_t len, char *out)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (must_escape(c)) {
+            out[o++] = '%';
+            out[o++] = hex[c >> 4];
+            out[o++] = hex[c & 15];
+        } else {
+            out[o++] = (char)c;
+        }
+    }
+    return o;
+}
+
+size_t tierline_unescape(const char *s, size_t len, char *out)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '%' && i + 2 < len) {
+            out[o++] = (char)(hexval(s[i + 1]) * 16 + hexval(s[i + 2]));
+            i += 2;
+        } else {
+            out[o++] = s[i];
+        }
+    }
+    return o;
+}
