@@ -32,6 +32,17 @@ const char *run_line_invalid_name(int why)
     return why == RUN_LINE_TOO_LONG ? "too_long" : runline_error_name((enum runline_error)why);
 }
 
+const char *tier_line_invalid_name(int why)
+{
+    return why == TIER_LINE_TOO_LONG ? "too_long" : tierline_error_name((enum tierline_error)why);
+}
+
+const char *tier_drop_name(enum tier_drop why)
+{
+    static const char *const names[TIER_DROP_NREASONS] = {"tier_limit", "memory"};
+    return (unsigned)why < TIER_DROP_NREASONS ? names[why] : "unknown";
+}
+
 uint64_t stats_format_counts(char *out, size_t len, const uint64_t *counts, int first, int n,
                              const char *(*name)(int))
 {
@@ -143,6 +154,38 @@ static void format_run_metrics(strbuf *out, const struct stats *st, const struct
     strbuf_appendf(out, "arclamp_log_runs_pending %llu\n", (unsigned long long)st->runs_pending);
 }
 
+static void format_tier_metrics(strbuf *out, const struct stats *st, const struct config *cfg)
+{
+    counter(out, "arclamp_log_tier_lines_received_total", "Request tier lines received.",
+            st->tier_lines_received);
+    header(out, "arclamp_log_tier_lines_invalid_total", "counter",
+           "Request tier lines refused, per reason.");
+    for (int r = 1; r < TIER_LINE_NREASONS; r++)
+        strbuf_appendf(out, "arclamp_log_tier_lines_invalid_total{reason=\"%s\"} %llu\n",
+                       tier_line_invalid_name(r), (unsigned long long)st->tier_lines_invalid[r]);
+    counter(out, "arclamp_log_tier_lines_clock_skew_total",
+            "Tier lines whose END was too far from the daemon's clock (its minute used).",
+            st->tier_lines_clock_skew);
+    header(out, "arclamp_log_tier_minutes_written_total", "counter",
+           "Merged minutes appended to each log group's tier table.");
+    per_group(out, "arclamp_log_tier_minutes_written_total", st->tier_minutes_written, cfg);
+    header(out, "arclamp_log_tier_minutes_refused_total", "counter",
+           "Merged minutes not written by policy, per reason.");
+    strbuf_appendf(out, "arclamp_log_tier_minutes_refused_total{reason=\"%s\"} %llu\n",
+                   refusal_name(REFUSED_DISK_FLOOR),
+                   (unsigned long long)st->tier_minutes_refused[REFUSED_DISK_FLOOR]);
+    counter(out, "arclamp_log_tier_identities_overflow_total",
+            "Tier lines whose identity was past max_tier_identities (counted as _other).",
+            st->tier_identities_overflow);
+    header(out, "arclamp_log_tier_tiers_dropped_total", "counter",
+           "Tier lines not kept in a tier table, per reason.");
+    for (int r = 0; r < TIER_DROP_NREASONS; r++)
+        strbuf_appendf(out, "arclamp_log_tier_tiers_dropped_total{reason=\"%s\"} %llu\n",
+                       tier_drop_name(r), (unsigned long long)st->tier_tiers_dropped[r]);
+    counter(out, "arclamp_log_tier_write_errors_total", "Tier table files not written.",
+            st->tier_write_errors);
+}
+
 static void format_metrics(strbuf *out, const struct stats *st, const struct config *cfg)
 {
     header(out, "arclamp_log_messages_received_total", "counter", "Messages received per input.");
@@ -189,6 +232,7 @@ static void format_metrics(strbuf *out, const struct stats *st, const struct con
     header(out, "arclamp_log_open_files", "gauge", "Trace log and run log files open.");
     strbuf_appendf(out, "arclamp_log_open_files %llu\n", (unsigned long long)st->open_files);
     format_run_metrics(out, st, cfg);
+    format_tier_metrics(out, st, cfg);
 }
 
 int stats_write_prometheus(const struct stats *st, const struct config *cfg, const char *path)
