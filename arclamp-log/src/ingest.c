@@ -400,13 +400,8 @@ static void report_refused_tags(struct ingest *in, double mono, int force)
     in->last_tag_report = mono;
 }
 
-static const char *sample_reason_name(int why)
-{
-    return stackline_error_name((enum stackline_error)why);
-}
-
 static const struct count_report invalid_samples = {
-    "invalid_lines", "invalid sample lines", "\"", "\"", 1, STACKLINE_NERRORS, sample_reason_name,
+    "invalid_lines", "invalid sample lines", "\"", "\"", 1, STACKLINE_NERRORS, stackline_reason,
 };
 static const struct count_report invalid_run_lines = {
     "invalid_run_lines", "invalid run lines", "\"", "\"", 1, RUN_LINE_NREASONS,

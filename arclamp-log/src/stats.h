@@ -101,6 +101,10 @@ const char *run_drop_name(enum run_drop why);
 const char *run_line_invalid_name(int why);
 /* tierline_error_name(), and "too_long" for TIER_LINE_TOO_LONG. */
 const char *tier_line_invalid_name(int why);
+/* stackline_error_name() and run_drop_name() taking an int, as struct
+ * count_report and the metrics want reason names. */
+const char *stackline_reason(int why);
+const char *run_drop_reason(int why);
 /* "tier_limit", "memory". */
 const char *tier_drop_name(enum tier_drop why);
 /* Writes "name=N name=N ..." of the non-zero counts[first..n) to `out`

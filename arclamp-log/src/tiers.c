@@ -343,13 +343,9 @@ void tiers_take(struct tiers *t, const char *line, size_t len, unsigned long lon
 
 /* --- reports and the end ---------------------------------------------------------- */
 
-static const char *invalid_name(int why)
-{
-    return tier_line_invalid_name(why);
-}
-
 static const struct count_report invalid_tier_lines = {
-    "invalid_tier_lines", "invalid tier lines", "\"", "\"", 1, TIER_LINE_NREASONS, invalid_name,
+    "invalid_tier_lines", "invalid tier lines", "\"", "\"", 1, TIER_LINE_NREASONS,
+    tier_line_invalid_name,
 };
 
 void tiers_report(struct tiers *t, double mono, int force)
