@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "../src/ingest.h"
+#include "ingestfx.h"
 #include "../src/tiers.h"
 #include "../src/tiertable.h"
 #include "strbuf.h"
@@ -270,45 +270,8 @@ END_TEST
     "  - {period: hourly, format: '%Y-%m-%d_%H', retain: 2}\n"                               \
     "  - {period: daily, format: '%Y-%m-%d', retain: 2}\n"
 
-struct tfx {
-    char *tmp;
-    struct config cfg;
-    struct stats st;
-    struct ingest in;
-};
-
-static void tfx_start(struct tfx *fx)
-{
-    ingest_init(&fx->in, &fx->cfg, &fx->st);
-}
-
-static void tfx_init(struct tfx *fx, const char *yaml)
-{
-    memset(fx, 0, sizeof *fx);
-    fx->tmp = tmpdir_make();
-    strbuf text = STRBUF_INIT;
-    strbuf_appendf(&text, "base_path: %s/base\n%s", fx->tmp, yaml);
-    char err[512];
-    ck_assert_msg(config_load_string("t.yaml", strbuf_cstr(&text), &fx->cfg, err, sizeof err) ==
-                      0, "config refused: %s", err);
-    strbuf_free(&text);
-    tfx_start(fx);
-}
-
-static void tfx_free(struct tfx *fx)
-{
-    ingest_free(&fx->in);
-    config_free(&fx->cfg);
-    tmpdir_remove(fx->tmp);
-}
-
-static void send_line(struct tfx *fx, const char *line, time_t now)
-{
-    ingest_message(&fx->in, line, strlen(line), 0x3, INPUT_SOCKET, now, 0, 0);
-}
-
 /* An agg line of one host: `calls` calls of `ms` milliseconds each. */
-static void send_agg(struct tfx *fx, const char *host, time_t end, const char *identity,
+static void send_agg(struct fx *fx, const char *host, time_t end, const char *identity,
                      const char *tier, int calls, int ms, time_t now)
 {
     unsigned idx = tierhist_index((uint64_t)ms * 1000000);
@@ -316,27 +279,11 @@ static void send_agg(struct tfx *fx, const char *host, time_t end, const char *i
     snprintf(line, sizeof line, "tiers/1 agg %lld %lld %s 42 %s %s %d %lld %u:%d",
              (long long)end - 5, (long long)end, host, identity, tier, calls,
              (long long)calls * ms * 1000000, idx, calls);
-    send_line(fx, line, now);
-}
-
-static char *read_rel(struct tfx *fx, const char *rel)
-{
-    strbuf p = STRBUF_INIT;
-    strbuf_appendf(&p, "%s/base/%s", fx->tmp, rel);
-    char *text = file_read(strbuf_cstr(&p), NULL);
-    strbuf_free(&p);
-    return text;
-}
-
-static int has_rel(struct tfx *fx, const char *rel)
-{
-    char *text = read_rel(fx, rel);
-    free(text);
-    return text != NULL;
+    send_msg(fx, line, 0x3, now, 0);
 }
 
 /* The calls of "identity"."tier" in a JSON file (-1: not there). */
-static long json_calls(struct tfx *fx, const char *rel, const char *identity, const char *tier)
+static long json_calls(struct fx *fx, const char *rel, const char *identity, const char *tier)
 {
     char *text = read_rel(fx, rel);
     ck_assert_msg(text != NULL, "%s missing", rel);
@@ -356,15 +303,15 @@ static long json_calls(struct tfx *fx, const char *rel, const char *identity, co
 
 START_TEST(minutes_merge_hosts_and_wait_for_the_grace)
 {
-    struct tfx fx;
-    tfx_init(&fx, TIER_LOGS);
+    struct fx fx;
+    fx_init(&fx, TIER_LOGS);
     send_agg(&fx, "web1", TEST_NOW, "view", "db", 3, 2, TEST_NOW);
     send_agg(&fx, "web2", TEST_NOW - 1, "view", "db", 2, 4, TEST_NOW);
-    send_line(&fx, "tiers/1 status 1795326590 1795326601 web1 42 100 10 1 0 0 0", TEST_NOW);
+    send_msg(&fx, "tiers/1 status 1795326590 1795326601 web1 42 100 10 1 0 0 0", 0x3, TEST_NOW, 0);
     ck_assert_uint_eq(fx.st.tier_lines_received, 3);
     /* 05:50's minute ends at 05:51:00; written from 05:51:10 on */
     ingest_tick_tiers(&fx.in, MINUTE_NOW + 69, 1);
-    ck_assert(!has_rel(&fx, "hourly/2026-11-22_05.tiers"));
+    ck_assert(!exists_rel(&fx, "hourly/2026-11-22_05.tiers"));
     ingest_tick_tiers(&fx.in, MINUTE_NOW + 70, 1);
     char *lines = read_rel(&fx, "hourly/2026-11-22_05.tiers");
     ck_assert_ptr_nonnull(lines);
@@ -382,14 +329,14 @@ START_TEST(minutes_merge_hosts_and_wait_for_the_grace)
     free(txt);
     ck_assert_uint_eq(fx.st.tier_minutes_written[0], 1);
     ck_assert_uint_eq(fx.st.tier_minutes_written[1], 1);
-    tfx_free(&fx);
+    fx_free(&fx);
 }
 END_TEST
 
 START_TEST(end_far_from_the_clock_takes_the_clock)
 {
-    struct tfx fx;
-    tfx_init(&fx, TIER_LOGS);
+    struct fx fx;
+    fx_init(&fx, TIER_LOGS);
     send_agg(&fx, "web1", TEST_NOW - 3600, "view", "db", 1, 1, TEST_NOW); /* an hour behind */
     send_agg(&fx, "web1", TEST_NOW - 290, "view", "db", 1, 1, TEST_NOW);  /* within 300 s */
     ck_assert_uint_eq(fx.st.tier_lines_clock_skew, 1);
@@ -398,17 +345,17 @@ START_TEST(end_far_from_the_clock_takes_the_clock)
     ck_assert_ptr_nonnull(lines);
     ck_assert(strstr(lines, "tiers/1 agg 1795326600 1795326660 ") != NULL); /* the clock's */
     ck_assert(strstr(lines, "tiers/1 agg 1795326300 1795326360 ") != NULL); /* 05:45 */
-    ck_assert(!has_rel(&fx, "hourly/2026-11-22_04.tiers"));
+    ck_assert(!exists_rel(&fx, "hourly/2026-11-22_04.tiers"));
     free(lines);
     ck_assert_int_eq(json_calls(&fx, "hourly/2026-11-22_05.tiers.json", "view", "db"), 2);
-    tfx_free(&fx);
+    fx_free(&fx);
 }
 END_TEST
 
 START_TEST(a_late_line_is_written_with_the_next_write)
 {
-    struct tfx fx;
-    tfx_init(&fx, TIER_LOGS);
+    struct fx fx;
+    fx_init(&fx, TIER_LOGS);
     send_agg(&fx, "web1", TEST_NOW, "view", "db", 1, 1, TEST_NOW);
     ingest_tick_tiers(&fx.in, TEST_NOW + 80, 1);
     send_agg(&fx, "web2", TEST_NOW, "view", "db", 2, 1, TEST_NOW + 80); /* late */
@@ -420,17 +367,17 @@ START_TEST(a_late_line_is_written_with_the_next_write)
     char *json = read_rel(&fx, "hourly/2026-11-22_05.tiers.json");
     ck_assert(strstr(json, "\"minutes\":1,") != NULL); /* one minute, folded twice */
     free(json);
-    tfx_free(&fx);
+    fx_free(&fx);
 }
 END_TEST
 
 START_TEST(too_many_pending_minutes_write_the_oldest)
 {
-    struct tfx fx;
-    tfx_init(&fx, TIER_LOGS);
+    struct fx fx;
+    fx_init(&fx, TIER_LOGS);
     for (int i = 0; i < TIERS_PENDING_MAX; i++)
         send_agg(&fx, "web1", TEST_NOW - 60 * i, "view", "db", 1, 1, TEST_NOW);
-    ck_assert(!has_rel(&fx, "hourly/2026-11-22_05.tiers"));
+    ck_assert(!exists_rel(&fx, "hourly/2026-11-22_05.tiers"));
     send_agg(&fx, "web1", TEST_NOW - 60 * TIERS_PENDING_MAX, "view", "db", 1, 1, TEST_NOW);
     /* the oldest pending minute (05:47) was written to make room */
     char *lines = read_rel(&fx, "hourly/2026-11-22_05.tiers");
@@ -438,20 +385,21 @@ START_TEST(too_many_pending_minutes_write_the_oldest)
     ck_assert_uint_eq(count_char(lines, strlen(lines), '\n'), 1);
     ck_assert(strstr(lines, "tiers/1 agg 1795326420 ") != NULL);
     free(lines);
-    tfx_free(&fx);
+    fx_free(&fx);
 }
 END_TEST
 
 START_TEST(a_stop_writes_pending_and_a_restart_keeps_the_bucket)
 {
-    struct tfx fx;
-    tfx_init(&fx, TIER_LOGS);
+    struct fx fx;
+    fx_init(&fx, TIER_LOGS);
     send_agg(&fx, "web1", TEST_NOW - 120, "view", "db", 4, 1, TEST_NOW);
     send_agg(&fx, "web1", TEST_NOW, "view", "db", 1, 1, TEST_NOW);
     ingest_free(&fx.in); /* a clean stop: both minutes written */
+    config_free(&fx.cfg);
     ck_assert_int_eq(json_calls(&fx, "hourly/2026-11-22_05.tiers.json", "view", "db"), 5);
     memset(&fx.st, 0, sizeof fx.st);
-    tfx_start(&fx); /* the restart: the table comes back from the .tiers file */
+    fx_start(&fx, TIER_LOGS); /* the restart: the table comes back from the .tiers file */
     send_agg(&fx, "web2", TEST_NOW, "view", "db", 2, 1, TEST_NOW);
     send_agg(&fx, "web2", TEST_NOW, "edit", "_total", 1, 1, TEST_NOW);
     ingest_tick_tiers(&fx.in, TEST_NOW + 80, 1);
@@ -461,20 +409,20 @@ START_TEST(a_stop_writes_pending_and_a_restart_keeps_the_bucket)
     char *json = read_rel(&fx, "daily/2026-11-22.tiers.json");
     ck_assert(strstr(json, "\"minutes\":2,") != NULL);
     free(json);
-    tfx_free(&fx);
+    fx_free(&fx);
 }
 END_TEST
 
 START_TEST(invalid_lines_are_counted_by_reason_and_the_rest_goes_on)
 {
-    struct tfx fx;
-    tfx_init(&fx, "max_line_bytes: 1024\n" TIER_LOGS);
+    struct fx fx;
+    fx_init(&fx, "max_line_bytes: 1024\n" TIER_LOGS);
     const char *msg = "tiers/1 agg 1 2 h 1 id db 0 5 5:1\n"     /* calls 0 */
                       "tiers/1 agg 1 2 h 1 i\td db 1 5 5:1\n"   /* raw control byte */
                       "tiers/1 agg 1 2 h 1 id db 2 5 5:1\n"     /* hist != calls */
                       "tiers/1 nonsense\n"
                       "/srv/index.php;main 3\n";
-    ingest_message(&fx.in, msg, strlen(msg), 0x3, INPUT_SOCKET, TEST_NOW, 0, 0);
+    send_msg(&fx, msg, 0x3, TEST_NOW, 0);
     strbuf big = STRBUF_INIT;
     strbuf_appends(&big, "tiers/1 agg 1 2 ");
     for (int i = 0; i < 1100; i++)
@@ -491,14 +439,14 @@ START_TEST(invalid_lines_are_counted_by_reason_and_the_rest_goes_on)
     ck_assert_uint_eq(fx.st.lines_received, 1); /* the sample line is no tier line */
     ingest_tick_tiers(&fx.in, TEST_NOW + 80, 1);
     ck_assert_int_eq(json_calls(&fx, "hourly/2026-11-22_05.tiers.json", "view", "db"), 1);
-    tfx_free(&fx);
+    fx_free(&fx);
 }
 END_TEST
 
 START_TEST(identity_overflow_is_counted_per_minute_and_bucket)
 {
-    struct tfx fx;
-    tfx_init(&fx, "max_tier_identities: 1\n" TIER_LOGS);
+    struct fx fx;
+    fx_init(&fx, "max_tier_identities: 1\n" TIER_LOGS);
     send_agg(&fx, "web1", TEST_NOW - 60, "a", "db", 1, 1, TEST_NOW);
     send_agg(&fx, "web1", TEST_NOW, "b", "db", 1, 1, TEST_NOW);
     send_agg(&fx, "web1", TEST_NOW, "c", "db", 1, 1, TEST_NOW);
@@ -509,60 +457,54 @@ START_TEST(identity_overflow_is_counted_per_minute_and_bucket)
     ck_assert_int_eq(json_calls(&fx, "hourly/2026-11-22_05.tiers.json", "_other", "db"), 2);
     ck_assert_int_eq(json_calls(&fx, "hourly/2026-11-22_05.tiers.json", "b", "db"), -1);
     ck_assert_uint_eq(fx.st.tier_identities_overflow, 1 + 2); /* b for each group */
-    tfx_free(&fx);
+    fx_free(&fx);
 }
 END_TEST
 
 START_TEST(tier_files_are_retained_apart_from_logs)
 {
-    struct tfx fx;
-    tfx_init(&fx, TIER_LOGS);
+    struct fx fx;
+    fx_prepare(&fx);
+    make_dirs(&fx, "hourly");
     /* three old buckets of tier files and a trace log each */
-    strbuf dir = STRBUF_INIT;
-    strbuf_appendf(&dir, "%s/base", fx.tmp);
-    mkdir(strbuf_cstr(&dir), 0755);
-    strbuf_appends(&dir, "/hourly");
-    mkdir(strbuf_cstr(&dir), 0755);
-    strbuf_free(&dir);
     static const char *const old[] = {"2026-11-22_01", "2026-11-22_02", "2026-11-22_03"};
     for (int i = 0; i < 3; i++) {
         static const char *const suffixes[] = {".tiers", ".tiers.json", ".tiers.txt", ".all.log"};
-        for (int s = 0; s < 4; s++) {
-            strbuf p = STRBUF_INIT;
-            strbuf_appendf(&p, "%s/base/hourly/%s%s", fx.tmp, old[i], suffixes[s]);
-            file_write(strbuf_cstr(&p), "", 0);
-            file_set_mtime(strbuf_cstr(&p), 1000000000 + 3600 * i); /* long before now */
-            strbuf_free(&p);
+        for (int k = 0; k < 4; k++) {
+            char rel[64];
+            snprintf(rel, sizeof rel, "hourly/%s%s", old[i], suffixes[k]);
+            write_rel_at(&fx, rel, "", TEST_NOW - 3600 * (10 - i));
         }
     }
+    fx_start(&fx, TIER_LOGS);
     send_agg(&fx, "web1", TEST_NOW, "view", "db", 1, 1, TEST_NOW);
     ingest_tick_tiers(&fx.in, TEST_NOW + 80, 1);
     /* retain 2: the newest old bucket and the new one, per suffix; logs untouched */
-    ck_assert(!has_rel(&fx, "hourly/2026-11-22_02.tiers"));
-    ck_assert(!has_rel(&fx, "hourly/2026-11-22_02.tiers.json"));
-    ck_assert(!has_rel(&fx, "hourly/2026-11-22_02.tiers.txt"));
-    ck_assert(has_rel(&fx, "hourly/2026-11-22_03.tiers"));
-    ck_assert(has_rel(&fx, "hourly/2026-11-22_03.tiers.txt"));
-    ck_assert(has_rel(&fx, "hourly/2026-11-22_05.tiers.json"));
-    ck_assert(has_rel(&fx, "hourly/2026-11-22_01.all.log"));
-    ck_assert(has_rel(&fx, "hourly/2026-11-22_02.all.log"));
+    ck_assert(!exists_rel(&fx, "hourly/2026-11-22_02.tiers"));
+    ck_assert(!exists_rel(&fx, "hourly/2026-11-22_02.tiers.json"));
+    ck_assert(!exists_rel(&fx, "hourly/2026-11-22_02.tiers.txt"));
+    ck_assert(exists_rel(&fx, "hourly/2026-11-22_03.tiers"));
+    ck_assert(exists_rel(&fx, "hourly/2026-11-22_03.tiers.txt"));
+    ck_assert(exists_rel(&fx, "hourly/2026-11-22_05.tiers.json"));
+    ck_assert(exists_rel(&fx, "hourly/2026-11-22_01.all.log"));
+    ck_assert(exists_rel(&fx, "hourly/2026-11-22_02.all.log"));
     ck_assert_uint_eq(fx.st.files_pruned, 6);
-    tfx_free(&fx);
+    fx_free(&fx);
 }
 END_TEST
 
 START_TEST(groups_not_fed_by_the_channel_get_no_tier_table)
 {
-    struct tfx fx;
-    tfx_init(&fx, TIER_LOGS);
+    struct fx fx;
+    fx_init(&fx, TIER_LOGS);
     const char *line = "tiers/1 agg 1795326596 1795326601 web1 1 view db 1 5 5:1";
-    ingest_message(&fx.in, line, strlen(line), 0x2, INPUT_SOCKET, TEST_NOW, 0, 0);
+    send_msg(&fx, line, 0x2, TEST_NOW, 0);
     ingest_tick_tiers(&fx.in, TEST_NOW + 80, 1);
-    ck_assert(!has_rel(&fx, "hourly/2026-11-22_05.tiers"));
-    ck_assert(has_rel(&fx, "daily/2026-11-22.tiers"));
+    ck_assert(!exists_rel(&fx, "hourly/2026-11-22_05.tiers"));
+    ck_assert(exists_rel(&fx, "daily/2026-11-22.tiers"));
     ck_assert_uint_eq(fx.st.tier_minutes_written[0], 0);
     ck_assert_uint_eq(fx.st.tier_minutes_written[1], 1);
-    tfx_free(&fx);
+    fx_free(&fx);
 }
 END_TEST
 
