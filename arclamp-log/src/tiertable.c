@@ -23,6 +23,7 @@ void tiertable_init(struct tiertable *t, size_t max_identities)
 {
     memset(t, 0, sizeof *t);
     t->max_identities = max_identities;
+    t->max_cells = (max_identities + 1) * TIERTABLE_CELLS_PER_IDENTITY;
     t->max_blocks = (max_identities + 1) * TIERTABLE_BLOCKS_PER_IDENTITY;
 }
 
@@ -152,7 +153,7 @@ void tiertable_add(struct tiertable *t, const char *identity, size_t len, const 
         }
     }
     struct tier_cell *cell = id ? find_cell(id, tier, tier_len) : NULL;
-    if ((id && !cell && id->ncells == TIERTABLE_MAX_TIERS) ||
+    if ((!cell && ((id && id->ncells == TIERTABLE_MAX_TIERS) || t->cells == t->max_cells)) ||
         (cell && calls > (uint64_t)INT64_MAX - cell->calls)) {
         drops->tier_limit++;
         return;
@@ -164,8 +165,10 @@ void tiertable_add(struct tiertable *t, const char *identity, size_t len, const 
     }
     if (!id)
         id = new_identity(t, identity, len);
-    if (!cell)
+    if (!cell) {
         cell = new_cell(id, tier, tier_len);
+        t->cells++;
+    }
     t->blocks += more;
     cell->calls += calls;
     cell->total_ns = add_sat(cell->total_ns, total_ns);

@@ -8,10 +8,12 @@
  *
  * Memory is bounded whatever senders do: at most `max_identities`
  * identities (the lines of further ones are added to the identity
- * "_other"), at most TIERTABLE_MAX_TIERS tiers per identity, and at most
- * TIERTABLE_BLOCKS_PER_IDENTITY histogram blocks (512 bytes each) per
- * allowed identity in the whole table (a tier typically needs 5-10). What
- * did not fit is counted in the caller's struct tier_drops.
+ * "_other"), at most TIERTABLE_MAX_TIERS tiers per identity and
+ * TIERTABLE_CELLS_PER_IDENTITY per allowed identity in the whole table (a
+ * cell is about 600 bytes), and at most TIERTABLE_BLOCKS_PER_IDENTITY
+ * histogram blocks (512 bytes each; a tier typically needs 5-10) per
+ * allowed identity in the whole table: about 21 KB per identity at most.
+ * What did not fit is counted in the caller's struct tier_drops.
  *
  * Text forms: tier lines (tierline.h: HOST "*", PID 0), the JSON of the
  * tier table (format "arclamp-tiers/1") and its human table. Only the
@@ -28,6 +30,7 @@
 #include "tierline.h"
 
 #define TIERTABLE_MAX_TIERS 64
+#define TIERTABLE_CELLS_PER_IDENTITY 8
 #define TIERTABLE_BLOCKS_PER_IDENTITY 32
 #define TIERTABLE_OTHER "_other"
 
@@ -55,7 +58,8 @@ struct tier_status {
 /* What a table could not take, added up by the add functions. */
 struct tier_drops {
     uint64_t overflow;           /* agg lines whose identity became "_other" */
-    uint64_t tier_limit;         /* agg lines dropped: their identity had 64 tiers */
+    uint64_t tier_limit;         /* agg lines dropped: their identity had 64 tiers, or
+                                    the table its cells */
     uint64_t memory;             /* agg lines dropped: the histogram budget was spent */
 };
 
@@ -65,6 +69,7 @@ struct tiertable {
     struct tier_identity **hash; /* by name, hash_size buckets (a power of two) */
     size_t hash_size;
     size_t max_identities;       /* not counting "_other" */
+    size_t cells, max_cells;     /* (identity, tier) cells held, and the budget */
     size_t blocks, max_blocks;   /* histogram blocks held, and the budget */
     struct tier_status status;
     uint64_t status_lines;       /* status lines added */

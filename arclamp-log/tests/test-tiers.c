@@ -107,7 +107,7 @@ START_TEST(tiers_past_64_and_histograms_past_the_budget_are_dropped)
     struct tiertable t;
     struct tier_drops drops = {0};
     static const uint64_t one[] = {1000};
-    tiertable_init(&t, 1);
+    tiertable_init(&t, 10);
     char tier[16];
     for (int i = 0; i < TIERTABLE_MAX_TIERS + 3; i++) {
         snprintf(tier, sizeof tier, "t%d", i);
@@ -117,6 +117,19 @@ START_TEST(tiers_past_64_and_histograms_past_the_budget_are_dropped)
     ck_assert_uint_eq(t.ids[0]->ncells, TIERTABLE_MAX_TIERS);
     add(&t, "view", "t0", one, 1, &drops); /* an existing tier still takes calls */
     ck_assert_uint_eq(cell_of(&t, "view", "t0")->calls, 2);
+    tiertable_reset(&t);
+
+    /* 2 identities: 24 cells in the whole table */
+    drops.tier_limit = 0;
+    tiertable_init(&t, 2);
+    for (int i = 0; i < 20; i++) {
+        snprintf(tier, sizeof tier, "t%d", i);
+        add(&t, "a", tier, one, 1, &drops);
+        add(&t, "b", tier, one, 1, &drops);
+    }
+    ck_assert_uint_eq(t.cells, 3 * TIERTABLE_CELLS_PER_IDENTITY);
+    ck_assert_uint_eq(drops.tier_limit, 40 - 3 * TIERTABLE_CELLS_PER_IDENTITY);
+    ck_assert_ptr_null(tiertable_find(&t, "_other", 6));
     tiertable_reset(&t);
 
     /* a histogram spread over every power of two takes 59 blocks: the
