@@ -63,7 +63,7 @@ static const char *limit_text(const struct admission *a, enum refusal why, char 
     return buf;
 }
 
-static const char *const kind_words[REFUSED_NKINDS] = {"lines", "runs"};
+static const char *const kind_words[REFUSED_NKINDS] = {"lines", "runs", "tier_minutes"};
 
 /* Logs the first refusal of a kind and reason in this bucket; counts the
  * others for admission_end_bucket. */
@@ -97,6 +97,12 @@ void admission_refuse_run(struct admission *a, enum refusal why, const char *exa
 {
     a->stats->runs_refused[why]++;
     note_refusal(a, REFUSED_RUNS, why, example);
+}
+
+void admission_refuse_tiers(struct admission *a, enum refusal why, const char *example)
+{
+    a->stats->tier_minutes_refused[why]++;
+    note_refusal(a, REFUSED_TIERS, why, example);
 }
 
 void admission_end_bucket(struct admission *a)

@@ -25,8 +25,9 @@
  * files removed by others (or by another group's retention) free room. */
 #define ADMISSION_RECOUNT_INTERVAL 10.0
 
-/* What was refused: sample lines or hierarchical runs (counted apart). */
-enum refused_kind { REFUSED_LINES, REFUSED_RUNS, REFUSED_NKINDS };
+/* What was refused: sample lines, hierarchical runs or merged minutes of
+ * request tiers (counted apart). */
+enum refused_kind { REFUSED_LINES, REFUSED_RUNS, REFUSED_TIERS, REFUSED_NKINDS };
 
 struct admission {
     const struct config *cfg;        /* borrowed */
@@ -76,5 +77,7 @@ void admission_pruned(struct admission *a, long removed);
 void admission_refuse(struct admission *a, enum refusal why, const char *example);
 /* The same for one complete run (or its tag copy). */
 void admission_refuse_run(struct admission *a, enum refusal why, const char *example);
+/* The same for one merged minute of a tier table (tiers.h). */
+void admission_refuse_tiers(struct admission *a, enum refusal why, const char *example);
 
 #endif

@@ -104,8 +104,8 @@ static const struct opt config_opts[] = {
      .doc = "Redis input (optional); other redis-py keys are ignored with a warning",
      .lenient = 1},
     {"redis_channel", OPT_STRING, offsetof(struct config, redis_channel), NULL,
-     .doc = "channel or stream key (default: excimer, and xhprof with redis:, unless "
-            "redis_channels is set)"},
+     .doc = "channel or stream key (default: excimer, and xhprof and tiers with redis:, "
+            "unless redis_channels is set)"},
     {"redis_channels", OPT_CUSTOM, offsetof(struct config, extra_channels), NULL,
      .custom = bind_string_list, .doc = "more channels or stream keys"},
     {"listen", OPT_CUSTOM, offsetof(struct config, listen), NULL, .custom = bind_listen,
@@ -144,6 +144,9 @@ static const struct opt config_opts[] = {
      .doc = "the lines of all pending runs at most, bytes (then the oldest is dropped)"},
     {"run_timeout", OPT_SECONDS, offsetof(struct config, run_timeout), "60", 0.1, 86400,
      .doc = "a run whose end line has not come after this many seconds is dropped"},
+    {"max_tier_identities", OPT_INT, offsetof(struct config, max_tier_identities), "1000", 1,
+     100000, .doc = "request identities per tier table at most (then their lines count as "
+                    "_other)"},
     {"close_idle_after", OPT_SECONDS, offsetof(struct config, close_idle_after), "60", 1, 86400,
      .doc = "files not written for this long are closed, seconds"},
     {"metrics_file", OPT_STRING, offsetof(struct config, metrics_file), NULL,
@@ -461,10 +464,13 @@ static int finish(struct config *cfg, const struct ynode *root, struct conf_ctx 
     if (cfg->nchannels == 0) {
         /* Neither key given (the original always gives redis_channel, so
          * its files keep their one channel): the samples' channel, and
-         * the runs' that the extension uses with a Redis target. */
+         * those of the runs and the request tiers that the extension uses
+         * with a Redis target. */
         add_channel(cfg, "excimer");
-        if (cfg->redis_enabled)
+        if (cfg->redis_enabled) {
             add_channel(cfg, "xhprof");
+            add_channel(cfg, "tiers");
+        }
     }
     if (cfg->redis.password_file && read_password_file(cfg, root, ctx) < 0)
         return -1;

@@ -79,6 +79,7 @@ struct config {
     long max_run_bytes;            /* one run's lines at most (default: at most max_buffer_bytes) */
     long max_pending_run_bytes;    /* all pending runs' lines together at most */
     double run_timeout;            /* a run without its end line is dropped after this */
+    long max_tier_identities;      /* identities per tier table (minute or bucket), then _other */
     double close_idle_after;
     char *metrics_file;
     double metrics_interval;

@@ -1,5 +1,6 @@
 /* daemon: inputs, timers, signals and sd_notify around the event loop. */
 #include "daemon.h"
+#include "clock.h"
 #include "ingest.h"
 #include "log.h"
 #include "redis_input.h"
@@ -99,6 +100,7 @@ static int on_flush(sd_event_source *s, uint64_t usec, void *userdata)
     ingest_flush(&d->ingest, now);
     ingest_close_idle(&d->ingest, now);
     ingest_expire_runs(&d->ingest, now);
+    ingest_tick_tiers(&d->ingest, (time_t)clock_wall_seconds(), now);
     ingest_report_invalid(&d->ingest, now, 0);
     rearm(s, d->cfg.flush_interval);
     return 0;

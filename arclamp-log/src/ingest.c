@@ -30,6 +30,9 @@ void ingest_init(struct ingest *in, const struct config *cfg, struct stats *stat
         admission_init(&gs->admission, cfg, stats, gs->dir, cfg->groups[g].period, gs->bucket,
                        shares_dir);
     }
+    tiers_init(&in->tiers, cfg, stats);
+    for (size_t g = 0; g < cfg->ngroups; g++)
+        tiers_attach_group(&in->tiers, g, in->groups[g].dir, &in->groups[g].admission);
     in->last_report = -1e9;
     in->last_tag_report = -1e9;
     in->last_run_report = -1e9;
@@ -47,6 +50,7 @@ void ingest_free(struct ingest *in)
 {
     ingest_report_invalid(in, 0, 1);
     runs_free(&in->runs, 0);
+    tiers_free(&in->tiers, 0); /* a clean stop writes the pending minutes */
     for (size_t g = 0; g < in->cfg->ngroups; g++)
         admission_end_bucket(&in->groups[g].admission);
     fileset_free(&in->files);
@@ -328,6 +332,8 @@ size_t ingest_message(struct ingest *in, const char *msg, size_t len, unsigned l
         size_t line_len = nl ? (size_t)(nl - line) : (size_t)(end - line);
         if (runline_is_run(line, line_len))
             take_run_line(in, line, line_len, groups, now, mono);
+        else if (tierline_is_tier(line, line_len))
+            tiers_take(&in->tiers, line, line_len, groups, now, mono);
         else if (!take_sample_line(in, line, line_len, groups, now, mono))
             ;
         else if (redeliverable)
@@ -355,6 +361,11 @@ void ingest_close_idle(struct ingest *in, double mono)
 void ingest_expire_runs(struct ingest *in, double mono)
 {
     runs_expire(&in->runs, mono);
+}
+
+void ingest_tick_tiers(struct ingest *in, time_t now, double mono)
+{
+    tiers_tick(&in->tiers, now, mono);
 }
 
 uint64_t ingest_lines_lost(const struct ingest *in)
@@ -389,21 +400,16 @@ static void report_refused_tags(struct ingest *in, double mono, int force)
     in->last_tag_report = mono;
 }
 
-static const char *sample_reason_name(int why)
-{
-    return stackline_error_name((enum stackline_error)why);
-}
-
 static const struct count_report invalid_samples = {
-    "invalid_lines", "invalid sample lines", "\"", "\"", 1, STACKLINE_NERRORS, sample_reason_name,
+    "invalid_lines", "invalid sample lines", "\"", "\"", 1, STACKLINE_NERRORS, stackline_reason,
 };
 static const struct count_report invalid_run_lines = {
     "invalid_run_lines", "invalid run lines", "\"", "\"", 1, RUN_LINE_NREASONS,
     run_line_invalid_name,
 };
 
-/* Invalid sample lines and invalid run lines: at most one log entry each
- * per invalid_report_interval. */
+/* Invalid sample, run and tier lines: at most one log entry each per
+ * invalid_report_interval. */
 void ingest_report_invalid(struct ingest *in, double mono, int force)
 {
     double interval = in->cfg->invalid_report_interval;
@@ -412,6 +418,7 @@ void ingest_report_invalid(struct ingest *in, double mono, int force)
         stats_log_counts(&invalid_run_lines, in->runs_unreported, in->run_example))
         in->last_run_report = mono;
     runs_report(&in->runs, mono, force);
+    tiers_report(&in->tiers, mono, force);
     if ((force || mono - in->last_report >= interval) &&
         stats_log_counts(&invalid_samples, in->unreported, in->example))
         in->last_report = mono;

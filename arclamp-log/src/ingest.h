@@ -27,6 +27,7 @@
 #include "config.h"
 #include "runs.h"
 #include "stats.h"
+#include "tiers.h"
 #include "tracefile.h"
 
 /* Inputs that others write to when they like (pub/sub, the datagram
@@ -75,6 +76,7 @@ struct ingest {
     double last_run_report;            /* monotonic time of the last invalid-run-line report */
     uint64_t runs_unreported[RUN_LINE_NREASONS]; /* invalid run lines since that report */
     char run_example[256];             /* one of them, quoted */
+    struct tiers tiers;                /* request tier minutes and tables (owned) */
 };
 
 void ingest_init(struct ingest *in, const struct config *cfg, struct stats *stats);
@@ -97,6 +99,8 @@ void ingest_close_idle(struct ingest *in, double mono);
 /* Drops the runs that waited longer than run_timeout for their end line
  * (called from the daemon's periodic timer, not per line). */
 void ingest_expire_runs(struct ingest *in, double mono);
+/* Writes the request tier minutes that are due at `now` (wall clock). */
+void ingest_tick_tiers(struct ingest *in, time_t now, double mono);
 /* Lines lost so far after they were queued (a file closed while the disk
  * refused its buffer). A stream batch is acknowledged only when this did
  * not move while its lines were on the way to the disk. */
@@ -104,7 +108,7 @@ uint64_t ingest_lines_lost(const struct ingest *in);
 /* Counts one message refused as a whole (e.g. a truncated datagram). */
 void ingest_refuse_message(struct ingest *in, enum stackline_error why, enum input_kind kind,
                            double mono);
-/* Logs the invalid lines (sample and run lines), the lines whose entry
+/* Logs the invalid lines (sample, run and tier lines), the lines whose entry
  * point is no valid tag, and the dropped runs, counted since the last
  * report, if the report interval has passed (or `force`). */
 void ingest_report_invalid(struct ingest *in, double mono, int force);

@@ -271,13 +271,8 @@ void runs_expire(struct runs *r, double mono)
         forget(r, r->markers.head);
 }
 
-static const char *drop_reason_name(int why)
-{
-    return run_drop_name((enum run_drop)why);
-}
-
 static const struct count_report dropped_runs = {
-    "runs_dropped", "hierarchical runs", "run ", "", 0, RUN_DROP_NREASONS, drop_reason_name,
+    "runs_dropped", "hierarchical runs", "run ", "", 0, RUN_DROP_NREASONS, run_drop_reason,
 };
 
 void runs_report(struct runs *r, double mono, int force)

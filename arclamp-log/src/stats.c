@@ -32,6 +32,17 @@ const char *run_line_invalid_name(int why)
     return why == RUN_LINE_TOO_LONG ? "too_long" : runline_error_name((enum runline_error)why);
 }
 
+const char *tier_line_invalid_name(int why)
+{
+    return why == TIER_LINE_TOO_LONG ? "too_long" : tierline_error_name((enum tierline_error)why);
+}
+
+const char *tier_drop_name(enum tier_drop why)
+{
+    static const char *const names[TIER_DROP_NREASONS] = {"tier_limit", "memory"};
+    return (unsigned)why < TIER_DROP_NREASONS ? names[why] : "unknown";
+}
+
 uint64_t stats_format_counts(char *out, size_t len, const uint64_t *counts, int first, int n,
                              const char *(*name)(int))
 {
@@ -118,29 +129,80 @@ static void per_group(strbuf *out, const char *name, const uint64_t *values,
     }
 }
 
+/* One counter per reason in [first, n), labelled with the reason's name. */
+static void per_reason(strbuf *out, const char *name, const char *help, const uint64_t *values,
+                       int first, int n, const char *(*reason)(int))
+{
+    header(out, name, "counter", help);
+    for (int r = first; r < n; r++)
+        strbuf_appendf(out, "%s{reason=\"%s\"} %llu\n", name, reason(r),
+                       (unsigned long long)values[r]);
+}
+
+const char *stackline_reason(int r)
+{
+    return stackline_error_name((enum stackline_error)r);
+}
+
+/* The reason names as per_reason() takes them. */
+static const char *refusal_reason(int r)
+{
+    return refusal_name((enum refusal)r);
+}
+
+const char *run_drop_reason(int r)
+{
+    return run_drop_name((enum run_drop)r);
+}
+
+static const char *tier_drop_reason(int r)
+{
+    return tier_drop_name((enum tier_drop)r);
+}
+
 static void format_run_metrics(strbuf *out, const struct stats *st, const struct config *cfg)
 {
-    header(out, "arclamp_log_run_lines_invalid_total", "counter",
-           "Hierarchical run lines refused, per reason.");
-    for (int r = 1; r < RUN_LINE_NREASONS; r++)
-        strbuf_appendf(out, "arclamp_log_run_lines_invalid_total{reason=\"%s\"} %llu\n",
-                       run_line_invalid_name(r), (unsigned long long)st->run_lines_invalid[r]);
+    per_reason(out, "arclamp_log_run_lines_invalid_total",
+               "Hierarchical run lines refused, per reason.", st->run_lines_invalid, 1,
+               RUN_LINE_NREASONS, run_line_invalid_name);
     counter(out, "arclamp_log_runs_received_total", "Hierarchical runs begun (valid begin lines).",
             st->runs_received);
     header(out, "arclamp_log_runs_written_total", "counter",
            "Complete runs written to each log group's all run log.");
     per_group(out, "arclamp_log_runs_written_total", st->runs_written, cfg);
-    header(out, "arclamp_log_runs_dropped_total", "counter", "Runs not written, per reason.");
-    for (int r = 0; r < RUN_DROP_NREASONS; r++)
-        strbuf_appendf(out, "arclamp_log_runs_dropped_total{reason=\"%s\"} %llu\n",
-                       run_drop_name(r), (unsigned long long)st->runs_dropped[r]);
-    header(out, "arclamp_log_runs_refused_total", "counter",
-           "Complete runs (or their tag copies) not written by policy, per reason.");
-    for (int r = 1; r < REFUSED_NREASONS; r++)
-        strbuf_appendf(out, "arclamp_log_runs_refused_total{reason=\"%s\"} %llu\n",
-                       refusal_name(r), (unsigned long long)st->runs_refused[r]);
+    per_reason(out, "arclamp_log_runs_dropped_total", "Runs not written, per reason.",
+               st->runs_dropped, 0, RUN_DROP_NREASONS, run_drop_reason);
+    per_reason(out, "arclamp_log_runs_refused_total",
+               "Complete runs (or their tag copies) not written by policy, per reason.",
+               st->runs_refused, 1, REFUSED_NREASONS, refusal_reason);
     header(out, "arclamp_log_runs_pending", "gauge", "Runs waiting for their end line.");
     strbuf_appendf(out, "arclamp_log_runs_pending %llu\n", (unsigned long long)st->runs_pending);
+}
+
+static void format_tier_metrics(strbuf *out, const struct stats *st, const struct config *cfg)
+{
+    counter(out, "arclamp_log_tier_lines_received_total", "Request tier lines received.",
+            st->tier_lines_received);
+    per_reason(out, "arclamp_log_tier_lines_invalid_total",
+               "Request tier lines refused, per reason.", st->tier_lines_invalid, 1,
+               TIER_LINE_NREASONS, tier_line_invalid_name);
+    counter(out, "arclamp_log_tier_lines_clock_skew_total",
+            "Tier lines whose END was too far from the daemon's clock (its minute used).",
+            st->tier_lines_clock_skew);
+    header(out, "arclamp_log_tier_minutes_written_total", "counter",
+           "Merged minutes appended to each log group's tier table.");
+    per_group(out, "arclamp_log_tier_minutes_written_total", st->tier_minutes_written, cfg);
+    per_reason(out, "arclamp_log_tier_minutes_refused_total",
+               "Merged minutes not written by policy, per reason.", st->tier_minutes_refused,
+               REFUSED_DISK_FLOOR, REFUSED_DISK_FLOOR + 1, refusal_reason);
+    counter(out, "arclamp_log_tier_identities_overflow_total",
+            "Tier lines whose identity was past max_tier_identities (counted as _other).",
+            st->tier_identities_overflow);
+    per_reason(out, "arclamp_log_tier_tiers_dropped_total",
+               "Tier lines not kept in a tier table, per reason.", st->tier_tiers_dropped, 0,
+               TIER_DROP_NREASONS, tier_drop_reason);
+    counter(out, "arclamp_log_tier_write_errors_total", "Tier table files not written.",
+            st->tier_write_errors);
 }
 
 static void format_metrics(strbuf *out, const struct stats *st, const struct config *cfg)
@@ -150,21 +212,17 @@ static void format_metrics(strbuf *out, const struct stats *st, const struct con
         strbuf_appendf(out, "arclamp_log_messages_received_total{input=\"%s\"} %llu\n",
                        input_names[i], (unsigned long long)st->messages_received[i]);
     counter(out, "arclamp_log_lines_received_total", "Sample lines received.", st->lines_received);
-    header(out, "arclamp_log_lines_invalid_total", "counter", "Sample lines refused, per reason.");
-    for (int r = 1; r < STACKLINE_NERRORS; r++)
-        strbuf_appendf(out, "arclamp_log_lines_invalid_total{reason=\"%s\"} %llu\n",
-                       stackline_error_name(r), (unsigned long long)st->lines_invalid[r]);
+    per_reason(out, "arclamp_log_lines_invalid_total", "Sample lines refused, per reason.",
+               st->lines_invalid, 1, STACKLINE_NERRORS, stackline_reason);
     header(out, "arclamp_log_lines_written_total", "counter",
            "Lines written to each log group's all file.");
     per_group(out, "arclamp_log_lines_written_total", st->lines_written, cfg);
     header(out, "arclamp_log_lines_dropped_total", "counter", "Lines lost, per reason.");
     strbuf_appendf(out, "arclamp_log_lines_dropped_total{reason=\"write_error\"} %llu\n",
                    (unsigned long long)st->lines_dropped_write_error);
-    header(out, "arclamp_log_lines_refused_total", "counter",
-           "Valid lines (or their tag copies) not written by policy, per reason.");
-    for (int r = 1; r < REFUSED_NREASONS; r++)
-        strbuf_appendf(out, "arclamp_log_lines_refused_total{reason=\"%s\"} %llu\n",
-                       refusal_name(r), (unsigned long long)st->lines_refused[r]);
+    per_reason(out, "arclamp_log_lines_refused_total",
+               "Valid lines (or their tag copies) not written by policy, per reason.",
+               st->lines_refused, 1, REFUSED_NREASONS, refusal_reason);
     counter(out, "arclamp_log_tags_refused_total",
             "Lines whose .php entry point is not a valid tag name (written to all only).",
             st->tags_refused);
@@ -189,6 +247,7 @@ static void format_metrics(strbuf *out, const struct stats *st, const struct con
     header(out, "arclamp_log_open_files", "gauge", "Trace log and run log files open.");
     strbuf_appendf(out, "arclamp_log_open_files %llu\n", (unsigned long long)st->open_files);
     format_run_metrics(out, st, cfg);
+    format_tier_metrics(out, st, cfg);
 }
 
 int stats_write_prometheus(const struct stats *st, const struct config *cfg, const char *path)

@@ -11,6 +11,7 @@
 #include "config.h"
 #include "runline.h"
 #include "stackline.h"
+#include "tierline.h"
 
 enum input_kind { INPUT_REDIS, INPUT_SOCKET, INPUT_NKINDS };
 
@@ -43,6 +44,18 @@ enum run_drop {
 #define RUN_LINE_TOO_LONG RUNLINE_NERRORS
 #define RUN_LINE_NREASONS (RUNLINE_NERRORS + 1)
 
+/* Invalid tier lines are counted per tierline_error, and longer than
+ * max_line_bytes. */
+#define TIER_LINE_TOO_LONG TIERLINE_NERRORS
+#define TIER_LINE_NREASONS (TIERLINE_NERRORS + 1)
+
+/* Why a valid agg line was not kept in a tier table (tiertable.h). */
+enum tier_drop {
+    TIER_DROP_TIER_LIMIT = 0, /* its identity had TIERTABLE_MAX_TIERS tiers already */
+    TIER_DROP_MEMORY,         /* the table's histogram budget was spent */
+    TIER_DROP_NREASONS
+};
+
 struct stats {
     uint64_t messages_received[INPUT_NKINDS];   /* messages per input kind */
     uint64_t lines_received;                    /* lines in those messages */
@@ -67,6 +80,15 @@ struct stats {
     uint64_t runs_dropped[RUN_DROP_NREASONS];   /* runs not written, per reason */
     uint64_t runs_refused[REFUSED_NREASONS];    /* runs (or tag copies) refused by policy */
     uint64_t runs_pending;                      /* runs being put together now */
+    /* request tiers */
+    uint64_t tier_lines_received;               /* lines starting "tiers/1 " */
+    uint64_t tier_lines_invalid[TIER_LINE_NREASONS]; /* refused tier lines per reason */
+    uint64_t tier_lines_clock_skew;             /* END too far from our clock: ours used */
+    uint64_t tier_minutes_written[CONFIG_MAX_GROUPS]; /* minutes appended to .tiers files */
+    uint64_t tier_minutes_refused[REFUSED_NREASONS]; /* minutes not written by policy */
+    uint64_t tier_identities_overflow;          /* agg lines whose identity became _other */
+    uint64_t tier_tiers_dropped[TIER_DROP_NREASONS]; /* agg lines not kept, per reason */
+    uint64_t tier_write_errors;                 /* tier files that could not be written */
 };
 
 /* Writes the metrics of `st` to `path` atomically; -1 with errno on failure. */
@@ -77,6 +99,14 @@ const char *refusal_name(enum refusal why);
 const char *run_drop_name(enum run_drop why);
 /* runline_error_name(), and "too_long" for RUN_LINE_TOO_LONG. */
 const char *run_line_invalid_name(int why);
+/* tierline_error_name(), and "too_long" for TIER_LINE_TOO_LONG. */
+const char *tier_line_invalid_name(int why);
+/* stackline_error_name() and run_drop_name() taking an int, as struct
+ * count_report and the metrics want reason names. */
+const char *stackline_reason(int why);
+const char *run_drop_reason(int why);
+/* "tier_limit", "memory". */
+const char *tier_drop_name(enum tier_drop why);
 /* Writes "name=N name=N ..." of the non-zero counts[first..n) to `out`
  * (truncated to `len`), with the names of name(i), for log entries.
  * Returns their total. */

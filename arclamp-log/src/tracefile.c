@@ -274,7 +274,7 @@ static off_t repair_tail(struct stats *stats, int fd, off_t size, enum tracefile
     return size;
 }
 
-static int open_trace_file(struct fileset *fs, const char *dir, const char *path, int *created)
+static int open_trace_file(const char *dir, const char *path, int *created)
 {
     const int flags = O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY;
     int fd = open(path, flags);
@@ -296,7 +296,6 @@ static int open_trace_file(struct fileset *fs, const char *dir, const char *path
         errno = EINVAL;
         return -1;
     }
-    (void)fs;
     return fd;
 }
 
@@ -354,7 +353,7 @@ struct tracefile *fileset_open(struct fileset *fs, const char *dir, const char *
     }
     if (recently_failed(fs, path, now))
         return NULL;
-    int fd = open_trace_file(fs, dir, path, created);
+    int fd = open_trace_file(dir, path, created);
     if (fd < 0) {
         note_open_failure(fs, path, now, errno);
         return NULL;
@@ -483,6 +482,36 @@ void fileset_free(struct fileset *fs)
     fileset_close_all(fs);
     free(fs->table);
     fs->table = NULL;
+}
+
+int tracefile_write_once(struct stats *stats, const char *dir, const char *path,
+                         const char *data, size_t len, int *created)
+{
+    int fd = open_trace_file(dir, path, created);
+    if (fd < 0)
+        return -1;
+    off_t size = lseek(fd, 0, SEEK_END);
+    if (size > 0)
+        size = repair_torn_tail(stats, fd, size, path);
+    ssize_t n = -1;
+    if (size >= 0) {
+        do {
+            n = write(fd, data, len);
+        } while (n < 0 && errno == EINTR);
+    }
+    int err = n < 0 ? errno : ENOSPC;
+    if (n == (ssize_t)len) {
+        stats->bytes_written += len;
+    } else if (size >= 0) {
+        stats->write_errors++;
+        if (n > 0 && ftruncate(fd, size) < 0)
+            err = errno;
+    }
+    close(fd);
+    if (n == (ssize_t)len)
+        return 0;
+    errno = err;
+    return -1;
 }
 
 static int has_suffix(const char *name, size_t len, const char *suffix)

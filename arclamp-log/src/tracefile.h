@@ -106,6 +106,14 @@ void fileset_close_idle(struct fileset *fs, double now, double idle);
 void fileset_close_siblings(struct fileset *fs, const struct tracefile *tf);
 /* Flushes and closes everything (reload, shutdown). */
 void fileset_close_all(struct fileset *fs);
+/* Appends `len` bytes of whole lines to `path` in one go, outside the
+ * fileset (the tier tables' .tiers files, written once a minute): opened
+ * as trace logs are (its directory `dir` made when missing, O_APPEND,
+ * O_NOFOLLOW), a torn last line cut off first, written whole or cut back,
+ * closed. *created is set when the file is new. 0, or -1 with errno (a
+ * failed or short write is counted in write_errors). */
+int tracefile_write_once(struct stats *stats, const char *dir, const char *path,
+                         const char *data, size_t len, int *created);
 /* At start: cuts every trace log of `format` in `dir` that ends inside a
  * line (the process was killed in the middle of a write) back to its last
  * whole line, and every run log that does not end with a complete run back

@@ -242,6 +242,29 @@ START_TEST(format_check_refuses_digits_or_conversions_after_epoch_seconds)
 }
 END_TEST
 
+START_TEST(span_is_the_bucket_around_a_time)
+{
+    time_t start, end;
+    /* 2026-01-05T03:04:05Z: the hour 03:00-04:00, the day, a 1-second bucket */
+    ck_assert_int_eq(bucket_span("%Y-%m-%d_%H", EARLY_JAN, &start, &end), 0);
+    ck_assert_int_eq(start, EARLY_JAN - 4 * 60 - 5);
+    ck_assert_int_eq(end, start + 3600);
+    ck_assert_int_eq(bucket_span("%Y-%m-%d", EARLY_JAN, &start, &end), 0);
+    ck_assert_int_eq(start, EARLY_JAN - 3 * 3600 - 4 * 60 - 5);
+    ck_assert_int_eq(end, start + 86400);
+    ck_assert_int_eq(bucket_span("%Y-%m-%d_%H%M%S", EARLY_JAN, &start, &end), 0);
+    ck_assert_int_eq(start, EARLY_JAN);
+    ck_assert_int_eq(end, EARLY_JAN + 1);
+    /* at the very first second of a bucket */
+    ck_assert_int_eq(bucket_span("%Y-%m-%d_%H", start, &start, &end), 0);
+    ck_assert_int_eq(end - start, 3600);
+    /* no changing field: the window */
+    ck_assert_int_eq(bucket_span("static", EARLY_JAN, &start, &end), 0);
+    ck_assert_int_eq(start, EARLY_JAN - BUCKET_SPAN_MAX);
+    ck_assert_int_eq(end, EARLY_JAN + BUCKET_SPAN_MAX + 1);
+}
+END_TEST
+
 Suite *bucket_suite(void)
 {
     Suite *s = suite_create("bucket");
@@ -272,6 +295,7 @@ Suite *bucket_suite(void)
     tcase_add_test(tc, match_prefix_of_epoch_seconds_takes_all_digits);
     tcase_add_test(tc, match_prefix_refuses_unsupported_conversion);
     tcase_add_test(tc, every_accepted_format_matches_its_own_names);
+    tcase_add_test(tc, span_is_the_bucket_around_a_time);
     suite_add_tcase(s, tc);
 
     return s;

@@ -834,6 +834,20 @@ START_TEST(run_limits_have_defaults)
 }
 END_TEST
 
+START_TEST(max_tier_identities_has_a_default_and_bounds)
+{
+    struct config cfg;
+    expect_ok(GOOD_LOGS, &cfg);
+    ck_assert_int_eq(cfg.max_tier_identities, 1000);
+    config_free(&cfg);
+    expect_ok("max_tier_identities: 3\n" GOOD_LOGS, &cfg);
+    ck_assert_int_eq(cfg.max_tier_identities, 3);
+    config_free(&cfg);
+    expect_error("max_tier_identities: 0\n" GOOD_LOGS,
+                 "c.yaml:1: max_tier_identities: expected an integer from 1 to 100000, got \"0\"");
+}
+END_TEST
+
 /* Files that set a small max_buffer_bytes (64 KiB is allowed) keep loading:
  * the run limit follows it unless it is given. */
 START_TEST(max_run_bytes_default_follows_a_smaller_buffer)
@@ -872,15 +886,17 @@ START_TEST(run_limits_out_of_range_are_refused)
 }
 END_TEST
 
-/* Without a channel key the extension's run channel is read too when Redis
- * is; the original's files always name redis_channel and keep one channel. */
-START_TEST(default_channels_add_xhprof_only_with_redis_and_no_channel_key)
+/* Without a channel key the extension's run and tier channels are read too
+ * when Redis is; the original's files always name redis_channel and keep
+ * one channel. */
+START_TEST(default_channels_add_xhprof_and_tiers_only_with_redis_and_no_channel_key)
 {
     struct config cfg;
     expect_ok("redis: {host: localhost}\n" GOOD_LOGS, &cfg);
-    ck_assert_uint_eq(cfg.nchannels, 2);
+    ck_assert_uint_eq(cfg.nchannels, 3);
     ck_assert_str_eq(cfg.channels[0], "excimer");
     ck_assert_str_eq(cfg.channels[1], "xhprof");
+    ck_assert_str_eq(cfg.channels[2], "tiers");
     config_free(&cfg);
     expect_ok("redis: {host: localhost}\nredis_channel: excimer\n" GOOD_LOGS, &cfg);
     ck_assert_uint_eq(cfg.nchannels, 1);
@@ -929,7 +945,8 @@ Suite *config_suite(void)
     tcase_add_test(tc, run_limits_have_defaults);
     tcase_add_test(tc, max_run_bytes_default_follows_a_smaller_buffer);
     tcase_add_test(tc, run_limits_out_of_range_are_refused);
-    tcase_add_test(tc, default_channels_add_xhprof_only_with_redis_and_no_channel_key);
+    tcase_add_test(tc, max_tier_identities_has_a_default_and_bounds);
+    tcase_add_test(tc, default_channels_add_xhprof_and_tiers_only_with_redis_and_no_channel_key);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("listen");

@@ -19,6 +19,7 @@ int main(void)
     srunner_add_suite(sr, ingest_suite());
     srunner_add_suite(sr, stats_suite());
     srunner_add_suite(sr, runs_suite());
+    srunner_add_suite(sr, tiers_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "../src/ingest.h"
+#include "ingestfx.h"
 #include "../src/runs.h"
 #include "../src/tracefile.h"
 #include "strbuf.h"
@@ -430,35 +431,8 @@ END_TEST
     "  - {period: hourly, format: '%Y-%m-%d_%H', retain: 2}\n"                               \
     "  - {period: daily, format: '%Y-%m-%d', retain: 2}\n"
 
-struct ifx {
-    char *tmp;
-    struct config cfg;
-    struct stats st;
-    struct ingest in;
-};
-
-static void ifx_init(struct ifx *fx, const char *yaml)
-{
-    memset(fx, 0, sizeof *fx);
-    fx->tmp = tmpdir_make();
-    strbuf text = STRBUF_INIT;
-    strbuf_appendf(&text, "base_path: %s/base\n%s", fx->tmp, yaml);
-    char err[512];
-    ck_assert_msg(config_load_string("t.yaml", strbuf_cstr(&text), &fx->cfg, err, sizeof err) ==
-                      0, "config refused: %s", err);
-    strbuf_free(&text);
-    ingest_init(&fx->in, &fx->cfg, &fx->st);
-}
-
-static void ifx_free(struct ifx *fx)
-{
-    ingest_free(&fx->in);
-    config_free(&fx->cfg);
-    tmpdir_remove(fx->tmp);
-}
-
 /* Sends the message, which is freed. */
-static void send_text(struct ifx *fx, strbuf *msg, unsigned long long groups, double mono)
+static void send_text(struct fx *fx, strbuf *msg, unsigned long long groups, double mono)
 {
     ingest_message(&fx->in, msg->data, msg->len, groups, INPUT_SOCKET, TEST_NOW, mono, 0);
     strbuf_free(msg);
@@ -475,34 +449,10 @@ static void add_line(strbuf *msg, strbuf *expect, char *line)
     free(line);
 }
 
-static char *read_base(struct ifx *fx, const char *rel)
-{
-    strbuf p = STRBUF_INIT;
-    strbuf_appendf(&p, "%s/base/%s", fx->tmp, rel);
-    char *text = file_read(strbuf_cstr(&p), NULL);
-    strbuf_free(&p);
-    return text;
-}
-
-static void assert_base(struct ifx *fx, const char *rel, const char *want)
-{
-    char *text = read_base(fx, rel);
-    ck_assert_msg(text != NULL, "%s missing", rel);
-    ck_assert_str_eq(text, want);
-    free(text);
-}
-
-static int exists_base(struct ifx *fx, const char *rel)
-{
-    char *text = read_base(fx, rel);
-    free(text);
-    return text != NULL;
-}
-
 START_TEST(runs_split_over_messages_are_written_whole_next_to_samples)
 {
-    struct ifx fx;
-    ifx_init(&fx, RUN_LOGS);
+    struct fx fx;
+    fx_init(&fx, RUN_LOGS);
     strbuf a = STRBUF_INIT, b = STRBUF_INIT, m1 = STRBUF_INIT, m2 = STRBUF_INIT,
            m3 = STRBUF_INIT;
     add_line(&m1, &a, begin_line("aaa", ENTRY));
@@ -523,12 +473,12 @@ START_TEST(runs_split_over_messages_are_written_whole_next_to_samples)
     strbuf both = STRBUF_INIT;
     strbuf_append(&both, b.data, b.len);
     strbuf_append(&both, a.data, a.len);
-    assert_base(&fx, "hourly/2026-11-22_05.all.runs", strbuf_cstr(&both));
-    assert_base(&fx, "daily/2026-11-22.all.runs", strbuf_cstr(&both));
-    assert_base(&fx, "hourly/2026-11-22_05.index.runs", strbuf_cstr(&a));
-    assert_base(&fx, "hourly/2026-11-22_05.api.runs", strbuf_cstr(&b));
-    assert_base(&fx, "hourly/2026-11-22_05.all.log", "/srv/mediawiki/index.php;main 3\nmain;x 2\n");
-    assert_base(&fx, "hourly/2026-11-22_05.index.log", "/srv/mediawiki/index.php;main 3\n");
+    assert_rel(&fx, "hourly/2026-11-22_05.all.runs", strbuf_cstr(&both));
+    assert_rel(&fx, "daily/2026-11-22.all.runs", strbuf_cstr(&both));
+    assert_rel(&fx, "hourly/2026-11-22_05.index.runs", strbuf_cstr(&a));
+    assert_rel(&fx, "hourly/2026-11-22_05.api.runs", strbuf_cstr(&b));
+    assert_rel(&fx, "hourly/2026-11-22_05.all.log", "/srv/mediawiki/index.php;main 3\nmain;x 2\n");
+    assert_rel(&fx, "hourly/2026-11-22_05.index.log", "/srv/mediawiki/index.php;main 3\n");
     ck_assert_uint_eq(fx.st.lines_received, 2); /* sample lines only */
     ck_assert_uint_eq(fx.st.lines_written[0], 2);
     ck_assert_uint_eq(fx.st.runs_received, 2);
@@ -540,14 +490,14 @@ START_TEST(runs_split_over_messages_are_written_whole_next_to_samples)
     strbuf_free(&both);
     strbuf_free(&a);
     strbuf_free(&b);
-    ifx_free(&fx);
+    fx_free(&fx);
 }
 END_TEST
 
 START_TEST(runs_go_only_to_the_groups_of_their_channel_without_sample_pop)
 {
-    struct ifx fx;
-    ifx_init(&fx, "redis_channels: [excimer, xhprof]\n"
+    struct fx fx;
+    fx_init(&fx, "redis_channels: [excimer, xhprof]\n"
                   "logs:\n"
                   "  - {period: cpu, format: '%Y', retain: 2, channels: [excimer], sample_pop: 5}\n"
                   "  - {period: runs, format: '%Y', retain: 2, channels: [xhprof], sample_pop: 5}\n");
@@ -562,18 +512,18 @@ START_TEST(runs_go_only_to_the_groups_of_their_channel_without_sample_pop)
         send_text(&fx, &m, xhprof, 1.0);
     }
     fileset_flush(&fx.in.files, 1.0);
-    assert_base(&fx, "runs/2026.all.runs", strbuf_cstr(&want));
-    ck_assert(!exists_base(&fx, "cpu/2026.all.runs"));
+    assert_rel(&fx, "runs/2026.all.runs", strbuf_cstr(&want));
+    ck_assert(!exists_rel(&fx, "cpu/2026.all.runs"));
     ck_assert_uint_eq(fx.st.runs_written[1], 3);
     strbuf_free(&want);
-    ifx_free(&fx);
+    fx_free(&fx);
 }
 END_TEST
 
 START_TEST(hostile_run_lines_are_counted_and_written_nowhere)
 {
-    struct ifx fx;
-    ifx_init(&fx, "max_line_bytes: 1024\n" RUN_LOGS);
+    struct fx fx;
+    fx_init(&fx, "max_line_bytes: 1024\n" RUN_LOGS);
     static const char msg[] =
         "xhprof/1 ../x begin 1 h wt /srv/index.php\n"            /* bad_runid */
         "xhprof/1 a/b arc 1 1 - - - k\n"                         /* bad_runid */
@@ -603,64 +553,55 @@ START_TEST(hostile_run_lines_are_counted_and_written_nowhere)
     ck_assert_uint_eq(fx.st.run_lines_invalid[RUN_LINE_TOO_LONG], 1);
     ck_assert_uint_eq(fx.st.runs_received, 2);
     ck_assert_uint_eq(fx.st.lines_received, 0);
-    assert_base(&fx, "hourly/2026-11-22_05.all.runs",
+    assert_rel(&fx, "hourly/2026-11-22_05.all.runs",
                 "xhprof/1 ok begin 1 h wt /srv/%00%0A.php\nxhprof/1 ok end 0 0\n"
                 "xhprof/1 js begin 1 h wt /srv/<script>alert(1)</script>.php\n"
                 "xhprof/1 js end 0 0\n");
-    strbuf dir = STRBUF_INIT;
-    strbuf_appendf(&dir, "%s/base/hourly", fx.tmp);
-    ck_assert_int_eq(dir_count_entries(strbuf_cstr(&dir)), 1); /* no tag file, nothing else */
-    strbuf_free(&dir);
-    ifx_free(&fx);
+    ck_assert_int_eq(count_rel(&fx, "hourly"), 1); /* no tag file, nothing else */
+    fx_free(&fx);
 }
 END_TEST
 
 START_TEST(tag_limit_refuses_run_tag_files_not_the_all_file)
 {
-    struct ifx fx;
-    ifx_init(&fx, "max_tags_per_bucket: 0\n" RUN_LOGS);
+    struct fx fx;
+    fx_init(&fx, "max_tags_per_bucket: 0\n" RUN_LOGS);
     strbuf m = STRBUF_INIT, want = STRBUF_INIT;
     add_line(&m, &want, begin_line("r", ENTRY));
     add_line(&m, &want, end_line("r", 0));
     send_text(&fx, &m, 1, 1.0);
     fileset_flush(&fx.in.files, 1.0);
-    assert_base(&fx, "hourly/2026-11-22_05.all.runs", strbuf_cstr(&want));
-    ck_assert(!exists_base(&fx, "hourly/2026-11-22_05.index.runs"));
+    assert_rel(&fx, "hourly/2026-11-22_05.all.runs", strbuf_cstr(&want));
+    ck_assert(!exists_rel(&fx, "hourly/2026-11-22_05.index.runs"));
     ck_assert_uint_eq(fx.st.runs_refused[REFUSED_TAG_LIMIT], 1);
     ck_assert_uint_eq(fx.st.lines_refused[REFUSED_TAG_LIMIT], 0);
     ck_assert_uint_eq(fx.st.runs_written[0], 1);
     strbuf_free(&want);
-    ifx_free(&fx);
+    fx_free(&fx);
 }
 END_TEST
 
 START_TEST(run_that_no_file_can_take_is_dropped_as_write_error)
 {
-    struct ifx fx;
-    ifx_init(&fx, RUN_LOGS);
+    struct fx fx;
+    fx_init(&fx, RUN_LOGS);
     /* a directory where the all run log should be: it cannot be opened */
-    strbuf p = STRBUF_INIT;
-    strbuf_appendf(&p, "%s/base", fx.tmp);
-    ck_assert_int_eq(mkdir(strbuf_cstr(&p), 0755), 0);
-    strbuf_appends(&p, "/hourly");
-    ck_assert_int_eq(mkdir(strbuf_cstr(&p), 0755), 0);
-    strbuf_appends(&p, "/2026-11-22_05.all.runs");
-    ck_assert_int_eq(mkdir(strbuf_cstr(&p), 0755), 0);
-    strbuf_free(&p);
+    make_dirs(&fx, "hourly");
+    make_dirs(&fx, "hourly/2026-11-22_05.all.runs");
     strbuf m = STRBUF_INIT;
     add_line(&m, NULL, begin_line("r", "/srv/run.sh"));
     add_line(&m, NULL, end_line("r", 0));
     send_text(&fx, &m, 1, 1.0);
     ck_assert_uint_eq(fx.st.runs_dropped[RUN_DROP_WRITE_ERROR], 1);
     ck_assert_uint_eq(fx.st.lines_dropped_write_error, 0);
-    ifx_free(&fx);
+    fx_free(&fx);
 }
 END_TEST
 
 START_TEST(ingest_expires_runs_on_its_timer)
 {
-    struct ifx fx;
-    ifx_init(&fx, "run_timeout: 2\n" RUN_LOGS);
+    struct fx fx;
+    fx_init(&fx, "run_timeout: 2\n" RUN_LOGS);
     strbuf m = STRBUF_INIT;
     add_line(&m, NULL, begin_line("r", ENTRY));
     add_line(&m, NULL, arc_line("r", 0));
@@ -671,22 +612,22 @@ START_TEST(ingest_expires_runs_on_its_timer)
     ck_assert_uint_eq(fx.st.runs_pending, 0);
     ck_assert_uint_eq(fx.st.runs_dropped[RUN_DROP_TIMEOUT], 1);
     fileset_flush(&fx.in.files, 12.0);
-    ck_assert(!exists_base(&fx, "hourly/2026-11-22_05.all.runs"));
-    ifx_free(&fx);
+    ck_assert(!exists_rel(&fx, "hourly/2026-11-22_05.all.runs"));
+    fx_free(&fx);
 }
 END_TEST
 
 START_TEST(runs_pending_at_reload_or_stop_are_counted)
 {
-    struct ifx fx;
-    ifx_init(&fx, RUN_LOGS);
+    struct fx fx;
+    fx_init(&fx, RUN_LOGS);
     strbuf m = STRBUF_INIT;
     add_line(&m, NULL, begin_line("r", ENTRY));
     send_text(&fx, &m, 1, 1.0);
     ingest_free(&fx.in);
     ck_assert_uint_eq(fx.st.runs_dropped[RUN_DROP_STOPPED], 1);
     ingest_init(&fx.in, &fx.cfg, &fx.st);
-    ifx_free(&fx);
+    fx_free(&fx);
 }
 END_TEST
 
@@ -694,59 +635,45 @@ END_TEST
  * apart: the .log files of the same tag neither count nor go. */
 START_TEST(run_logs_are_retained_apart_from_trace_logs)
 {
-    struct ifx fx;
-    memset(&fx, 0, sizeof fx);
-    fx.tmp = tmpdir_make();
-    strbuf dir = STRBUF_INIT;
-    strbuf_appendf(&dir, "%s/base", fx.tmp);
-    mkdir(strbuf_cstr(&dir), 0755);
-    strbuf_appends(&dir, "/hourly");
-    mkdir(strbuf_cstr(&dir), 0755);
+    struct fx fx;
+    fx_prepare(&fx);
+    make_dirs(&fx, "hourly");
     static const char *const old[] = {"2026-11-22_01", "2026-11-22_02", "2026-11-22_03"};
     for (int i = 0; i < 3; i++) {
         static const char *const kinds[] = {"all.runs", "index.runs", "index.log", "all.log"};
         for (int k = 0; k < 4; k++) {
-            strbuf f = STRBUF_INIT;
-            strbuf_appendf(&f, "%s/%s.%s", strbuf_cstr(&dir), old[i], kinds[k]);
-            file_write(strbuf_cstr(&f), "", 0);
-            file_set_mtime(strbuf_cstr(&f), TEST_NOW - 3600 * (10 - i));
-            strbuf_free(&f);
+            char rel[64];
+            snprintf(rel, sizeof rel, "hourly/%s.%s", old[i], kinds[k]);
+            write_rel_at(&fx, rel, "", TEST_NOW - 3600 * (10 - i));
         }
     }
-    strbuf text = STRBUF_INIT;
-    strbuf_appendf(&text, "base_path: %s/base\n%s", fx.tmp, RUN_LOGS);
-    char err[512];
-    ck_assert_msg(config_load_string("t.yaml", strbuf_cstr(&text), &fx.cfg, err, sizeof err) == 0,
-                  "%s", err);
-    strbuf_free(&text);
-    ingest_init(&fx.in, &fx.cfg, &fx.st);
+    fx_start(&fx, RUN_LOGS);
     strbuf m = STRBUF_INIT;
     add_line(&m, NULL, begin_line("r", ENTRY));
     add_line(&m, NULL, end_line("r", 0));
     send_text(&fx, &m, 1, 1.0);
     fileset_flush(&fx.in.files, 1.0);
     /* retain 2: the new bucket's and the newest old one, per tag, of .runs only */
-    ck_assert(exists_base(&fx, "hourly/2026-11-22_05.all.runs"));
-    ck_assert(exists_base(&fx, "hourly/2026-11-22_05.index.runs"));
-    ck_assert(exists_base(&fx, "hourly/2026-11-22_03.all.runs"));
-    ck_assert(exists_base(&fx, "hourly/2026-11-22_03.index.runs"));
+    ck_assert(exists_rel(&fx, "hourly/2026-11-22_05.all.runs"));
+    ck_assert(exists_rel(&fx, "hourly/2026-11-22_05.index.runs"));
+    ck_assert(exists_rel(&fx, "hourly/2026-11-22_03.all.runs"));
+    ck_assert(exists_rel(&fx, "hourly/2026-11-22_03.index.runs"));
     for (int i = 0; i < 2; i++) {
         char rel[64];
         snprintf(rel, sizeof rel, "hourly/%s.all.runs", old[i]);
-        ck_assert_msg(!exists_base(&fx, rel), "%s kept", rel);
+        ck_assert_msg(!exists_rel(&fx, rel), "%s kept", rel);
         snprintf(rel, sizeof rel, "hourly/%s.index.runs", old[i]);
-        ck_assert_msg(!exists_base(&fx, rel), "%s kept", rel);
+        ck_assert_msg(!exists_rel(&fx, rel), "%s kept", rel);
     }
     for (int i = 0; i < 3; i++) {
         char rel[64];
         snprintf(rel, sizeof rel, "hourly/%s.index.log", old[i]);
-        ck_assert_msg(exists_base(&fx, rel), "%s pruned", rel);
+        ck_assert_msg(exists_rel(&fx, rel), "%s pruned", rel);
         snprintf(rel, sizeof rel, "hourly/%s.all.log", old[i]);
-        ck_assert_msg(exists_base(&fx, rel), "%s pruned", rel);
+        ck_assert_msg(exists_rel(&fx, rel), "%s pruned", rel);
     }
     ck_assert_uint_eq(fx.st.files_pruned, 4);
-    strbuf_free(&dir);
-    ifx_free(&fx);
+    fx_free(&fx);
 }
 END_TEST
 

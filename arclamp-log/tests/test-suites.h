@@ -16,6 +16,7 @@ Suite *tracefile_suite(void);
 Suite *ingest_suite(void);
 Suite *stats_suite(void);
 Suite *runs_suite(void);
+Suite *tiers_suite(void);
 
 /* 2026-11-22T05:50:01Z: buckets "2026-11-22_05" (hourly), "2026-11-22" (daily). */
 #define TEST_NOW ((time_t)1795326601)

@@ -20,26 +20,6 @@
 
 /* --- encoding ----------------------------------------------------------- */
 
-void json_string(strbuf *out, const char *s, size_t len)
-{
-    strbuf_appendc(out, '"');
-    for (size_t i = 0; i < len;) {
-        unsigned cp;
-        size_t n = utf8_next(s + i, len - i, &cp);
-        unsigned char c = (unsigned char)s[i];
-        if (cp == 0xFFFD && n == 1 && c >= 0x80)
-            strbuf_appendf(out, "\\udc%02x", c); /* not UTF-8: PEP 383 */
-        else if (c == '"' || c == '\\')
-            strbuf_appendf(out, "\\%c", c);
-        else if (c < 0x20 || c == 0x7f)
-            strbuf_appendf(out, "\\u%04x", c);
-        else
-            strbuf_append(out, s + i, n);
-        i += n;
-    }
-    strbuf_appendc(out, '"');
-}
-
 static void json_cstr(strbuf *out, const char *s)
 {
     if (s)

@@ -61,8 +61,6 @@ void index_render_html(strbuf *out, const struct gen_config *cfg,
 void index_render_json(strbuf *out, const struct gen_config *cfg,
                        const struct index_entry *entries, size_t n, const char *svgs_rel,
                        const char *logs_rel, unsigned indexes, time_t now);
-/* Appends `s` as a JSON string (quotes included). */
-void json_string(strbuf *out, const char *s, size_t len);
 /* Appends `s` with every byte outside [A-Za-z0-9._~-] as %XX ('/' kept). */
 void url_encode_path(strbuf *out, const char *s);
 /* The path of `to` relative to the directory `from` (both absolute, no

@@ -538,24 +538,6 @@ END_TEST
 
 /* --- index encoding ----------------------------------------------------- */
 
-static char *json_of(const char *s, size_t len)
-{
-    strbuf sb = STRBUF_INIT;
-    json_string(&sb, s, len);
-    return (char *)strbuf_cstr(&sb);
-}
-
-START_TEST(json_strings_escape_and_keep_raw_bytes_as_surrogates)
-{
-    char *j = json_of("a\"b\\c\n\x01 \xc3\xa9 \xff\xfe", 13);
-    ck_assert_str_eq(j, "\"a\\\"b\\\\c\\u000a\\u0001 \xc3\xa9 \\udcff\\udcfe\"");
-    free(j);
-    j = json_of("x\0y", 3);
-    ck_assert_str_eq(j, "\"x\\u0000y\"");
-    free(j);
-}
-END_TEST
-
 START_TEST(url_encoding_of_paths)
 {
     strbuf sb = STRBUF_INIT;
@@ -656,7 +638,6 @@ Suite *generate_suite(void)
     tcase_add_test(tc, hostile_names_are_drawn_and_indexed);
     suite_add_tcase(s, tc);
     tc = tcase_create("index");
-    tcase_add_test(tc, json_strings_escape_and_keep_raw_bytes_as_surrogates);
     tcase_add_test(tc, url_encoding_of_paths);
     tcase_add_test(tc, relative_paths);
     suite_add_tcase(s, tc);

@@ -1,4 +1,5 @@
-/* Tests of xmlesc: escaping of untrusted bytes for XML and script. */
+/* Tests of xmlesc: escaping of untrusted bytes for XML, script and JSON. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "strbuf.h"
@@ -63,6 +64,24 @@ START_TEST(js_string_escapes_everything_risky)
 }
 END_TEST
 
+static char *json_of(const char *s, size_t len)
+{
+    strbuf sb = STRBUF_INIT;
+    json_string(&sb, s, len);
+    return (char *)strbuf_cstr(&sb);
+}
+
+START_TEST(json_strings_escape_and_keep_raw_bytes_as_surrogates)
+{
+    char *j = json_of("a\"b\\c\n\x01 \xc3\xa9 \xff\xfe", 13);
+    ck_assert_str_eq(j, "\"a\\\"b\\\\c\\u000a\\u0001 \xc3\xa9 \\udcff\\udcfe\"");
+    free(j);
+    j = json_of("x\0y", 3);
+    ck_assert_str_eq(j, "\"x\\u0000y\"");
+    free(j);
+}
+END_TEST
+
 START_TEST(utf8_length_counts_characters)
 {
     ck_assert_uint_eq(utf8_length("h\xC3\xA9llo", 6), 5);
@@ -91,6 +110,7 @@ Suite *xmlesc_suite(void)
     tcase_add_test(tc, replaces_noncharacters_fffe_ffff);
     tcase_add_test(tc, cdata_terminator_cannot_survive);
     tcase_add_test(tc, js_string_escapes_everything_risky);
+    tcase_add_test(tc, json_strings_escape_and_keep_raw_bytes_as_surrogates);
     tcase_add_test(tc, utf8_length_counts_characters);
     tcase_add_test(tc, to_ascii_writes_references_after_the_start);
     suite_add_tcase(s, tc);

@@ -109,3 +109,45 @@ ssize_t bucket_match_prefix(const char *format, const char *name)
     }
     return n - name;
 }
+
+/* Whether t + off has the bucket name `name`. */
+static int same_bucket(const char *format, time_t t, long off, const char *name)
+{
+    char other[BUCKET_NAME_MAX + 1];
+    return bucket_name(format, t + off, other, sizeof other) != 0 && strcmp(other, name) == 0;
+}
+
+/* The farthest offset d in [0, BUCKET_SPAN_MAX], toward dir (+1 or -1),
+ * with t + dir*d still in the bucket: the first step out is found by
+ * doubling, then the edge by bisection. */
+static long bucket_reach(const char *format, time_t t, int dir, const char *name)
+{
+    long in = 0, out = 1;
+    while (out <= BUCKET_SPAN_MAX && same_bucket(format, t, dir * out, name)) {
+        in = out;
+        out *= 2;
+    }
+    if (out > BUCKET_SPAN_MAX) {
+        if (same_bucket(format, t, dir * BUCKET_SPAN_MAX, name))
+            return BUCKET_SPAN_MAX;
+        out = BUCKET_SPAN_MAX;
+    }
+    while (out - in > 1) {
+        long mid = in + (out - in) / 2;
+        if (same_bucket(format, t, dir * mid, name))
+            in = mid;
+        else
+            out = mid;
+    }
+    return in;
+}
+
+int bucket_span(const char *format, time_t t, time_t *start, time_t *end)
+{
+    char name[BUCKET_NAME_MAX + 1];
+    if (bucket_name(format, t, name, sizeof name) == 0)
+        return -1;
+    *start = t - bucket_reach(format, t, -1, name);
+    *end = t + bucket_reach(format, t, 1, name) + 1;
+    return 0;
+}

@@ -23,5 +23,12 @@ size_t bucket_name(const char *format, time_t t, char *out, size_t outlen);
 /* If `name` begins with a bucket name of `format`, returns how many bytes
  * that is; else -1. */
 ssize_t bucket_match_prefix(const char *format, const char *name);
+/* The seconds [*start, *end) around `t` whose bucket name is t's (for the
+ * tier tables' "start" and "end"): found by galloping then bisecting, a few
+ * dozen bucket_name() calls, looking at most BUCKET_SPAN_MAX seconds each
+ * way (a format without a changing field gives that window). -1 when t has
+ * no name. */
+#define BUCKET_SPAN_MAX (400L * 86400)
+int bucket_span(const char *format, time_t t, time_t *start, time_t *end);
 
 #endif

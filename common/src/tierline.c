@@ -1,6 +1,8 @@
 /* tierline: the tiers/1 line format of request-tier aggregates (see
- * tierline.h). Compiled into the extension too, so it uses nothing of
- * common/ but tierhist (which checks HIST) and strbuf. */
+ * tierline.h). Compiled into the extension too, which takes only a few
+ * files of common/, so it uses nothing but tierhist (which checks HIST)
+ * and strbuf: hence its own field cursor, number parser and UTF-8 check,
+ * where runline.c and stackline.c have theirs. */
 #include "tierline.h"
 #include "tierhist.h"
 

@@ -1,4 +1,5 @@
-/* xmlesc: untrusted bytes made safe for XML text, attributes and script.
+/* xmlesc: untrusted bytes made safe for XML text, attributes, script and
+ * JSON.
  *
  * Input may hold anything: NUL and other control bytes, invalid UTF-8, markup.
  * Output is always well-formed: '&', '<', '>', '"' and '\'' become entities,
@@ -16,6 +17,11 @@ void xml_escape(strbuf *out, const char *s, size_t len);
 /* Appends `s` as a JSON string literal safe inside <![CDATA[ ]]> and
  * <script>: quotes included, everything but [A-Za-z0-9 _.,:()-] \u-escaped. */
 void js_string(strbuf *out, const char *s, size_t len);
+/* Appends `s` as a JSON string literal, quotes included: '"' and '\\'
+ * escaped, control characters and DEL as \u00XX, valid UTF-8 as it is
+ * (so it decodes to s itself), and a byte that is not UTF-8 as the lone
+ * surrogate \udcXX (Python's PEP 383), so nothing is lost or invented. */
+void json_string(strbuf *out, const char *s, size_t len);
 
 /* Rewrites out[from..], valid UTF-8 as the escapers write it, with every
  * character beyond ASCII as a character reference ("&#xE9;"), so its bytes

@@ -1,0 +1,370 @@
+/* tiers: the per-minute merge of tier lines and the tier table files. See
+ * tiers.h. */
+#include "tiers.h"
+#include "atomicfile.h"
+#include "log.h"
+#include "retention.h"
+#include "tracefile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The longest line read back from a .tiers file: an agg line with every
+ * histogram bucket used is under 100 KB. */
+#define TIERS_READ_LINE_MAX (256 * 1024)
+
+void tiers_init(struct tiers *t, const struct config *cfg, struct stats *stats)
+{
+    memset(t, 0, sizeof *t);
+    t->cfg = cfg;
+    t->stats = stats;
+    for (size_t i = 0; i < TIERS_PENDING_MAX; i++)
+        tiertable_init(&t->pending[i].table, (size_t)cfg->max_tier_identities);
+    t->groups = xcalloc(cfg->ngroups ? cfg->ngroups : 1, sizeof *t->groups);
+    for (size_t g = 0; g < cfg->ngroups; g++)
+        tiertable_init(&t->groups[g].bucket.table, (size_t)cfg->max_tier_identities);
+    t->last_report = -1e9;
+}
+
+void tiers_attach_group(struct tiers *t, size_t g, const char *dir, struct admission *adm)
+{
+    t->groups[g].dir = dir;
+    t->groups[g].admission = adm;
+}
+
+int tiers_path(char *out, size_t len, const char *dir, const char *bucket, const char *suffix)
+{
+    int n = snprintf(out, len, "%s/%s.%s%s", dir, bucket, TIERS_TAG, suffix);
+    return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+static void count_drops(struct tiers *t, const struct tier_drops *d)
+{
+    t->stats->tier_identities_overflow += d->overflow;
+    t->stats->tier_tiers_dropped[TIER_DROP_TIER_LIMIT] += d->tier_limit;
+    t->stats->tier_tiers_dropped[TIER_DROP_MEMORY] += d->memory;
+}
+
+/* --- a bucket's table: minutes folded in, and reading it back --------------------- */
+
+static void bucket_clear(struct tier_bucket *b)
+{
+    tiertable_reset(&b->table);
+    free(b->minutes);
+    b->minutes = NULL;
+    b->nminutes = 0;
+    b->minutes_folded = 0;
+    b->name[0] = '\0';
+}
+
+/* Notes that the minute starting at `start` is in the table. */
+static void bucket_mark(struct tier_bucket *b, time_t start)
+{
+    if (start < b->start || start >= b->end)
+        return;
+    size_t i = (size_t)(start - b->start) / TIERS_MINUTE;
+    if (i >= b->nminutes || (b->minutes[i / 8] & (1u << (i % 8))))
+        return;
+    b->minutes[i / 8] |= (unsigned char)(1u << (i % 8));
+    b->minutes_folded++;
+}
+
+/* Starts the table of bucket `name`, the bucket of `t0` in `format`. */
+static void bucket_start(struct tier_bucket *b, const char *format, const char *name, time_t t0)
+{
+    bucket_clear(b);
+    snprintf(b->name, sizeof b->name, "%s", name);
+    if (bucket_span(format, t0, &b->start, &b->end) < 0)
+        b->start = b->end = t0;
+    b->nminutes = (size_t)((b->end - b->start + TIERS_MINUTE - 1) / TIERS_MINUTE);
+    b->minutes = xcalloc(b->nminutes / 8 + 1, 1);
+}
+
+/* Adds the lines of buf[0..len) (whole lines, each ending with '\n') to
+ * the bucket; returns the lines that are no valid tier line. */
+static uint64_t bucket_add_lines(struct tier_bucket *b, const char *buf, size_t len,
+                                 struct tier_drops *drops)
+{
+    uint64_t bad = 0;
+    for (const char *p = buf, *nl; (nl = memchr(p, '\n', (size_t)(buf + len - p))); p = nl + 1) {
+        struct tierline tl;
+        if (tierline_parse(p, (size_t)(nl - p), &tl) != TIERLINE_OK) {
+            bad++;
+            continue;
+        }
+        tiertable_add_line(&b->table, &tl, drops);
+        bucket_mark(b, (time_t)tl.start);
+    }
+    return bad;
+}
+
+/* Reads a .tiers file into the bucket, a chunk at a time; a line too long
+ * for any writer and a last line without its newline (torn) are skipped.
+ * Returns the lines skipped, or -1 when the file cannot be read (a missing
+ * file is empty). */
+static long long bucket_read(struct tier_bucket *b, const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? 0 : -1;
+    char *buf = xmalloc(TIERS_READ_LINE_MAX);
+    struct tier_drops drops = {0};  /* counted when the minutes came in */
+    size_t have = 0;
+    long long bad = 0;
+    int skipping = 0;
+    for (;;) {
+        ssize_t n = read(fd, buf + have, TIERS_READ_LINE_MAX - have);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            bad += have > 0 || n < 0;
+            break;
+        }
+        have += (size_t)n;
+        const char *last_nl = memrchr(buf, '\n', have);
+        size_t whole = last_nl ? (size_t)(last_nl - buf) + 1 : 0;
+        const char *from = buf;
+        if (skipping && whole) { /* the rest of a line too long */
+            from = memchr(buf, '\n', have) + 1;
+            skipping = 0;
+        }
+        if (!skipping)
+            bad += (long long)bucket_add_lines(b, from, (size_t)(buf + whole - from), &drops);
+        memmove(buf, buf + whole, have - whole);
+        have -= whole;
+        if (have == TIERS_READ_LINE_MAX) {
+            bad += !skipping;
+            skipping = 1;
+            have = 0;
+        }
+    }
+    free(buf);
+    close(fd);
+    return bad;
+}
+
+/* The table of bucket `name` rebuilt from its file (which already holds
+ * the minute just appended). */
+static void bucket_load(struct tiers *t, size_t g, const char *name, time_t t0)
+{
+    struct tier_group *tg = &t->groups[g];
+    char path[PATH_MAX];
+    bucket_start(&tg->bucket, t->cfg->groups[g].format, name, t0);
+    if (tiers_path(path, sizeof path, tg->dir, name, TIERS_SUFFIX) < 0)
+        return;
+    long long bad = bucket_read(&tg->bucket, path);
+    if (bad < 0)
+        log_event(LOG_WARNING, "tiers_read_failed", LOG_FIELDS({"ARCLAMP_FILE", path}),
+                  "cannot read %s back: %s; its table starts from this minute", path,
+                  strerror(errno));
+    else if (bad > 0)
+        log_event(LOG_WARNING, "tiers_read_skipped", LOG_FIELDS({"ARCLAMP_FILE", path}),
+                  "%s: skipped %lld lines that are no tier lines", path, bad);
+}
+
+/* --- writing a minute ---------------------------------------------------------------- */
+
+static void write_failed(struct tiers *t, struct tier_group *tg, const char *path,
+                         const char *why)
+{
+    t->stats->tier_write_errors++;
+    if (!tg->failing)
+        log_event(LOG_ERR, "tiers_write_failed", LOG_FIELDS({"ARCLAMP_FILE", path}),
+                  "cannot write %s: %s", path, why);
+    tg->failing = 1;
+}
+
+/* Prunes the group's tier files to `retain` per suffix, counted apart from
+ * its trace logs and run logs. */
+static void prune_tier_files(struct tiers *t, size_t g)
+{
+    static const char *const suffixes[] = {TIERS_SUFFIX, TIERS_JSON_SUFFIX, TIERS_TEXT_SUFFIX};
+    const struct log_group *lg = &t->cfg->groups[g];
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        long removed = retention_prune(t->groups[g].dir, lg->format, TIERS_TAG, suffixes[i],
+                                       lg->retain);
+        if (removed > 0)
+            t->stats->files_pruned += (uint64_t)removed;
+        admission_pruned(t->groups[g].admission, removed);
+    }
+}
+
+/* Rewrites the bucket's JSON and text views from its table. */
+static void write_views(struct tiers *t, size_t g)
+{
+    struct tier_group *tg = &t->groups[g];
+    struct tier_bucket *b = &tg->bucket;
+    struct tier_header h = {t->cfg->groups[g].period, b->name, b->start, b->end,
+                            b->minutes_folded};
+    strbuf text = STRBUF_INIT;
+    char path[PATH_MAX], err[512] = "path too long";
+    for (int json = 1; json >= 0; json--) {
+        strbuf_reset(&text);
+        if (json)
+            tiertable_format_json(&b->table, &h, &text);
+        else
+            tiertable_format_text(&b->table, &h, &text);
+        if (tiers_path(path, sizeof path, tg->dir, b->name,
+                       json ? TIERS_JSON_SUFFIX : TIERS_TEXT_SUFFIX) < 0 ||
+            atomic_write(path, text.data, text.len, 0, err, sizeof err) < 0)
+            write_failed(t, tg, path, err);
+        else
+            t->stats->bytes_written += text.len;
+    }
+    strbuf_free(&text);
+}
+
+/* Appends a minute's lines to the group's .tiers file, then folds the
+ * minute into the bucket's table and rewrites the views. Only what reached
+ * the file is folded in: the views never say more than a restart would. */
+static void write_group(struct tiers *t, size_t g, const struct tier_minute *m,
+                        const strbuf *lines, double mono)
+{
+    struct tier_group *tg = &t->groups[g];
+    char name[BUCKET_NAME_MAX + 1], path[PATH_MAX];
+    if (bucket_name(t->cfg->groups[g].format, m->start, name, sizeof name) == 0 ||
+        tiers_path(path, sizeof path, tg->dir, name, TIERS_SUFFIX) < 0)
+        return;
+    if (!admission_disk_ok(tg->admission, mono)) {
+        admission_refuse_tiers(tg->admission, REFUSED_DISK_FLOOR, NULL);
+        return;
+    }
+    int created;
+    if (tracefile_write_once(t->stats, tg->dir, path, lines->data, lines->len, &created) < 0) {
+        write_failed(t, tg, path, strerror(errno));
+        return;
+    }
+    if (tg->failing)
+        log_event(LOG_NOTICE, "tiers_write_resumed", LOG_FIELDS({"ARCLAMP_FILE", path}),
+                  "writing %s again", path);
+    tg->failing = 0;
+    t->stats->tier_minutes_written[g]++;
+    if (strcmp(tg->bucket.name, name) != 0) {
+        bucket_load(t, g, name, m->start);
+    } else {
+        struct tier_drops drops = {0};
+        tiertable_merge(&tg->bucket.table, &m->table, &drops);
+        count_drops(t, &drops);
+        bucket_mark(&tg->bucket, m->start);
+    }
+    write_views(t, g);
+    if (created) { /* a new bucket: the file and its two views are new */
+        for (int i = 0; i < 3; i++)
+            admission_created(tg->admission, 0);
+        prune_tier_files(t, g);
+    }
+}
+
+static void write_minute(struct tiers *t, struct tier_minute *m, double mono)
+{
+    strbuf lines = STRBUF_INIT;
+    tiertable_format_lines(&m->table, m->start, m->start + TIERS_MINUTE, &lines);
+    for (size_t g = 0; g < t->cfg->ngroups && lines.len; g++) {
+        if (m->groups & (1ULL << g))
+            write_group(t, g, m, &lines, mono);
+    }
+    strbuf_free(&lines);
+    tiertable_reset(&m->table);
+    m->groups = 0;
+}
+
+void tiers_tick(struct tiers *t, time_t now, double mono)
+{
+    for (size_t i = 0; i < TIERS_PENDING_MAX; i++) {
+        struct tier_minute *m = &t->pending[i];
+        if (m->groups && now >= m->start + TIERS_MINUTE + TIERS_GRACE)
+            write_minute(t, m, mono);
+    }
+}
+
+/* --- taking lines ----------------------------------------------------------------- */
+
+/* The pending minute for (start, groups): found, or a free slot, or the
+ * oldest one written out to make room. */
+static struct tier_minute *pending_minute(struct tiers *t, time_t start,
+                                          unsigned long long groups, double mono)
+{
+    struct tier_minute *free_slot = NULL, *oldest = NULL;
+    for (size_t i = 0; i < TIERS_PENDING_MAX; i++) {
+        struct tier_minute *m = &t->pending[i];
+        if (m->groups == groups && m->start == start)
+            return m;
+        if (!m->groups && !free_slot)
+            free_slot = m;
+        if (m->groups && (!oldest || m->start < oldest->start))
+            oldest = m;
+    }
+    if (!free_slot) {
+        write_minute(t, oldest, mono);
+        free_slot = oldest;
+    }
+    free_slot->start = start;
+    free_slot->groups = groups;
+    return free_slot;
+}
+
+static void count_invalid(struct tiers *t, int why, const char *line, size_t len, double mono)
+{
+    t->stats->tier_lines_invalid[why]++;
+    t->unreported[why]++;
+    if (!t->example[0])
+        log_quote(t->example, line, len, 60);
+    tiers_report(t, mono, 0);
+}
+
+void tiers_take(struct tiers *t, const char *line, size_t len, unsigned long long groups,
+                time_t now, double mono)
+{
+    struct tierline tl;
+    t->stats->tier_lines_received++;
+    int err = len > (size_t)t->cfg->max_line_bytes ? TIER_LINE_TOO_LONG
+                                                   : (int)tierline_parse(line, len, &tl);
+    if (err != TIERLINE_OK) {
+        count_invalid(t, err, line, len, mono);
+        return;
+    }
+    if (groups == 0)
+        return; /* no group takes this channel */
+    time_t end = (time_t)tl.end;
+    if (end > now + TIERS_MAX_SKEW || end < now - TIERS_MAX_SKEW) {
+        t->stats->tier_lines_clock_skew++;
+        end = now;
+    }
+    struct tier_minute *m = pending_minute(t, end - end % TIERS_MINUTE, groups, mono);
+    struct tier_drops drops = {0};
+    tiertable_add_line(&m->table, &tl, &drops);
+    count_drops(t, &drops);
+}
+
+/* --- reports and the end ---------------------------------------------------------- */
+
+static const struct count_report invalid_tier_lines = {
+    "invalid_tier_lines", "invalid tier lines", "\"", "\"", 1, TIER_LINE_NREASONS,
+    tier_line_invalid_name,
+};
+
+void tiers_report(struct tiers *t, double mono, int force)
+{
+    if ((force || mono - t->last_report >= t->cfg->invalid_report_interval) &&
+        stats_log_counts(&invalid_tier_lines, t->unreported, t->example))
+        t->last_report = mono;
+}
+
+void tiers_free(struct tiers *t, double mono)
+{
+    for (size_t i = 0; i < TIERS_PENDING_MAX; i++) {
+        if (t->pending[i].groups)
+            write_minute(t, &t->pending[i], mono);
+        tiertable_reset(&t->pending[i].table);
+    }
+    tiers_report(t, mono, 1);
+    for (size_t g = 0; g < t->cfg->ngroups; g++)
+        bucket_clear(&t->groups[g].bucket);
+    free(t->groups);
+    t->groups = NULL;
+}

@@ -1,0 +1,437 @@
+/* tiertable: request-tier aggregates within bounds, and their tier lines,
+ * JSON and text. See tiertable.h. */
+#include "tiertable.h"
+#include "xmlesc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static size_t hash_name(const char *s, size_t len)
+{
+    size_t h = 14695981039346656037ULL;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+    return h;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+    return b > (uint64_t)INT64_MAX - a ? (uint64_t)INT64_MAX : a + b;
+}
+
+void tiertable_init(struct tiertable *t, size_t max_identities)
+{
+    memset(t, 0, sizeof *t);
+    t->max_identities = max_identities;
+    t->max_cells = (max_identities + 1) * TIERTABLE_CELLS_PER_IDENTITY;
+    t->max_blocks = (max_identities + 1) * TIERTABLE_BLOCKS_PER_IDENTITY;
+}
+
+void tiertable_reset(struct tiertable *t)
+{
+    for (size_t i = 0; i < t->nids; i++) {
+        struct tier_identity *id = t->ids[i];
+        for (size_t c = 0; c < id->ncells; c++)
+            tierhist_reset(&id->cells[c].hist);
+        free(id->cells);
+        free(id->name);
+        free(id);
+    }
+    free(t->ids);
+    free(t->hash);
+    tiertable_init(t, t->max_identities);
+}
+
+int tiertable_empty(const struct tiertable *t)
+{
+    return t->nids == 0 && t->status_lines == 0;
+}
+
+/* --- identities and cells ----------------------------------------------------- */
+
+const struct tier_identity *tiertable_find(const struct tiertable *t, const char *identity,
+                                           size_t len)
+{
+    if (!t->hash)
+        return NULL;
+    struct tier_identity *id = t->hash[hash_name(identity, len) & (t->hash_size - 1)];
+    while (id && (id->name_len != len || memcmp(id->name, identity, len) != 0))
+        id = id->hnext;
+    return id;
+}
+
+/* Doubles the hash table while it is more than half full. */
+static void grow_hash(struct tiertable *t)
+{
+    if (t->hash && t->nids < t->hash_size / 2)
+        return;
+    size_t size = t->hash_size ? t->hash_size * 2 : 64;
+    struct tier_identity **hash = xcalloc(size, sizeof *hash);
+    for (size_t i = 0; i < t->nids; i++) {
+        struct tier_identity *id = t->ids[i];
+        size_t slot = hash_name(id->name, id->name_len) & (size - 1);
+        id->hnext = hash[slot];
+        hash[slot] = id;
+    }
+    free(t->hash);
+    t->hash = hash;
+    t->hash_size = size;
+}
+
+static struct tier_identity *new_identity(struct tiertable *t, const char *name, size_t len)
+{
+    grow_hash(t);
+    if (t->nids == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 16;
+        t->ids = xrealloc(t->ids, t->cap * sizeof *t->ids);
+    }
+    struct tier_identity *id = xcalloc(1, sizeof *id);
+    id->name = xstrndup(name, len);
+    id->name_len = len;
+    size_t slot = hash_name(name, len) & (t->hash_size - 1);
+    id->hnext = t->hash[slot];
+    t->hash[slot] = id;
+    t->ids[t->nids++] = id;
+    return id;
+}
+
+const struct tier_cell *tier_identity_cell(const struct tier_identity *id, const char *tier)
+{
+    for (size_t c = 0; c < id->ncells; c++) {
+        if (strcmp(id->cells[c].tier, tier) == 0)
+            return &id->cells[c];
+    }
+    return NULL;
+}
+
+static struct tier_cell *find_cell(struct tier_identity *id, const char *tier, size_t len)
+{
+    for (size_t c = 0; c < id->ncells; c++) {
+        if (strlen(id->cells[c].tier) == len && memcmp(id->cells[c].tier, tier, len) == 0)
+            return &id->cells[c];
+    }
+    return NULL;
+}
+
+static struct tier_cell *new_cell(struct tier_identity *id, const char *tier, size_t len)
+{
+    if (id->ncells == id->cap) {
+        id->cap = id->cap ? id->cap * 2 : 4;
+        id->cells = xrealloc(id->cells, id->cap * sizeof *id->cells);
+    }
+    struct tier_cell *cell = &id->cells[id->ncells++];
+    memset(cell, 0, sizeof *cell);
+    memcpy(cell->tier, tier, len);
+    return cell;
+}
+
+/* Histogram blocks src has that dst (NULL: none) does not: what merging
+ * would allocate. */
+static size_t new_blocks(const struct tierhist *dst, const struct tierhist *src)
+{
+    size_t n = 0;
+    for (unsigned b = 0; b < TIERHIST_BLOCKS; b++)
+        n += src->block[b] && !(dst && dst->block[b]);
+    return n;
+}
+
+/* Decides everything before making anything, so a dropped line leaves no
+ * empty identity or cell behind (a cell of 0 calls could not be written). */
+void tiertable_add(struct tiertable *t, const char *identity, size_t len, const char *tier,
+                   size_t tier_len, uint64_t calls, uint64_t total_ns,
+                   const struct tierhist *hist, struct tier_drops *drops)
+{
+    struct tier_identity *id = (struct tier_identity *)tiertable_find(t, identity, len);
+    if (!id) {
+        size_t other_len = sizeof TIERTABLE_OTHER - 1;
+        const struct tier_identity *other = tiertable_find(t, TIERTABLE_OTHER, other_len);
+        if (t->nids - (other != NULL) >= t->max_identities) {
+            drops->overflow++;
+            identity = TIERTABLE_OTHER;
+            len = other_len;
+            id = (struct tier_identity *)other;
+        }
+    }
+    struct tier_cell *cell = id ? find_cell(id, tier, tier_len) : NULL;
+    if ((!cell && ((id && id->ncells == TIERTABLE_MAX_TIERS) || t->cells == t->max_cells)) ||
+        (cell && calls > (uint64_t)INT64_MAX - cell->calls)) {
+        drops->tier_limit++;
+        return;
+    }
+    size_t more = new_blocks(cell ? &cell->hist : NULL, hist);
+    if (t->blocks + more > t->max_blocks) {
+        drops->memory++;
+        return;
+    }
+    if (!id)
+        id = new_identity(t, identity, len);
+    if (!cell) {
+        cell = new_cell(id, tier, tier_len);
+        t->cells++;
+    }
+    t->blocks += more;
+    cell->calls += calls;
+    cell->total_ns = add_sat(cell->total_ns, total_ns);
+    tierhist_merge(&cell->hist, hist);
+}
+
+void tiertable_add_status(struct tiertable *t, const struct tier_status *s)
+{
+    struct tier_status *d = &t->status;
+    d->requests = add_sat(d->requests, s->requests);
+    d->traced = add_sat(d->traced, s->traced);
+    d->trips = add_sat(d->trips, s->trips);
+    d->resumes = add_sat(d->resumes, s->resumes);
+    d->paused = add_sat(d->paused, s->paused);
+    d->skipped = add_sat(d->skipped, s->skipped);
+    t->status_lines++;
+}
+
+void tiertable_add_line(struct tiertable *t, const struct tierline *tl, struct tier_drops *drops)
+{
+    if (tl->kind == TIERLINE_STATUS) {
+        struct tier_status s = {(uint64_t)tl->requests, (uint64_t)tl->traced,
+                                (uint64_t)tl->trips,    (uint64_t)tl->resumes,
+                                (uint64_t)tl->paused,   (uint64_t)tl->skipped};
+        tiertable_add_status(t, &s);
+        return;
+    }
+    struct tierhist h = TIERHIST_INIT;
+    tierhist_parse(&h, tl->hist, tl->hist_len); /* tierline_parse checked it */
+    tiertable_add(t, tl->identity, tl->identity_len, tl->tier, tl->tier_len,
+                  (uint64_t)tl->calls, (uint64_t)tl->total_ns, &h, drops);
+    tierhist_reset(&h);
+}
+
+void tiertable_merge(struct tiertable *dst, const struct tiertable *src,
+                     struct tier_drops *drops)
+{
+    for (size_t i = 0; i < src->nids; i++) {
+        const struct tier_identity *id = src->ids[i];
+        for (size_t c = 0; c < id->ncells; c++) {
+            const struct tier_cell *cell = &id->cells[c];
+            tiertable_add(dst, id->name, id->name_len, cell->tier, strlen(cell->tier),
+                          cell->calls, cell->total_ns, &cell->hist, drops);
+        }
+    }
+    if (src->status_lines) {
+        tiertable_add_status(dst, &src->status);
+        dst->status_lines += src->status_lines - 1;
+    }
+}
+
+/* --- tier lines ------------------------------------------------------------------ */
+
+void tiertable_format_lines(const struct tiertable *t, time_t start, time_t end, strbuf *out)
+{
+    for (size_t i = 0; i < t->nids; i++) {
+        const struct tier_identity *id = t->ids[i];
+        for (size_t c = 0; c < id->ncells; c++) {
+            const struct tier_cell *cell = &id->cells[c];
+            strbuf_appendf(out, "tiers/1 agg %lld %lld * 0 %s %s %llu %llu ", (long long)start,
+                           (long long)end, id->name, cell->tier,
+                           (unsigned long long)cell->calls, (unsigned long long)cell->total_ns);
+            tierhist_format(&cell->hist, out);
+            strbuf_appendc(out, '\n');
+        }
+    }
+    if (t->status_lines) {
+        const struct tier_status *s = &t->status;
+        strbuf_appendf(out, "tiers/1 status %lld %lld * 0 %llu %llu %llu %llu %llu %llu\n",
+                       (long long)start, (long long)end, (unsigned long long)s->requests,
+                       (unsigned long long)s->traced, (unsigned long long)s->trips,
+                       (unsigned long long)s->resumes, (unsigned long long)s->paused,
+                       (unsigned long long)s->skipped);
+    }
+}
+
+/* --- order of the tables: heaviest first ---------------------------------------- */
+
+static uint64_t identity_total(const struct tier_identity *id)
+{
+    const struct tier_cell *total = tier_identity_cell(id, TIERLINE_TOTAL);
+    return total ? total->total_ns : 0;
+}
+
+static int cmp_name(const char *a, size_t alen, const char *b, size_t blen)
+{
+    int r = memcmp(a, b, alen < blen ? alen : blen);
+    return r ? r : (alen > blen) - (alen < blen);
+}
+
+/* Identities by their _total's time, most first; then by name. */
+static int cmp_identity(const void *pa, const void *pb)
+{
+    const struct tier_identity *a = *(const struct tier_identity *const *)pa;
+    const struct tier_identity *b = *(const struct tier_identity *const *)pb;
+    uint64_t ta = identity_total(a), tb = identity_total(b);
+    if (ta != tb)
+        return ta > tb ? -1 : 1;
+    return cmp_name(a->name, a->name_len, b->name, b->name_len);
+}
+
+/* _total first, then tiers by time, most first; then by name. */
+static int cmp_cell(const void *pa, const void *pb)
+{
+    const struct tier_cell *a = *(const struct tier_cell *const *)pa;
+    const struct tier_cell *b = *(const struct tier_cell *const *)pb;
+    int at = strcmp(a->tier, TIERLINE_TOTAL) == 0, bt = strcmp(b->tier, TIERLINE_TOTAL) == 0;
+    if (at != bt)
+        return at ? -1 : 1;
+    if (a->total_ns != b->total_ns)
+        return a->total_ns > b->total_ns ? -1 : 1;
+    return strcmp(a->tier, b->tier);
+}
+
+/* The identities in table order (an array the caller frees). */
+static const struct tier_identity **sorted_identities(const struct tiertable *t)
+{
+    const struct tier_identity **ids = xmalloc((t->nids + 1) * sizeof *ids);
+    memcpy(ids, t->ids, t->nids * sizeof *ids);
+    qsort(ids, t->nids, sizeof *ids, cmp_identity);
+    return ids;
+}
+
+/* An identity's cells in table order, into cells[TIERTABLE_MAX_TIERS]. */
+static void sorted_cells(const struct tier_identity *id, const struct tier_cell **cells)
+{
+    for (size_t c = 0; c < id->ncells; c++)
+        cells[c] = &id->cells[c];
+    qsort(cells, id->ncells, sizeof *cells, cmp_cell);
+}
+
+/* --- JSON ------------------------------------------------------------------------ */
+
+static double ns_to_us(uint64_t ns)
+{
+    return (double)ns / 1e3;
+}
+
+static void json_cell(const struct tier_cell *cell, strbuf *out)
+{
+    json_string(out, cell->tier, strlen(cell->tier));
+    strbuf_appendf(out, ":{\"calls\":%llu,\"total_us\":%.3f,\"mean_us\":%.3f,"
+                        "\"p50_us\":%.3f,\"p90_us\":%.3f,\"p99_us\":%.3f,\"hist\":\"",
+                   (unsigned long long)cell->calls, ns_to_us(cell->total_ns),
+                   ns_to_us(cell->total_ns) / (double)cell->calls,
+                   ns_to_us(tierhist_percentile(&cell->hist, 50)),
+                   ns_to_us(tierhist_percentile(&cell->hist, 90)),
+                   ns_to_us(tierhist_percentile(&cell->hist, 99)));
+    tierhist_format(&cell->hist, out);
+    strbuf_appends(out, "\"}");
+}
+
+/* The identity decoded (tierline_unescape) as a JSON string. */
+static void json_identity(const struct tier_identity *id, strbuf *out)
+{
+    char *decoded = xmalloc(id->name_len + 1);
+    size_t n = tierline_unescape(id->name, id->name_len, decoded);
+    json_string(out, decoded, n);
+    free(decoded);
+}
+
+void tiertable_format_json(const struct tiertable *t, const struct tier_header *h, strbuf *out)
+{
+    const struct tier_status *s = &t->status;
+    strbuf_appends(out, "{\"format\":\"arclamp-tiers/1\",\"period\":");
+    json_string(out, h->period, strlen(h->period));
+    strbuf_appends(out, ",\"bucket\":");
+    json_string(out, h->bucket, strlen(h->bucket));
+    strbuf_appendf(out, ",\"start\":%lld,\"end\":%lld,\"minutes\":%llu,\"requests\":%llu,"
+                        "\"traced\":%llu,\"trips\":%llu,\"resumes\":%llu,\"skipped\":%llu,"
+                        "\"identities\":{",
+                   (long long)h->start, (long long)h->end, (unsigned long long)h->minutes,
+                   (unsigned long long)s->requests, (unsigned long long)s->traced,
+                   (unsigned long long)s->trips, (unsigned long long)s->resumes,
+                   (unsigned long long)s->skipped);
+    const struct tier_identity **ids = sorted_identities(t);
+    const struct tier_cell *cells[TIERTABLE_MAX_TIERS];
+    for (size_t i = 0; i < t->nids; i++) {
+        if (i)
+            strbuf_appendc(out, ',');
+        json_identity(ids[i], out);
+        strbuf_appends(out, ":{");
+        sorted_cells(ids[i], cells);
+        for (size_t c = 0; c < ids[i]->ncells; c++) {
+            if (c)
+                strbuf_appendc(out, ',');
+            json_cell(cells[c], out);
+        }
+        strbuf_appendc(out, '}');
+    }
+    strbuf_appends(out, "}}\n");
+    free(ids);
+}
+
+/* --- the human table -------------------------------------------------------------- */
+
+/* Widest identity column, in bytes as shown (capped: longer ones push the
+ * row to the right rather than widen every row). */
+#define TEXT_IDENTITY_MAX 48
+
+/* The identity as on the wire but with spaces shown as spaces: control
+ * bytes, DEL and '%' stay escaped, so nothing reaches a terminal raw. */
+static size_t text_identity(const struct tier_identity *id, char *out)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < id->name_len; i++) {
+        if (id->name[i] == '%' && i + 2 < id->name_len && id->name[i + 1] == '2' &&
+            id->name[i + 2] == '0') {
+            out[o++] = ' ';
+            i += 2;
+        } else {
+            out[o++] = id->name[i];
+        }
+    }
+    out[o] = '\0';
+    return o;
+}
+
+static double ns_to_ms(uint64_t ns)
+{
+    return (double)ns / 1e6;
+}
+
+static void text_row(const char *identity, int width, const struct tier_cell *cell,
+                     uint64_t identity_total, strbuf *out)
+{
+    strbuf_appendf(out, "%-*s  %-16s %10llu %12.3f ", width, identity, cell->tier,
+                   (unsigned long long)cell->calls, (double)cell->total_ns / 1e9);
+    if (identity_total)
+        strbuf_appendf(out, "%6.1f%%", 100.0 * (double)cell->total_ns / (double)identity_total);
+    else
+        strbuf_appendf(out, "%7s", "-");
+    strbuf_appendf(out, " %10.3f %10.3f %10.3f %10.3f\n",
+                   ns_to_ms(cell->total_ns) / (double)cell->calls,
+                   ns_to_ms(tierhist_percentile(&cell->hist, 50)),
+                   ns_to_ms(tierhist_percentile(&cell->hist, 90)),
+                   ns_to_ms(tierhist_percentile(&cell->hist, 99)));
+}
+
+void tiertable_format_text(const struct tiertable *t, const struct tier_header *h, strbuf *out)
+{
+    const struct tier_status *s = &t->status;
+    strbuf_appendf(out, "request tiers  period %s  bucket %s  minutes %llu  requests %llu  "
+                        "traced %llu  breaker trips %llu  resumes %llu\n\n",
+                   h->period, h->bucket, (unsigned long long)h->minutes,
+                   (unsigned long long)s->requests, (unsigned long long)s->traced,
+                   (unsigned long long)s->trips, (unsigned long long)s->resumes);
+    char name[TIERLINE_IDENTITY_MAX * 3 + 1];
+    int width = 8;
+    for (size_t i = 0; i < t->nids; i++) {
+        int n = (int)text_identity(t->ids[i], name);
+        if (n > width)
+            width = n < TEXT_IDENTITY_MAX ? n : TEXT_IDENTITY_MAX;
+    }
+    strbuf_appendf(out, "%-*s  %-16s %10s %12s %7s %10s %10s %10s %10s\n", width, "identity",
+                   "tier", "calls", "total_s", "share", "mean_ms", "p50_ms", "p90_ms", "p99_ms");
+    const struct tier_identity **ids = sorted_identities(t);
+    const struct tier_cell *cells[TIERTABLE_MAX_TIERS];
+    for (size_t i = 0; i < t->nids; i++) {
+        text_identity(ids[i], name);
+        sorted_cells(ids[i], cells);
+        for (size_t c = 0; c < ids[i]->ncells; c++)
+            text_row(name, width, cells[c], identity_total(ids[i]), out);
+    }
+    free(ids);
+}

@@ -1,0 +1,116 @@
+/* tiertable: request-tier aggregates in memory, and their text forms.
+ *
+ * A table is what one minute (tiers.c, before it is written) or one bucket
+ * of a tier table holds: per identity and tier the calls, their total time
+ * and their histogram (tierhist.h), and the sums of the status lines. The
+ * identity is kept as it is escaped on the wire: tierline.h gives each
+ * identity one spelling, so it is the key as it is.
+ *
+ * Memory is bounded whatever senders do: at most `max_identities`
+ * identities (the lines of further ones are added to the identity
+ * "_other"), at most TIERTABLE_MAX_TIERS tiers per identity and
+ * TIERTABLE_CELLS_PER_IDENTITY per allowed identity in the whole table (a
+ * cell is about 600 bytes), and at most TIERTABLE_BLOCKS_PER_IDENTITY
+ * histogram blocks (512 bytes each; a tier typically needs 5-10) per
+ * allowed identity in the whole table: about 21 KB per identity at most.
+ * What did not fit is counted in the caller's struct tier_drops.
+ *
+ * Text forms: tier lines (tierline.h: HOST "*", PID 0), the JSON of the
+ * tier table (format "arclamp-tiers/1") and its human table. Only the
+ * ingest thread uses a table. */
+#ifndef ARCLAMP_LOG_TIERTABLE_H
+#define ARCLAMP_LOG_TIERTABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "strbuf.h"
+#include "tierhist.h"
+#include "tierline.h"
+
+#define TIERTABLE_MAX_TIERS 64
+#define TIERTABLE_CELLS_PER_IDENTITY 8
+#define TIERTABLE_BLOCKS_PER_IDENTITY 32
+#define TIERTABLE_OTHER "_other"
+
+/* One tier of one identity. */
+struct tier_cell {
+    char tier[TIERLINE_TIER_MAX + 1];
+    uint64_t calls;              /* at most INT64_MAX, so it can go on a line */
+    uint64_t total_ns;           /* saturates at INT64_MAX */
+    struct tierhist hist;        /* counts add up to calls */
+};
+
+struct tier_identity {
+    char *name;                  /* escaped as on the wire (owned) */
+    size_t name_len;
+    struct tier_cell *cells;     /* at most TIERTABLE_MAX_TIERS (owned) */
+    size_t ncells, cap;
+    struct tier_identity *hnext; /* hash chain */
+};
+
+/* The sums of status lines; each saturates at INT64_MAX. */
+struct tier_status {
+    uint64_t requests, traced, trips, resumes, paused, skipped;
+};
+
+/* What a table could not take, added up by the add functions. */
+struct tier_drops {
+    uint64_t overflow;           /* agg lines whose identity became "_other" */
+    uint64_t tier_limit;         /* agg lines dropped: their identity had 64 tiers, or
+                                    the table its cells */
+    uint64_t memory;             /* agg lines dropped: the histogram budget was spent */
+};
+
+struct tiertable {
+    struct tier_identity **ids;  /* in the order they came (owned) */
+    size_t nids, cap;
+    struct tier_identity **hash; /* by name, hash_size buckets (a power of two) */
+    size_t hash_size;
+    size_t max_identities;       /* not counting "_other" */
+    size_t cells, max_cells;     /* (identity, tier) cells held, and the budget */
+    size_t blocks, max_blocks;   /* histogram blocks held, and the budget */
+    struct tier_status status;
+    uint64_t status_lines;       /* status lines added */
+};
+
+void tiertable_init(struct tiertable *t, size_t max_identities);
+/* Frees everything; the table is empty and reusable. */
+void tiertable_reset(struct tiertable *t);
+int tiertable_empty(const struct tiertable *t);
+
+/* Adds `calls` calls of a tier (total_ns, hist: their time; hist's counts
+ * are `calls`) to an identity (escaped, as on the wire). */
+void tiertable_add(struct tiertable *t, const char *identity, size_t len, const char *tier,
+                   size_t tier_len, uint64_t calls, uint64_t total_ns,
+                   const struct tierhist *hist, struct tier_drops *drops);
+void tiertable_add_status(struct tiertable *t, const struct tier_status *s);
+/* Adds a line tierline_parse accepted. */
+void tiertable_add_line(struct tiertable *t, const struct tierline *tl, struct tier_drops *drops);
+/* Adds all of src to dst. */
+void tiertable_merge(struct tiertable *dst, const struct tiertable *src,
+                     struct tier_drops *drops);
+
+const struct tier_identity *tiertable_find(const struct tiertable *t, const char *identity,
+                                           size_t len);
+const struct tier_cell *tier_identity_cell(const struct tier_identity *id, const char *tier);
+
+/* Appends the table as tier lines of the window [start, end): one agg line
+ * per identity and tier, and a status line when status lines were added. */
+void tiertable_format_lines(const struct tiertable *t, time_t start, time_t end, strbuf *out);
+
+/* What a tier table's JSON and text say about themselves. */
+struct tier_header {
+    const char *period;          /* the log group's period */
+    const char *bucket;          /* the bucket's name */
+    time_t start, end;           /* the bucket's seconds [start, end) */
+    uint64_t minutes;            /* distinct minutes folded in */
+};
+
+/* The JSON of the tier table ("arclamp-tiers/1", see the README). */
+void tiertable_format_json(const struct tiertable *t, const struct tier_header *h, strbuf *out);
+/* The human table. */
+void tiertable_format_text(const struct tiertable *t, const struct tier_header *h, strbuf *out);
+
+#endif
