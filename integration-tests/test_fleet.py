@@ -696,3 +696,131 @@ def test_hierarchical_runs_roll_up(fleet_factory, transport):
                         written=int(written("daily")), invalid=0)
     row["note"] = "runs, not lines: %d of %d requests profiled; roll-up %s; %.0f s" % (
         runs, requests, rolled["daily"], time.monotonic() - t0)
+
+
+# ---------------------------------------------------------------------------
+# Scenario 9
+
+TIERS = ("db=App\\Db\\Database::query, parser=App\\Parser\\Parser::parse, "
+         "cache=App\\Core\\ObjectCache::get, job=App\\Jobs\\RefreshLinksJob::run, "
+         "job=App\\Jobs\\HtmlCacheUpdateJob::run, job=App\\Jobs\\SearchIndexJob::run")
+
+
+def tier_table(fleet, group="hourly"):
+    """The newest <bucket>.tiers.json of a group, merged from every host."""
+    files = sorted((fleet.arclamp.files_root / group).glob("*.tiers.json"))
+    return json.loads(files[-1].read_text()) if files else None
+
+
+def tier_calls(table, identity, tier):
+    return (((table or {}).get("identities") or {}).get(identity) or {}).get(tier, {}).get("calls", 0)
+
+
+def tiers_by_worker(fleet):
+    return {(h, pid): st for h, w in fleet.web.items()
+            for pid, st in w.worker_stats(field="tiers").items()}
+
+
+def test_request_tiers(fleet_factory, tmp_path):
+    """The application declares tiers (db, parser, cache, job) and the hosts
+    trace every request's (excimer.tiers); arclamp-log merges the hosts'
+    aggregates into hourly and daily tier tables.
+    - Identities: page views are "index", API requests "api:<action>".
+    - A job queued by an edit on web1 runs in a php-fpm worker of web2 with
+      the edit's token: its time lands under "edit", not "jobrunner".
+    - The switch file turns tiers off on every worker within seconds and on
+      again, without restarting php-fpm.
+    - Redis made slow (CLIENT PAUSE): the sends of the aggregates fail, the
+      breaker trips; once Redis answers again it resumes."""
+    t0 = time.monotonic()
+    control = tmp_path / "tiers-control"
+    control.write_text("on\n")
+    fleet = fleet_factory(hosts=2, transport="pubsub", period=0.05, fpm_ini={
+        "excimer.tiers": TIERS, "excimer.tiers_control": str(control),
+        "excimer.tiers_flush_interval": "1", "excimer.tiers_breaker_window": "1",
+        "excimer.tiers_breaker_failures": "1", "excimer.tiers_breaker_cooldown": "3"},
+        arclamp_over={"redis_channels": ["excimer", "tiers"]})
+    masters = {h: w.proc.pid for h, w in fleet.web.items()}
+
+    # -- identities, tiers, and a job queue across hosts
+    loads = fleet.load_all(count=REQUESTS, duration=90)
+    assert not fleet.failed_requests(loads)
+    edits = fleet.web["web1"].load(["/edit.php?title=Sandbox_%d" % i for i in range(12)], count=12,
+                                   duration=60, keep_body=True)
+    tokens = [json.loads(r["body"])["token"] for r in edits["requests"]]
+    assert len(tokens) == 12 and all(t.startswith("t1.1.") and t.endswith(".edit") for t in tokens)
+    jobs = fleet.web["web2"].load(["/runjob.php?seed=%d&token=%s" % (i, t) for i, t in enumerate(tokens)],
+                                  count=12, duration=60, keep_body=True)
+    ran = [json.loads(r["body"]) for r in jobs["requests"]]
+    assert all(j["ok"] and j["continued"] for j in ran), ran
+
+    served = sum(len(r["requests"]) for r in loads.values())
+    views = sum(1 for r in loads.values() for q in r["requests"] if q["url"].startswith("/index.php"))
+    # a worker sends its aggregates at the end of a request a second or more
+    # after its last flush: one more request for every worker, a second on
+    time.sleep(1.1)
+    tiers_by_worker(fleet)
+
+    def tables_complete():
+        return all(tier_calls(tier_table(fleet, g), "edit", "job") == 12 and
+                   tier_calls(tier_table(fleet, g), "index", "_total") == views
+                   for g in ("hourly", "daily"))
+    wait_until(tables_complete, what="the 12 jobs under 'edit' and %d page views" % views)
+    hourly = tier_table(fleet)
+    ids = hourly["identities"]
+    assert "job" not in ids.get("jobrunner", {}), ids.get("jobrunner")
+    page = ids["index"]
+    for tier in ("_total", "db", "parser", "cache"):
+        assert page[tier]["calls"] > 0, (tier, page)
+    # the cache wraps the query it caches: at least as long; _total holds both
+    assert page["cache"]["total_us"] >= page["db"]["total_us"] * 0.99
+    assert page["_total"]["total_us"] > page["parser"]["total_us"] + page["cache"]["total_us"]
+    assert page["_total"]["p50_us"] <= page["_total"]["p90_us"] <= page["_total"]["p99_us"]
+    assert {"api:query", "api:parse", "api:search", "rest"} <= set(ids), sorted(ids)
+    assert hourly["requests"] >= served and hourly["traced"] >= served
+
+    # -- off and on across the pools, without a restart
+    control.write_text("off\n")
+    time.sleep(1.5)
+    fleet.load_all(count=6, duration=30)   # each worker's next request reads the file
+    off = tiers_by_worker(fleet)
+    assert all(not st["enabled"] and not st["tracing"] for st in off.values()), off
+    before = tier_calls(tier_table(fleet), "index", "db")
+    fleet.load_all(urls=["/index.php?title=Off_%d" % i for i in range(6)], count=6, duration=30)
+    control.write_text("on\n")
+    time.sleep(1.5)
+    fleet.load_all(count=6, duration=30)
+    on = tiers_by_worker(fleet)
+    assert all(st["enabled"] for st in on.values()), on
+    fleet.load_all(urls=["/index.php?title=On_%d" % i for i in range(6)], count=6, duration=30)
+    wait_until(lambda: tier_calls(tier_table(fleet), "index", "db") >= before + 2 * 6,
+               what="page views counted again once switched on")
+    assert {h: w.proc.pid for h, w in fleet.web.items()} == masters, "php-fpm was restarted"
+
+    # -- Redis made slow: the breaker trips, then resumes
+    def pause_redis_for(seconds):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            fleet.redis.cli("CLIENT", "PAUSE", "1500", "ALL")
+            time.sleep(1.4)
+    slow = fleet.start_load(count=80, duration=40)
+    pause_redis_for(8)
+    slow.wait()
+    tripped = tiers_by_worker(fleet)
+    trips = sum(st["trips"] for st in tripped.values())
+    assert trips >= 1, tripped
+    assert any("transport" in (st["last_trip"] or "") for st in tripped.values()), tripped
+    time.sleep(3.5)                                        # the cool-down
+    fleet.load_all(count=20, duration=30)
+    resumed = tiers_by_worker(fleet)
+    assert sum(st["resumes"] for st in resumed.values()) >= 1, resumed
+    wait_until(lambda: (tier_table(fleet) or {}).get("resumes", 0) >= 1,
+               what="the resumes in the tier table")
+    m = fleet.arclamp.wait_quiet(settle=0.6)
+    assert metric_sum(m, "arclamp_log_tier_lines_invalid_total") == 0
+    row = report.record("9 request tiers (pubsub, 2 hosts)", sent=None, received=int(metric_sum(
+        m, "arclamp_log_tier_lines_received_total")), written=None, invalid=0)
+    row["note"] = ("identities %s; 12 jobs on web2 under 'edit'; switched off and on; breaker "
+                   "trips %d, resumes %d; %.0f s" % (sorted(ids), trips,
+                                                      sum(st["resumes"] for st in resumed.values()),
+                                                      time.monotonic() - t0))

@@ -243,11 +243,11 @@ static void figures(strbuf *out, const struct tier_table *t)
     utc_text(out, t->start);
     strbuf_appends(out, " to ");
     utc_text(out, t->end);
-    strbuf_appendf(out, " (%llu minutes of data).</p>\n<table class=\"figures\"><tr>"
+    strbuf_appendf(out, " (%llu minute%s of data).</p>\n<table class=\"figures\"><tr>"
                         "<th>requests</th><th>traced</th><th>breaker trips</th>"
                         "<th>breaker resumes</th><th>tier calls skipped</th></tr>\n<tr>"
                         "<td class=\"n\">",
-                   (unsigned long long)t->minutes);
+                   (unsigned long long)t->minutes, t->minutes == 1 ? "" : "s");
     format_count(out, (double)t->requests);
     strbuf_appends(out, "</td><td class=\"n\">");
     format_count(out, (double)t->traced);

@@ -153,7 +153,8 @@ def percentile(values, q):
 
 def run_load(spec):
     """spec: socket, docroot, urls (list), count, duration, concurrency, seed,
-    timeout, params (extra CGI params). Returns a dict of results."""
+    timeout, params (extra CGI params), keep_body (each result carries the
+    first 4 KB of its body). Returns a dict of results."""
     rnd = random.Random(spec.get("seed", 1))
     urls = spec["urls"]
     count = int(spec["count"])
@@ -179,6 +180,8 @@ def run_load(spec):
                             timeout=float(spec.get("timeout", 10)))
                 rec["status"] = r.status
                 rec["bytes"] = len(r.body)
+                if spec.get("keep_body"):
+                    rec["body"] = r.body[:4096].decode("utf-8", "replace")
                 if r.status != 200:
                     rec["error"] = "HTTP %d: %s" % (r.status, r.body[:300].decode("utf-8", "replace"))
                 if r.stderr:

@@ -151,11 +151,12 @@ request_terminate_timeout = 60
         return json.loads(cp.stdout.decode())
 
     def load(self, urls, count=30, duration=30.0, concurrency=1, seed=1, timeout=10.0,
-             params=None):
+             params=None, keep_body=False):
         """Bounded load: at most `count` requests within `duration` seconds."""
         spec = {"socket": self.socket, "docroot": self.docroot, "urls": list(urls),
                 "count": count, "duration": duration, "concurrency": concurrency,
-                "seed": seed, "timeout": timeout, "params": params or {}}
+                "seed": seed, "timeout": timeout, "params": params or {},
+                "keep_body": keep_body}
         res = self._run_client("load", spec, timeout=duration + timeout + 30)
         res["host"] = self.host
         self.loads.append(res)
@@ -185,10 +186,11 @@ request_terminate_timeout = 60
                                timeout=rounds * len(urls) * len(targets) * timeout + 30)
         return res["requests"]
 
-    def worker_stats(self, hold=0.4, attempts=3, params=None):
+    def worker_stats(self, hold=0.4, attempts=3, params=None, field="stats"):
         """excimer_arclamp_stats() of every worker: {pid: stats}. Exact totals
         because every worker answers and the stats requests take no samples
-        (see harness.fcgi.run_stats); the workers go on sampling afterwards."""
+        (see harness.fcgi.run_stats); the workers go on sampling afterwards.
+        field="tiers": each worker's excimer_tiers_status() instead."""
         last = None
         for _ in range(attempts):
             res = self._run_client("stats", {"socket": self.socket, "docroot": self.docroot,
@@ -200,7 +202,7 @@ request_terminate_timeout = 60
             if not bad and len(pids) == self.children:
                 for a in pids.values():
                     assert a["collecting"] is False, "stats request with collection on: %r" % a
-                return {pid: a["stats"] for pid, a in pids.items()}
+                return {pid: a[field] for pid, a in pids.items()}
             last = answers
             hold *= 2
         raise AssertionError("could not reach every worker of %s: %r" % (self.host, last))

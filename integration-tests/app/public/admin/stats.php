@@ -9,6 +9,9 @@ declare(strict_types=1);
 if (function_exists('excimer_arclamp_skip_request')) {
     excimer_arclamp_skip_request();
 }
+if (function_exists('excimer_tiers_set_identity')) {
+    excimer_tiers_set_identity('admin');
+}
 
 $hold = min(5.0, max(0.0, (float)($_GET['hold'] ?? 0)));
 if ($hold > 0) {
