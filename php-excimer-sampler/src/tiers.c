@@ -656,6 +656,11 @@ void excimer_tiers_module_shutdown(void)
     tiers_hook_module_shutdown();
     aggregates_reset();
     config_free(&ts.pending);
+    for (int i = 0; i < tiers_rt.nfns; i++) {
+        free(tiers_rt.fns[i].lc_class);
+        free(tiers_rt.fns[i].lc_name);
+    }
+    tiers_rt.nfns = 0;
 }
 
 /* --- PHP functions ---------------------------------------------------- */
