@@ -137,7 +137,7 @@ $(BUILD)/bench/%: bench/src/%.c
 # into build/php-ext, configured once, and the module copied to build/php/.
 EXT_DIR     := php-excimer-sampler
 # The parts of common/ the extension compiles in (its config.m4 names them).
-EXT_COMMON  := $(foreach f,redisconn netaddr clock cpuclock strbuf tierhist tierline,common/src/$(f).c common/src/$(f).h)
+EXT_COMMON  := $(foreach f,redisconn netaddr clock cpuclock strbuf tierhist tierline linefields,common/src/$(f).c common/src/$(f).h)
 EXT_SOURCES := $(EXT_DIR)/config.m4 $(wildcard $(EXT_DIR)/*.h $(EXT_DIR)/src/*.[ch]) $(EXT_COMMON)
 RUN_TESTS   := /usr/lib/php/20220829/build/run-tests.php
 
@@ -283,6 +283,7 @@ bench: deps
 	@bench/arclamp-svg.sh
 	@bench/excimer.sh
 	@bench/hprof.sh
+	@bench/tiers.sh
 	@bench/report.sh
 	@if [ "$$(id -u)" = 0 ]; then integration-tests/bench-overhead; \
 	  else echo "integration-tests/bench-overhead: needs root (network namespaces), skipped"; fi

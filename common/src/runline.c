@@ -1,5 +1,6 @@
 /* runline: the xhprof/1 line format of hierarchical runs (see runline.h). */
 #include "runline.h"
+#include "linefields.h"
 #include "stackline.h"
 
 #include <limits.h>
@@ -17,46 +18,6 @@ const char *runline_error_name(enum runline_error err)
 int runline_is_run(const char *line, size_t len)
 {
     return len >= RUNLINE_PREFIX_LEN && memcmp(line, RUNLINE_PREFIX, RUNLINE_PREFIX_LEN) == 0;
-}
-
-/* A cursor over the space-separated fields of a line. */
-struct fields {
-    const char *p, *end;
-};
-
-static int next_field(struct fields *f, const char **start, size_t *len)
-{
-    if (f->p >= f->end)
-        return 0;
-    const char *sp = memchr(f->p, ' ', (size_t)(f->end - f->p));
-    const char *stop = sp ? sp : f->end;
-    *start = f->p;
-    *len = (size_t)(stop - f->p);
-    f->p = sp ? sp + 1 : f->end;
-    return *len > 0;
-}
-
-/* A decimal integer, optionally negative when `allow_negative`; no leading
- * zeros or '+', within int64_t. */
-static int parse_int(const char *s, size_t len, int allow_negative, int64_t *out)
-{
-    int neg = len > 0 && s[0] == '-';
-    if (neg && !allow_negative)
-        return -1;
-    s += neg;
-    len -= (size_t)neg;
-    if (len == 0 || len > 19 || (s[0] == '0' && len > 1))
-        return -1;
-    uint64_t v = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (uint64_t)(s[i] - '0');
-    }
-    if (v > (uint64_t)INT64_MAX)
-        return -1;
-    *out = neg ? -(int64_t)v : (int64_t)v;
-    return 0;
 }
 
 static int runid_ok(const char *s, size_t len)
@@ -128,20 +89,20 @@ static int parse_flags(const char *s, size_t len, unsigned *metrics)
     return (*metrics & (1u << RL_WT)) ? 0 : -1;
 }
 
-static enum runline_error parse_begin(struct fields *f, struct runline *out)
+static enum runline_error parse_begin(struct linefields *f, struct runline *out)
 {
     const char *s;
     size_t n;
-    if (!next_field(f, &s, &n))
+    if (!linefields_next(f, &s, &n))
         return RUNLINE_BAD_RECORD;
-    if (parse_int(s, n, 0, &out->time) < 0)
+    if (linefields_int(s, n, 0, &out->time) < 0)
         return RUNLINE_BAD_NUMBER;
-    if (!next_field(f, &out->host, &out->host_len))
+    if (!linefields_next(f, &out->host, &out->host_len))
         return RUNLINE_BAD_RECORD;
     if (out->host_len > RUNLINE_HOST_MAX ||
         stackline_check_bytes(out->host, out->host_len) != STACKLINE_OK)
         return RUNLINE_BAD_TEXT;
-    if (!next_field(f, &s, &n))
+    if (!linefields_next(f, &s, &n))
         return RUNLINE_BAD_RECORD;
     if (parse_flags(s, n, &out->metrics) < 0)
         return RUNLINE_BAD_TEXT;
@@ -152,19 +113,19 @@ static enum runline_error parse_begin(struct fields *f, struct runline *out)
     return text_ok(out->text, out->text_len) ? RUNLINE_OK : RUNLINE_BAD_TEXT;
 }
 
-static enum runline_error parse_arc(struct fields *f, struct runline *out)
+static enum runline_error parse_arc(struct linefields *f, struct runline *out)
 {
     out->present = 0;
     for (int m = 0; m < RL_NMETRICS; m++) {
         const char *s;
         size_t n;
-        if (!next_field(f, &s, &n))
+        if (!linefields_next(f, &s, &n))
             return RUNLINE_BAD_RECORD;
         out->v[m] = 0;
         if (n == 1 && s[0] == '-' && m > RL_WT)
             continue;
         /* memory deltas go negative when a function frees more than it takes */
-        if (parse_int(s, n, m == RL_MU || m == RL_PMU, &out->v[m]) < 0)
+        if (linefields_int(s, n, m == RL_MU || m == RL_PMU, &out->v[m]) < 0)
             return RUNLINE_BAD_NUMBER;
         out->present |= 1u << m;
     }
@@ -175,17 +136,17 @@ static enum runline_error parse_arc(struct fields *f, struct runline *out)
     return text_ok(out->text, out->text_len) ? RUNLINE_OK : RUNLINE_BAD_TEXT;
 }
 
-static enum runline_error parse_end(struct fields *f, struct runline *out)
+static enum runline_error parse_end(struct linefields *f, struct runline *out)
 {
     const char *s;
     size_t n;
-    if (!next_field(f, &s, &n))
+    if (!linefields_next(f, &s, &n))
         return RUNLINE_BAD_RECORD;
-    if (parse_int(s, n, 0, &out->sent) < 0)
+    if (linefields_int(s, n, 0, &out->sent) < 0)
         return RUNLINE_BAD_NUMBER;
-    if (!next_field(f, &s, &n) || f->p != f->end)
+    if (!linefields_next(f, &s, &n) || f->p != f->end)
         return RUNLINE_BAD_RECORD;
-    return parse_int(s, n, 0, &out->left_out) < 0 ? RUNLINE_BAD_NUMBER : RUNLINE_OK;
+    return linefields_int(s, n, 0, &out->left_out) < 0 ? RUNLINE_BAD_NUMBER : RUNLINE_OK;
 }
 
 enum runline_error runline_parse(const char *line, size_t len, struct runline *out)
@@ -193,12 +154,12 @@ enum runline_error runline_parse(const char *line, size_t len, struct runline *o
     memset(out, 0, sizeof *out);
     if (!runline_is_run(line, len))
         return RUNLINE_BAD_RECORD;
-    struct fields f = {line + RUNLINE_PREFIX_LEN, line + len};
-    if (!next_field(&f, &out->runid, &out->runid_len) || !runid_ok(out->runid, out->runid_len))
+    struct linefields f = {line + RUNLINE_PREFIX_LEN, line + len};
+    if (!linefields_next(&f, &out->runid, &out->runid_len) || !runid_ok(out->runid, out->runid_len))
         return RUNLINE_BAD_RUNID;
     const char *kind;
     size_t n;
-    if (!next_field(&f, &kind, &n))
+    if (!linefields_next(&f, &kind, &n))
         return RUNLINE_BAD_RECORD;
     if (n == 5 && memcmp(kind, "begin", 5) == 0) {
         out->kind = RUNLINE_BEGIN;

@@ -2,6 +2,7 @@
  * See stackline.h for the format. The byte check runs on every byte the
  * daemon receives, so it tests eight ASCII bytes at a time. */
 #include "stackline.h"
+#include "linefields.h"
 
 #include <string.h>
 
@@ -36,39 +37,6 @@ static int word_is_printable_ascii(uint64_t w)
     return (high | below_space | del) == 0;
 }
 
-/* Length of the UTF-8 sequence starting at p (1..4), or 0 when malformed:
- * overlong forms, surrogates and code points above U+10FFFF are refused. */
-static size_t utf8_sequence_length(const unsigned char *p, size_t avail)
-{
-    unsigned char c = p[0];
-    size_t n;
-    unsigned char lo = 0x80, hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf) {
-        n = 2;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        n = 3;
-        if (c == 0xe0)
-            lo = 0xa0;
-        else if (c == 0xed)
-            hi = 0x9f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        n = 4;
-        if (c == 0xf0)
-            lo = 0x90;
-        else if (c == 0xf4)
-            hi = 0x8f;
-    } else {
-        return 0;
-    }
-    if (avail < n || p[1] < lo || p[1] > hi)
-        return 0;
-    for (size_t i = 2; i < n; i++) {
-        if (p[i] < 0x80 || p[i] > 0xbf)
-            return 0;
-    }
-    return n;
-}
-
 enum stackline_error stackline_check_bytes(const char *s, size_t len)
 {
     const unsigned char *p = (const unsigned char *)s;
@@ -89,7 +57,7 @@ enum stackline_error stackline_check_bytes(const char *s, size_t len)
             i++;
             continue;
         }
-        size_t n = utf8_sequence_length(p + i, len - i);
+        size_t n = linefields_utf8_len(p + i, len - i);
         if (n == 0)
             return STACKLINE_INVALID_UTF8;
         i += n;

@@ -1,10 +1,9 @@
 /* tierline: the tiers/1 line format of request-tier aggregates (see
- * tierline.h). Compiled into the extension too, which takes only a few
- * files of common/, so it uses nothing but tierhist (which checks HIST)
- * and strbuf: hence its own field cursor, number parser and UTF-8 check,
- * where runline.c and stackline.c have theirs. */
+ * tierline.h). Compiled into the extension too: it uses only tierhist
+ * (which checks HIST), linefields and strbuf. */
 #include "tierline.h"
 #include "tierhist.h"
+#include "linefields.h"
 
 #include <string.h>
 
@@ -22,50 +21,15 @@ int tierline_is_tier(const char *line, size_t len)
     return len >= TIERLINE_PREFIX_LEN && memcmp(line, TIERLINE_PREFIX, TIERLINE_PREFIX_LEN) == 0;
 }
 
-/* A cursor over the space-separated fields of a line. */
-struct fields {
-    const char *p, *end;
-};
-
-/* The next field; 0 when there is none or it is empty (two spaces). */
-static int next_field(struct fields *f, const char **start, size_t *len)
-{
-    if (f->p >= f->end)
-        return 0;
-    const char *sp = memchr(f->p, ' ', (size_t)(f->end - f->p));
-    const char *stop = sp ? sp : f->end;
-    *start = f->p;
-    *len = (size_t)(stop - f->p);
-    f->p = sp ? sp + 1 : f->end;
-    return *len > 0;
-}
-
-/* A non-negative decimal integer within int64_t: no sign, no leading zero. */
-static int parse_count(const char *s, size_t len, int64_t *out)
-{
-    if (len == 0 || len > 19 || (s[0] == '0' && len > 1))
-        return -1;
-    uint64_t v = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (uint64_t)(s[i] - '0');
-    }
-    if (v > (uint64_t)INT64_MAX)
-        return -1;
-    *out = (int64_t)v;
-    return 0;
-}
-
 /* The next field as a number: BAD_RECORD when missing, BAD_NUMBER when not
  * a number. */
-static enum tierline_error next_count(struct fields *f, int64_t *out)
+static enum tierline_error next_count(struct linefields *f, int64_t *out)
 {
     const char *s;
     size_t n;
-    if (!next_field(f, &s, &n))
+    if (!linefields_next(f, &s, &n))
         return TIERLINE_BAD_RECORD;
-    return parse_count(s, n, out) < 0 ? TIERLINE_BAD_NUMBER : TIERLINE_OK;
+    return linefields_int(s, n, 0, out) < 0 ? TIERLINE_BAD_NUMBER : TIERLINE_OK;
 }
 
 /* Bytes an IDENTITY carries as %XX: the field separator, the escape itself
@@ -82,38 +46,6 @@ static int hexval(char c)
     if (c >= 'A' && c <= 'F')
         return c - 'A' + 10;
     return -1;
-}
-
-/* The length of the valid UTF-8 sequence of 2-4 bytes at s (s[0] >= 0x80),
- * or 0: no overlong forms, surrogates or code points past U+10FFFF. */
-static size_t utf8_seq(const unsigned char *s, size_t avail)
-{
-    unsigned char c = s[0];
-    size_t n;
-    unsigned char lo = 0x80, hi = 0xbf;          /* the second byte's range */
-    if (c >= 0xc2 && c <= 0xdf)
-        n = 2;
-    else if (c >= 0xe0 && c <= 0xef) {
-        n = 3;
-        if (c == 0xe0)
-            lo = 0xa0;
-        else if (c == 0xed)
-            hi = 0x9f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        n = 4;
-        if (c == 0xf0)
-            lo = 0x90;
-        else if (c == 0xf4)
-            hi = 0x8f;
-    } else
-        return 0;
-    if (avail < n || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < n; i++) {
-        if (s[i] < 0x80 || s[i] > 0xbf)
-            return 0;
-    }
-    return n;
 }
 
 /* IDENTITY: canonical escapes only (%XX for exactly the bytes of
@@ -134,7 +66,7 @@ static int identity_ok(const char *s, size_t len)
                 return 0;
             i++;
         } else {
-            size_t n = utf8_seq(u + i, len - i);
+            size_t n = linefields_utf8_len(u + i, len - i);
             if (n == 0)
                 return 0;
             i += n;
@@ -150,7 +82,7 @@ int tierline_identity_valid(const char *s, size_t len)
     if (len < 1 || len > TIERLINE_IDENTITY_MAX)
         return 0;
     for (size_t i = 0; i < len;) {
-        size_t n = u[i] < 0x80 ? 1 : utf8_seq(u + i, len - i);
+        size_t n = u[i] < 0x80 ? 1 : linefields_utf8_len(u + i, len - i);
         if (n == 0)
             return 0;
         i += n;
@@ -184,13 +116,13 @@ int tierline_tier_ok(const char *s, size_t len)
 }
 
 /* START END HOST PID, common to both records. */
-static enum tierline_error parse_head(struct fields *f, struct tierline *out)
+static enum tierline_error parse_head(struct linefields *f, struct tierline *out)
 {
     enum tierline_error err;
     if ((err = next_count(f, &out->start)) != TIERLINE_OK ||
         (err = next_count(f, &out->end)) != TIERLINE_OK)
         return err;
-    if (!next_field(f, &out->host, &out->host_len))
+    if (!linefields_next(f, &out->host, &out->host_len))
         return TIERLINE_BAD_RECORD;
     if (!host_ok(out->host, out->host_len))
         return TIERLINE_BAD_TEXT;
@@ -199,14 +131,14 @@ static enum tierline_error parse_head(struct fields *f, struct tierline *out)
     return out->start > out->end ? TIERLINE_BAD_NUMBER : TIERLINE_OK;
 }
 
-static enum tierline_error parse_agg(struct fields *f, struct tierline *out)
+static enum tierline_error parse_agg(struct linefields *f, struct tierline *out)
 {
     enum tierline_error err;
-    if (!next_field(f, &out->identity, &out->identity_len))
+    if (!linefields_next(f, &out->identity, &out->identity_len))
         return TIERLINE_BAD_RECORD;
     if (!identity_ok(out->identity, out->identity_len))
         return TIERLINE_BAD_TEXT;
-    if (!next_field(f, &out->tier, &out->tier_len))
+    if (!linefields_next(f, &out->tier, &out->tier_len))
         return TIERLINE_BAD_RECORD;
     if (!tierline_tier_ok(out->tier, out->tier_len))
         return TIERLINE_BAD_TEXT;
@@ -215,7 +147,7 @@ static enum tierline_error parse_agg(struct fields *f, struct tierline *out)
         return err;
     if (out->calls == 0)
         return TIERLINE_BAD_NUMBER;
-    if (!next_field(f, &out->hist, &out->hist_len) || f->p != f->end)
+    if (!linefields_next(f, &out->hist, &out->hist_len) || f->p != f->end)
         return TIERLINE_BAD_RECORD;
     uint64_t total;
     if (tierhist_check(out->hist, out->hist_len, &total) < 0 || total != (uint64_t)out->calls)
@@ -223,7 +155,7 @@ static enum tierline_error parse_agg(struct fields *f, struct tierline *out)
     return TIERLINE_OK;
 }
 
-static enum tierline_error parse_status(struct fields *f, struct tierline *out)
+static enum tierline_error parse_status(struct linefields *f, struct tierline *out)
 {
     int64_t *v[] = {&out->requests, &out->traced, &out->trips,
                     &out->resumes, &out->paused, &out->skipped};
@@ -241,10 +173,10 @@ enum tierline_error tierline_parse(const char *line, size_t len, struct tierline
     /* a trailing space would pass as "no extra field" below */
     if (!tierline_is_tier(line, len) || line[len - 1] == ' ')
         return TIERLINE_BAD_RECORD;
-    struct fields f = {line + TIERLINE_PREFIX_LEN, line + len};
+    struct linefields f = {line + TIERLINE_PREFIX_LEN, line + len};
     const char *kind;
     size_t n;
-    if (!next_field(&f, &kind, &n))
+    if (!linefields_next(&f, &kind, &n))
         return TIERLINE_BAD_RECORD;
     enum tierline_error err;
     if (n == 3 && memcmp(kind, "agg", 3) == 0) {

@@ -16,6 +16,7 @@ Suite *phpser_suite(void);
 Suite *runline_suite(void);
 Suite *tierhist_suite(void);
 Suite *tierline_suite(void);
+Suite *linefields_suite(void);
 Suite *redisconn_suite(void);
 
 #endif
