@@ -94,6 +94,7 @@ static struct {
     bool watching;                  /* tiers_rt.fns has functions */
     bool compile_hooked;
     bool exception_hooked;
+    user_opcode_handler_t prev_exception_handler;  /* another extension's, called after ours */
     zend_op_array *(*prev_compile_file)(zend_file_handle *, int);
     uintptr_t shm_lo[SHM_RANGES], shm_hi[SHM_RANGES];
     int nshm;                       /* -1: not read yet */
@@ -391,6 +392,8 @@ static int tiers_exception_handler(zend_execute_data *ex)
             if (hk.stack[i].ex != ex && !is_caller_of(hk.stack[i].ex, ex))
                 frame_close(i, now);
     }
+    if (hk.prev_exception_handler)
+        return hk.prev_exception_handler(ex);
     return ZEND_USER_OPCODE_DISPATCH;
 }
 
@@ -611,6 +614,10 @@ bool tiers_hook_module_init(void)
         hk.no_user_fns = "opcache.jit_buffer_size is set (the JIT would not see them)";
         return false;
     }
+    if (zend_get_user_opcode_handler(TIERS_OPCODE)) {
+        hk.no_user_fns = "another extension handles opcode 255";
+        return false;
+    }
     zend_set_user_opcode_handler(TIERS_OPCODE, tiers_opcode_handler);
     zend_op probe;
     memset(&probe, 0, sizeof probe);
@@ -648,6 +655,7 @@ static void hook_exceptions(void)
 {
     if (hk.exception_hooked || hk.no_user_fns)
         return;
+    hk.prev_exception_handler = zend_get_user_opcode_handler(ZEND_HANDLE_EXCEPTION);
     zend_set_user_opcode_handler(ZEND_HANDLE_EXCEPTION, tiers_exception_handler);
     for (int i = 0; i < 3; i++)
         zend_vm_set_opcode_handler(&EG(exception_op)[i]);
