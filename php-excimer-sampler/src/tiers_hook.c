@@ -169,8 +169,12 @@ static void read_shared_ranges(void)
 {
     hk.nshm = 0;
     FILE *f = fopen("/proc/self/maps", "r");
-    if (!f)
+    if (!f) {
+        /* Without it a patch in opcache's memory could be taken for this
+         * request's own and forgotten at its end: no user functions. */
+        hk.no_user_fns = "/proc/self/maps cannot be read";
         return;
+    }
     char line[512];
     while (fgets(line, sizeof line, f) && hk.nshm < SHM_RANGES) {
         unsigned long lo, hi;
@@ -247,7 +251,7 @@ static void patch_user_function(zend_function *f)
     if (entry == oa->last || oa->opcodes[entry].opcode == TIERS_OPCODE)
         return; /* patched already (here, or by another worker) */
     bool shared = in_shared_memory(oa->opcodes);
-    if (shared && protected_shared_memory())
+    if (hk.no_user_fns || (shared && protected_shared_memory()))
         return;
     struct optable *t = shared ? &hk.shared_ops : &hk.private_ops;
     for (uint32_t i = entry + 1; i < oa->last; i++)
