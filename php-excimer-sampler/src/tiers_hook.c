@@ -75,6 +75,7 @@ struct internal_rec {
 /* A tier call in progress. */
 struct frame {
     zend_execute_data *ex;
+    const void *fiber;              /* EG(active_fiber) at the call: its own stack */
     int tier;
     bool outer;                     /* the outermost call of its tier: timed */
     uint64_t start;                 /* cpuclock ticks */
@@ -333,7 +334,7 @@ static void frame_enter(zend_execute_data *ex)
         return;
     }
     bool outer = tiers_rt.active[tier]++ == 0;
-    hk.stack[hk.depth++] = (struct frame){ex, tier, outer, cpuclock_ticks()};
+    hk.stack[hk.depth++] = (struct frame){ex, EG(active_fiber), tier, outer, cpuclock_ticks()};
 }
 
 static void frame_leave(zend_execute_data *ex)
@@ -387,13 +388,15 @@ static int tiers_opcode_handler(zend_execute_data *ex)
 }
 
 /* An exception reached frame ex: tier calls open in frames it has left
- * (neither ex nor a caller of ex) ended now. */
+ * (neither ex nor a caller of ex, on the same fiber's stack: a suspended
+ * fiber's calls are not this exception's) ended now. */
 static int tiers_exception_handler(zend_execute_data *ex)
 {
     if (hk.depth) {
         uint64_t now = cpuclock_ticks();
+        const void *fiber = EG(active_fiber);
         for (int i = hk.depth - 1; i >= 0; i--)
-            if (hk.stack[i].ex != ex && !is_caller_of(hk.stack[i].ex, ex))
+            if (hk.stack[i].fiber == fiber && hk.stack[i].ex != ex && !is_caller_of(hk.stack[i].ex, ex))
                 frame_close(i, now);
     }
     if (hk.prev_exception_handler)
