@@ -1,4 +1,5 @@
-/* linefields: fields, integers and UTF-8 of the line formats (linefields.h). */
+/* linefields: fields, integers, escapes and UTF-8 of the line formats
+ * (linefields.h). */
 #include "linefields.h"
 
 #include <string.h>
@@ -34,6 +35,31 @@ int linefields_int(const char *s, size_t len, int allow_negative, int64_t *out)
         return -1;
     *out = neg ? -(int64_t)v : (int64_t)v;
     return 0;
+}
+
+int linefields_hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+size_t linefields_unescape(const char *s, size_t len, char *out)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '%' && i + 2 < len) {
+            out[o++] = (char)(linefields_hexval(s[i + 1]) * 16 + linefields_hexval(s[i + 2]));
+            i += 2;
+        } else {
+            out[o++] = s[i];
+        }
+    }
+    return o;
 }
 
 size_t linefields_utf8_len(const unsigned char *p, size_t avail)

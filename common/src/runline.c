@@ -33,17 +33,6 @@ static int runid_ok(const char *s, size_t len)
     return 1;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
-}
-
 /* KEY or ENTRY: not empty, printable valid UTF-8 (the escapes carry the
  * rest), every '%' followed by two hex digits. */
 static int text_ok(const char *s, size_t len)
@@ -51,7 +40,7 @@ static int text_ok(const char *s, size_t len)
     if (len == 0 || stackline_check_bytes(s, len) != STACKLINE_OK)
         return 0;
     for (const char *p = memchr(s, '%', len); p; p = memchr(p, '%', (size_t)(s + len - p))) {
-        if (s + len - p < 3 || hexval(p[1]) < 0 || hexval(p[2]) < 0)
+        if (s + len - p < 3 || linefields_hexval(p[1]) < 0 || linefields_hexval(p[2]) < 0)
             return 0;
         p += 3;
         if (p >= s + len)
@@ -178,16 +167,7 @@ enum runline_error runline_parse(const char *line, size_t len, struct runline *o
 
 size_t runline_unescape(const char *text, size_t len, char *out)
 {
-    size_t o = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (text[i] == '%' && i + 2 < len) {
-            out[o++] = (char)(hexval(text[i + 1]) * 16 + hexval(text[i + 2]));
-            i += 2;
-        } else {
-            out[o++] = text[i];
-        }
-    }
-    return o;
+    return linefields_unescape(text, len, out);
 }
 
 size_t runline_entry_tag(const char *entry, size_t len, char *tag)

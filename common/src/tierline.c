@@ -39,13 +39,11 @@ static int must_escape(unsigned char c)
     return c < 0x20 || c == ' ' || c == '%' || c == 0x7f;
 }
 
+/* A hex digit of a canonical escape: upper case only (one spelling per
+ * identity). */
 static int hexval(char c)
 {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
+    return c >= 'a' && c <= 'f' ? -1 : linefields_hexval(c);
 }
 
 /* IDENTITY: canonical escapes only (%XX for exactly the bytes of
@@ -213,14 +211,5 @@ size_t tierline_escape(const char *s, size_t len, char *out)
 
 size_t tierline_unescape(const char *s, size_t len, char *out)
 {
-    size_t o = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] == '%' && i + 2 < len) {
-            out[o++] = (char)(hexval(s[i + 1]) * 16 + hexval(s[i + 2]));
-            i += 2;
-        } else {
-            out[o++] = s[i];
-        }
-    }
-    return o;
+    return linefields_unescape(s, len, out);
 }

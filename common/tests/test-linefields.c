@@ -47,6 +47,20 @@ START_TEST(utf8_lengths)
 }
 END_TEST
 
+START_TEST(escapes_decode)
+{
+    ck_assert_int_eq(linefields_hexval('0'), 0);
+    ck_assert_int_eq(linefields_hexval('F'), 15);
+    ck_assert_int_eq(linefields_hexval('f'), 15);
+    ck_assert_int_eq(linefields_hexval('g'), -1);
+    ck_assert_int_eq(linefields_hexval('%'), -1);
+    char out[16];
+    size_t n = linefields_unescape("a%20b%00c%25", 12, out);
+    ck_assert_uint_eq(n, 6);
+    ck_assert(memcmp(out, "a b\0c%", 6) == 0);
+}
+END_TEST
+
 Suite *linefields_suite(void)
 {
     Suite *s = suite_create("linefields");
@@ -54,6 +68,7 @@ Suite *linefields_suite(void)
     tcase_add_test(tc, fields_split_on_single_spaces);
     tcase_add_test(tc, integers_are_strict);
     tcase_add_test(tc, utf8_lengths);
+    tcase_add_test(tc, escapes_decode);
     suite_add_tcase(s, tc);
     return s;
 }

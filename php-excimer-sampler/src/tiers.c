@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "linefields.h"
 #include "cpuclock.h"
 #include "php_excimer.h"
 #include "sender.h"
@@ -124,12 +125,17 @@ static void config_apply(void);
 static void decide_tracing(void);
 static void calibrate(void);
 
+static void fns_free(struct tiers_fn *fns, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(fns[i].lc_class);
+        free(fns[i].lc_name);
+    }
+}
+
 static void config_free(struct tiers_config *c)
 {
-    for (int i = 0; i < c->nfns; i++) {
-        free(c->fns[i].lc_class);
-        free(c->fns[i].lc_name);
-    }
+    fns_free(c->fns, c->nfns);
     c->nfns = c->ntiers = 0;
 }
 
@@ -275,10 +281,7 @@ static int registry_index(const char *name)
 static void config_apply(void)
 {
     struct tiers_config *c = &ts.pending;
-    for (int i = 0; i < tiers_rt.nfns; i++) {
-        free(tiers_rt.fns[i].lc_class);
-        free(tiers_rt.fns[i].lc_name);
-    }
+    fns_free(tiers_rt.fns, tiers_rt.nfns);
     tiers_rt.ntiers = c->ntiers;
     memcpy(tiers_rt.names, c->names, sizeof c->names);
     tiers_rt.nfns = ts.switched_off ? 0 : c->nfns;
@@ -656,10 +659,7 @@ void excimer_tiers_module_shutdown(void)
     tiers_hook_module_shutdown();
     aggregates_reset();
     config_free(&ts.pending);
-    for (int i = 0; i < tiers_rt.nfns; i++) {
-        free(tiers_rt.fns[i].lc_class);
-        free(tiers_rt.fns[i].lc_name);
-    }
+    fns_free(tiers_rt.fns, tiers_rt.nfns);
     tiers_rt.nfns = 0;
 }
 
@@ -714,12 +714,6 @@ ZEND_FUNCTION(excimer_tiers_request_id)
     RETURN_STR(smart_str_extract(&s));
 }
 
-static int hex_digit(char c)
-{
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                          : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* t1.<0|1>.<16 hex>.<identity, %XX-escaped>; false when malformed. */
 static bool token_parse(const char *s, size_t len, bool *sampled, char *rid, char *identity,
                         size_t *identity_len)
@@ -730,7 +724,7 @@ static bool token_parse(const char *s, size_t len, bool *sampled, char *rid, cha
     *sampled = s[p] == '1';
     p += 2;
     for (int i = 0; i < 16; i++)
-        if (hex_digit(s[p + i]) < 0)
+        if (linefields_hexval(s[p + i]) < 0)
             return false;
     memcpy(rid, s + p, 16);
     rid[16] = 0;
@@ -742,9 +736,9 @@ static bool token_parse(const char *s, size_t len, bool *sampled, char *rid, cha
         if (n == TIERLINE_IDENTITY_MAX)
             return false;
         if (s[p] == '%') {
-            if (len - p < 3 || hex_digit(s[p + 1]) < 0 || hex_digit(s[p + 2]) < 0)
+            if (len - p < 3 || linefields_hexval(s[p + 1]) < 0 || linefields_hexval(s[p + 2]) < 0)
                 return false;
-            identity[n++] = (char)(hex_digit(s[p + 1]) * 16 + hex_digit(s[p + 2]));
+            identity[n++] = (char)(linefields_hexval(s[p + 1]) * 16 + linefields_hexval(s[p + 2]));
             p += 3;
         } else if (token_char_plain((unsigned char)s[p]))
             identity[n++] = s[p++];

@@ -2,6 +2,7 @@
  * (common/redisconn) or datagrams. See transport.h. */
 #include "transport.h"
 #include "clock.h"
+#include "linefields.h"
 #include "netaddr.h"
 
 #include <errno.h>
@@ -46,14 +47,6 @@ void transport_fail(transport_stats *st, enum transport_error e, long lines, con
 
 /* --- target URIs ----------------------------------------------------------- */
 
-static int hexval(char c)
-{
-    return c >= '0' && c <= '9' ? c - '0'
-         : c >= 'a' && c <= 'f' ? c - 'a' + 10
-         : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                : -1;
-}
-
 /* Copies len bytes of src into dst (size bytes) decoding %XX; -1 when it
  * does not fit, is empty while required, or holds a bad escape or a NUL. */
 static int decode_part(char *dst, size_t size, const char *src, size_t len, int allow_empty)
@@ -64,7 +57,7 @@ static int decode_part(char *dst, size_t size, const char *src, size_t len, int 
         if (c == '%') {
             if (i + 2 >= len)
                 return -1;
-            int hi = hexval(src[i + 1]), lo = hexval(src[i + 2]);
+            int hi = linefields_hexval(src[i + 1]), lo = linefields_hexval(src[i + 2]);
             if (hi < 0 || lo < 0)
                 return -1;
             c = hi * 16 + lo;
