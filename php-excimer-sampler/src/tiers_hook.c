@@ -253,7 +253,7 @@ static void patch_user_function(zend_function *f)
         return; /* patched already (here, or by another worker) */
     bool shared = in_shared_memory(oa->opcodes);
     if (hk.no_user_fns || (shared && protected_shared_memory()))
-        return;
+        return; /* (in_shared_memory() finds out when the maps cannot be read) */
     struct optable *t = shared ? &hk.shared_ops : &hk.private_ops;
     for (uint32_t i = entry + 1; i < oa->last; i++)
         if (is_return(oa->opcodes[i].opcode) && !patch_op(&oa->opcodes[i], OP_EXIT, t))
@@ -265,14 +265,14 @@ full:
     tiers_rt.skipped++;
 }
 
-static int tier_of_name(const zend_class_entry *ce, const zend_string *name)
+/* The tier of method lc_name (lower-cased) of ce, or of function lc_name
+ * when ce is NULL. */
+static int tier_of_name(const zend_class_entry *ce, const zend_string *lc_name)
 {
-    zend_string *lc_name = zend_string_tolower((zend_string *)name);
     zend_string *lc_class = ce ? zend_string_tolower(ce->name) : NULL;
     int tier = tiers_tier_of_name(lc_class ? ZSTR_VAL(lc_class) : NULL,
                                   lc_class ? ZSTR_LEN(lc_class) : 0, ZSTR_VAL(lc_name),
                                   ZSTR_LEN(lc_name));
-    zend_string_release(lc_name);
     if (lc_class)
         zend_string_release(lc_class);
     return tier;
@@ -285,21 +285,25 @@ static int tier_of_name(const zend_class_entry *ce, const zend_string *name)
 static int tier_of(zend_execute_data *ex)
 {
     const zend_function *f = ex->func;
-    const zend_class_entry *called = NULL;
-    if (f->common.scope)
+    const zend_class_entry *scope = f->common.scope, *called = NULL;
+    if (scope)
         called = Z_TYPE(ex->This) == IS_OBJECT ? Z_OBJCE(ex->This) : Z_CE(ex->This);
     for (int i = 0; i < hk.fn_cache_used; i++)
         if (hk.fn_cache[i].opcodes == f->op_array.opcodes && hk.fn_cache[i].called == called)
             return hk.fn_cache[i].tier;
     int tier = -1;
     if (f->common.function_name) {
-        for (const zend_class_entry *ce = called; ce && tier < 0; ce = ce->parent) {
-            tier = tier_of_name(ce, f->common.function_name);
-            if (ce == f->common.scope || !(ce->ce_flags & ZEND_ACC_LINKED))
-                break;
+        zend_string *lc_name = zend_string_tolower(f->common.function_name);
+        bool scope_seen = false;
+        for (const zend_class_entry *ce = called; ce && tier < 0 && !scope_seen; ce = ce->parent) {
+            tier = tier_of_name(ce, lc_name);
+            scope_seen = ce == scope;
+            if (!(ce->ce_flags & ZEND_ACC_LINKED))
+                break; /* parent is still a name */
         }
-        if (tier < 0 && (!called || called != f->common.scope))
-            tier = tier_of_name(f->common.scope, f->common.function_name);
+        if (tier < 0 && !scope_seen)
+            tier = tier_of_name(scope, lc_name);
+        zend_string_release(lc_name);
     }
     if (hk.fn_cache_used < FN_CACHE) {
         hk.fn_cache[hk.fn_cache_used].opcodes = f->op_array.opcodes;
