@@ -98,6 +98,7 @@ static struct {
     uint64_t request_start, segment_start;   /* cpuclock ticks */
     char request_id[17];
     bool sampled;                            /* the sampling decision (a token carries it) */
+    bool sampled_known;                      /* made for this request yet */
     /* breaker */
     bool paused;
     double resume_at, window_began;
@@ -551,10 +552,13 @@ static void control_read(const char *path)
 
 /* At most once a second: the control file's first word, when it changed.
  * No file: on. */
-static void control_check(double now)
+static void control_check(void)
 {
     const char *path = EXCIMER_G(tiers_control);
-    if (!path || !*path || now < ts.next_control_check)
+    if (!path || !*path)
+        return;
+    double now = clock_mono();
+    if (now < ts.next_control_check)
         return;
     ts.next_control_check = now + 1.0;
     struct stat st;
@@ -594,26 +598,39 @@ static void set_identity(const char *s, size_t len)
     ts.id_slot = -1;
 }
 
-static void decide_tracing(void)
+/* 1 in excimer.tiers_sample requests; made when first needed, so a request
+ * of a process without tiers draws no number. */
+static bool request_sampled(void)
 {
-    tiers_rt.tracing = ts.configured && !ts.switched_off && !ts.paused && ts.sampled;
+    if (!ts.sampled_known) {
+        zend_long n = EXCIMER_G(tiers_sample);
+        ts.sampled = n >= 1 && (n == 1 || timerlib_random() * (double)n < 1.0);
+        ts.sampled_known = true;
+    }
+    return ts.sampled;
 }
 
+static void decide_tracing(void)
+{
+    tiers_rt.tracing = ts.configured && !ts.switched_off && !ts.paused && request_sampled();
+}
+
+/* Without tiers (nothing configured, no switch file) a request costs a few
+ * stores here: no clock read, no random number. */
 void excimer_tiers_request_start(void)
 {
-    double now = clock_mono();
     ts.in_request = true;
     set_identity(UNDEFINED, strlen(UNDEFINED));
     ts.request_id[0] = 0;
-    zend_long n = EXCIMER_G(tiers_sample);
-    ts.sampled = n >= 1 && (n == 1 || timerlib_random() * (double)n < 1.0);
-    control_check(now);
+    ts.sampled_known = false;
+    control_check();
     if (ts.pending_changed)
         config_apply();
     if (!ts.configured) {
         tiers_rt.tracing = false;
         return;
     }
+    double now = clock_mono();
     ts.request_start = ts.segment_start = cpuclock_ticks();
     breaker_maybe_resume(now);
     if (!ts.window_began)
@@ -696,7 +713,7 @@ ZEND_FUNCTION(excimer_tiers_request_id)
         new_request_id();
     smart_str s = {0};
     smart_str_appends(&s, TOKEN_PREFIX);
-    smart_str_appendc(&s, ts.sampled ? '1' : '0');
+    smart_str_appendc(&s, request_sampled() ? '1' : '0');
     smart_str_appendc(&s, '.');
     smart_str_appends(&s, ts.request_id);
     smart_str_appendc(&s, '.');
@@ -770,6 +787,7 @@ ZEND_FUNCTION(excimer_tiers_continue)
     memcpy(ts.request_id, rid, sizeof rid);
     bool was_traced = tiers_rt.tracing;
     ts.sampled = sampled;
+    ts.sampled_known = true;
     decide_tracing();
     if (tiers_rt.tracing && !was_traced)
         ts.traced++;
