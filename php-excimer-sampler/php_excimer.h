@@ -110,6 +110,10 @@ struct transport_target;
 int excimer_target_for(const char *own_uri, const char *own_ini, const char *key,
                        struct transport_target *t);
 
+/* This host's name as a field of a line (runs, tier aggregates): space,
+ * control bytes and DEL become '_'. */
+void excimer_host_field(char *host, size_t len);
+
 /* Request tiers (src/tiers.c). */
 ZEND_INI_MH(excimer_tiers_on_update);
 const zend_function_entry *excimer_tiers_functions(void);

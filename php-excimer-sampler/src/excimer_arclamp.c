@@ -41,6 +41,8 @@
 #include "stack_store.h"
 #include "transport.h"
 
+#include <unistd.h>
+
 /* True when `line` starts with the frame `entry` ("entry;..." or "entry N"). */
 static int starts_with_frame(const char *line, size_t len, const char *entry, size_t elen)
 {
@@ -243,4 +245,14 @@ int excimer_target_for(const char *own_uri, const char *own_ini, const char *key
     if (t->kind == TRANSPORT_REDIS_PUBLISH || t->kind == TRANSPORT_REDIS_XADD)
         snprintf(t->key, sizeof t->key, "%s", key);
     return 0;
+}
+
+void excimer_host_field(char *host, size_t len)
+{
+    if (gethostname(host, len - 1) < 0)
+        snprintf(host, len, "unknown");
+    host[len - 1] = '\0';
+    for (unsigned char *p = (unsigned char *)host; *p; p++)
+        if (*p <= ' ' || *p == 0x7f)
+            *p = '_';
 }

@@ -107,12 +107,8 @@ static int by_wt_descending(Bucket *a, Bucket *b)
 /* The run as lines of the wire format; *nlines counts them. */
 static zend_string *run_lines(zval *run, const char *runid, const char *entry, size_t *nlines)
 {
-    char host[256] = "unknown";
-    gethostname(host, sizeof host - 1);
-    for (char *h = host; *h; h++) {
-        if (*h == ' ' || (unsigned char)*h < 0x21)
-            *h = '_';
-    }
+    char host[256];
+    excimer_host_field(host, sizeof host);
     unsigned flags = excimer_hprof_flags_of_ini(EXCIMER_G(hprof_flags));
     smart_str s = {0};
     smart_str_append_printf(&s, "xhprof/1 %s begin %lld %s wt%s%s%s ", runid,

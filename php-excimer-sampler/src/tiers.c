@@ -403,11 +403,8 @@ static void append_agg_line(strbuf *sb, const char *head, const struct identity 
  * tier). Returns the number of lines. */
 static size_t format_lines(strbuf *sb, long long now)
 {
-    char host[256] = "localhost", head[400];
-    gethostname(host, sizeof host - 1);
-    for (char *p = host; *p; p++)
-        if (*p <= ' ' || *p == 0x7f)
-            *p = '_';
+    char host[256], head[400];
+    excimer_host_field(host, sizeof host);
     snprintf(head, sizeof head, "%lld %lld %s %ld", ts.window_start, now, host, (long)getpid());
     strbuf_appendf(sb, "tiers/1 status %s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %d %" PRIu64 "\n",
                    head, ts.requests, ts.traced, ts.trips_w, ts.resumes_w, ts.paused ? 1 : 0,
