@@ -10,6 +10,7 @@
 #include "ext/standard/info.h"
 
 #include "php_excimer.h"
+#include "hooks.h"
 #include "hprof.h"
 #include "sender.h"
 #include "timerlib.h"
@@ -191,8 +192,12 @@ static PHP_MINIT_FUNCTION(excimer)
     timerlib_module_init();
     sender_module_init();
     excimer_tiers_module_init();
-    if (EXCIMER_G(hprof_sample_rate) > 0)
+    if (EXCIMER_G(hprof_sample_rate) > 0) {
+        if (!EXCIMER_G(hprof_enabled))
+            php_error_docref(NULL, E_WARNING, "excimer.hprof_sample_rate needs excimer.hprof = 1: "
+                             "no request will be profiled hierarchically");
         excimer_hprof_register(); /* zero-code runs need the observers */
+    }
     return SUCCESS;
 }
 
@@ -201,6 +206,7 @@ static PHP_MSHUTDOWN_FUNCTION(excimer)
     excimer_tiers_module_shutdown(); /* the last aggregates, to the sender */
     sender_module_shutdown(); /* what is queued is delivered first */
     timerlib_module_shutdown();
+    excimer_hooks_module_shutdown();
     UNREGISTER_INI_ENTRIES();
     return SUCCESS;
 }
@@ -210,6 +216,7 @@ static PHP_RINIT_FUNCTION(excimer)
 #if defined(ZTS) && defined(COMPILE_DL_EXCIMER)
     ZEND_TSRMLS_CACHE_UPDATE();
 #endif
+    excimer_hooks_request_start();
     excimer_arclamp_request_start();
     excimer_hprof_collect_request_start();
     excimer_tiers_request_start();

@@ -36,6 +36,9 @@ static zend_object_handlers excimer_log_entry_handlers;
 typedef struct excimer_log_obj {
     excimer_log_data data;  /* the samples; valid from create_object to free_obj */
     zend_long iter_pos;     /* Iterator position (entry index) */
+    zval current;           /* current()'s entry at iter_pos, kept until the position moves
+                               (current() twice is the same object, as in the original);
+                               IS_UNDEF when not made */
     zend_object std;
 } excimer_log_obj;
 
@@ -74,16 +77,35 @@ static zend_object *excimer_log_create_object(zend_class_entry *ce)
     stack_store_init(&log->data, EXCIMER_G(default_max_depth), current_max_entries(), 0.0,
                      clock_mono());
     log->iter_pos = 0;
+    ZVAL_UNDEF(&log->current);
     zend_object_std_init(&log->std, ce);
     object_properties_init(&log->std, ce);
     log->std.handlers = &excimer_log_handlers;
     return &log->std;
 }
 
+/* The position moved: current()'s entry is another one. */
+static void excimer_log_forget_current(excimer_log_obj *log)
+{
+    zval_ptr_dtor(&log->current);
+    ZVAL_UNDEF(&log->current);
+}
+
 static void excimer_log_free_object(zend_object *obj)
 {
+    excimer_log_forget_current(log_from_obj(obj));
     stack_store_destroy(&log_from_obj(obj)->data);
     zend_object_std_dtor(obj);
+}
+
+/* The kept entry holds the log, and the log the entry: a cycle the
+ * collector must see. */
+static HashTable *excimer_log_get_gc(zend_object *obj, zval **table, int *n)
+{
+    excimer_log_obj *log = log_from_obj(obj);
+    *table = Z_TYPE(log->current) == IS_UNDEF ? NULL : &log->current;
+    *n = Z_TYPE(log->current) == IS_UNDEF ? 0 : 1;
+    return zend_std_get_properties(obj);
 }
 
 zend_object *excimer_log_create(zend_long max_depth, zend_long max_entries, double period,
@@ -276,7 +298,10 @@ ZEND_METHOD(ExcimerLog, getEventCount)
 ZEND_METHOD(ExcimerLog, current)
 {
     ZEND_PARSE_PARAMETERS_NONE();
-    excimer_log_entry_make(return_value, Z_OBJ_P(ZEND_THIS), THIS_LOG()->iter_pos);
+    excimer_log_obj *log = THIS_LOG();
+    if (Z_TYPE(log->current) == IS_UNDEF)
+        excimer_log_entry_make(&log->current, Z_OBJ_P(ZEND_THIS), log->iter_pos);
+    RETURN_COPY(&log->current);
 }
 
 ZEND_METHOD(ExcimerLog, key)
@@ -293,12 +318,14 @@ ZEND_METHOD(ExcimerLog, next)
 {
     ZEND_PARSE_PARAMETERS_NONE();
     THIS_LOG()->iter_pos++;
+    excimer_log_forget_current(THIS_LOG());
 }
 
 ZEND_METHOD(ExcimerLog, rewind)
 {
     ZEND_PARSE_PARAMETERS_NONE();
     THIS_LOG()->iter_pos = 0;
+    excimer_log_forget_current(THIS_LOG());
 }
 
 ZEND_METHOD(ExcimerLog, valid)
@@ -443,6 +470,7 @@ void excimer_log_classes_register(void)
     excimer_log_handlers.offset = XtOffsetOf(excimer_log_obj, std);
     excimer_log_handlers.free_obj = excimer_log_free_object;
     excimer_log_handlers.clone_obj = excimer_log_clone_object;
+    excimer_log_handlers.get_gc = excimer_log_get_gc;
     /* Set after the interfaces: Iterator would install the user-method one. */
     excimer_log_ce->get_iterator = excimer_log_get_iterator;
 

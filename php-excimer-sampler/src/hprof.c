@@ -1,22 +1,7 @@
-/* hprof.c: the hierarchical profiler (see hprof.h).
- *
- * A run keeps:
- *   names  — one per function (keyed by its code: the op_array's opcodes or
- *            the internal function), formatted once: "Class::method",
- *            "run_init::file", "eval::file(1) : eval()'d code", "load::file"
- *   frames — the calls in progress, a pool of records linked to their
- *            caller; a Fiber's calls hang below the call that started it,
- *            and a switch swaps which chain is current (fiber observer)
- *   arcs   — (parent name, its recursion level, child name, its level) ->
- *            sums of ct, wt, cpu, mu, pmu, allocations; at most
- *            excimer.hprof_max_arcs, past which calls add to the one arc
- *            "main()==>(arcs over excimer.hprof_max_arcs)"
- * Nothing else grows with the number of calls. The tables are malloc'd,
- * not emalloc'd: the profiler's own memory stays out of the mu and pmu it
- * measures (and out of memory_limit; excimer.hprof_max_arcs bounds it).
- * Times are TSC ticks (or
- * CLOCK_MONOTONIC ns), converted to µs at stop with the rate measured over
- * the run itself. */
+/* hprof.c: the hierarchical profiler (hprof.h): observing calls and
+ * compiles, and keeping a run's tables (hprof_run.h). Times are TSC ticks
+ * (or CLOCK_MONOTONIC ns), converted to µs at stop (hprof_output.c) with
+ * the rate measured over the run itself. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -29,80 +14,17 @@
 #include "php_excimer.h"
 #include "clock.h"
 #include "cpuclock.h"
+#include "hooks.h"
 #include "hprof.h"
+#include "hprof_run.h"
+#include "strbuf.h"
 
 #define HPROF_OVERFLOW_NAME "(arcs over excimer.hprof_max_arcs)"
-#define NO_FRAME 0u               /* frames[0]: the parent of main() */
-#define NO_NAME UINT32_MAX        /* its name: an arc from it is "main()" itself */
-
-typedef struct hprof_name {
-    uintptr_t key;               /* opcodes / internal function / 0 for load:: */
-    const void *tag;             /* function_name or filename pointer: tells reused code apart */
-    zend_string *name;
-    uint32_t active;             /* calls of it in progress (its recursion level) */
-    bool ignored;
-    /* the arc it was last the child of: most calls repeat their caller */
-    uint32_t last_arc, last_pname, last_plevel, last_level;
-} hprof_name;
-
-typedef struct hprof_frame {
-    const zend_execute_data *ex; /* the call observed (NULL: main(), load::) */
-    uint32_t parent;             /* the caller's frame, NO_FRAME for main() */
-    uint32_t name, level;
-    uint32_t pname, plevel;      /* the caller's, kept: a Fiber's first call outlives
-                                    the frame of the Fiber::start() that began it */
-    uint64_t t0, c0;             /* ticks, CPU ns at entry */
-    int64_t mu0, pmu0, na0, nf0, aa0;
-} hprof_frame;
-
-typedef struct hprof_arc {
-    uint32_t pname, plevel, cname, clevel;   /* pname NO_NAME: "main()" itself */
-    int64_t ct, wt, cpu, mu, pmu, na, nf, aa;
-} hprof_arc;
-
-typedef struct hprof_table {     /* open addressing: 64-bit key -> index + 1 */
-    uint64_t *keys;
-    uint32_t *values;
-    uint32_t size, used;
-} hprof_table;
-
-typedef struct hprof_fiber {     /* a suspended chain of calls */
-    zend_fiber_context *context;
-    uint32_t top;
-} hprof_fiber;
-
-struct hprof {
-    bool running, sampling;
-    uint32_t generation;         /* tokens of an earlier run are ignored */
-    uint32_t run;                /* run_number at start: tags the names cached in functions */
-    unsigned flags;
-    HashTable *ignored;          /* names made transparent, or NULL */
-    hprof_name *names;
-    uint32_t nnames, names_cap;
-    hprof_table name_index;
-    hprof_frame *frames;         /* frames[0] unused */
-    uint32_t nframes, frames_cap, free_frame;
-    uint32_t top;                /* the current call's frame */
-    uint32_t main_name;
-    hprof_arc *arcs;
-    uint32_t narcs, arcs_cap, max_arcs, overflow_arc;
-    hprof_table arc_index;
-    hprof_fiber *fibers;
-    uint32_t nfibers, fibers_cap;
-    uint64_t start_ticks;
-    double start_mono, start_wall;
-    cpuclock cpu;
-    int64_t na, nf, aa;          /* allocations so far (HPROF_ALLOC) */
-    /* sampling mode: grid points on CLOCK_MONOTONIC, in seconds */
-    double next_sample, sample_every;
-    zend_long sample_depth;
-    zval samples;
-};
-
+#define HPROF_NAMES_TRANSPARENT_FILES (HPROF_NAMES_XHPROF | HPROF_NAMES_TIDEWAYS)
 
 /* Our slot in every function's run-time cache (reserved at MINIT): the
  * function's name id in this run, tagged with the run's number, so that a
- * call finds its name without a lookup. Process-wide like the slot. */
+ * call finds its name without formatting it. Process-wide like the slot. */
 static int name_slot = -1;
 static uint32_t run_number;
 
@@ -164,7 +86,7 @@ static bool is_ignored(const struct hprof *h, zend_string *name)
     return h->ignored && zend_hash_exists(h->ignored, name);
 }
 
-static uint32_t name_add(struct hprof *h, uintptr_t key, const void *tag, zend_string *name)
+static uint32_t name_add(struct hprof *h, zend_string *name, const zend_class_entry *scope)
 {
     if (h->nnames == h->names_cap) {
         h->names_cap = h->names_cap ? h->names_cap * 2 : 256;
@@ -172,18 +94,35 @@ static uint32_t name_add(struct hprof *h, uintptr_t key, const void *tag, zend_s
     }
     uint32_t id = h->nnames++;
     hprof_name *n = &h->names[id];
-    n->key = key;
-    n->tag = tag;
     n->name = name;
+    n->scope = scope;
     n->active = 0;
     n->ignored = id != h->main_name && is_ignored(h, name);
     n->last_arc = UINT32_MAX;
-    if (key)
-        table_put(&h->name_index, key, id + 1);
+    table_put(&h->name_index, ZSTR_HASH(name), id + 1);
     return id;
 }
 
-/* The XHProf name of a function being called. */
+/* The id of a printed name (taken over: released when it is known). Names
+ * are few (one per function called), and a call finds its own in the
+ * function's run-time cache: a lookup here is rare. */
+static uint32_t name_intern(struct hprof *h, zend_string *name, const zend_class_entry *scope)
+{
+    uint64_t key = ZSTR_HASH(name);
+    uint32_t i = table_slot(key, h->name_index.size), v;
+    while ((v = h->name_index.values[i])) {
+        if (h->name_index.keys[i] == key && zend_string_equals(h->names[v - 1].name, name)) {
+            zend_string_release(name);
+            return v - 1;
+        }
+        i = (i + 1) & (h->name_index.size - 1);
+    }
+    return name_add(h, name, scope);
+}
+
+/* The XHProf name of a function being called: Class::method with the
+ * class the method belongs to (a trait's method: the class using the trait
+ * it was called through, as each using class has its own copy). */
 static zend_string *function_name(const zend_function *func)
 {
     if (func->common.function_name) {
@@ -199,19 +138,21 @@ static zend_string *function_name(const zend_function *func)
     return zend_strpprintf(0, "run_init::%s", file);
 }
 
-static zend_always_inline uint32_t name_of(struct hprof *h, const zend_function *func)
+/* The name of a call, from the function's run-time cache when it was
+ * named in this run. Copies of a function with another class can share the
+ * cache (a closure rebound by Closure::bind()): the class is checked too. */
+static zend_always_inline uint32_t name_cached(struct hprof *h, const zend_function *func)
 {
-    uintptr_t key = ZEND_USER_CODE(func->type) ? (uintptr_t)func->op_array.opcodes
-                                               : (uintptr_t)func;
-    const void *tag = func->common.function_name ? (const void *)func->common.function_name
-                                                 : (const void *)func->op_array.filename;
-    uint32_t i = table_slot(key, h->name_index.size), v;
-    while ((v = h->name_index.values[i])) {
-        if (h->name_index.keys[i] == key && h->names[v - 1].tag == tag)
-            return v - 1;
-        i = (i + 1) & (h->name_index.size - 1);
+    void **slot = &ZEND_OP_ARRAY_EXTENSION(&func->common, name_slot);
+    uintptr_t cached = (uintptr_t)*slot;
+    if (cached && (uint32_t)(cached >> 32) == h->run) {
+        uint32_t name = (uint32_t)cached - 1;
+        if (EXPECTED(h->names[name].scope == func->common.scope))
+            return name;
     }
-    return name_add(h, key, tag, function_name(func));
+    uint32_t name = name_intern(h, function_name(func), func->common.scope);
+    *slot = (void *)(((uintptr_t)h->run << 32) | (name + 1));
+    return name;
 }
 
 /* ---- arcs ------------------------------------------------------------------- */
@@ -253,8 +194,8 @@ static hprof_arc *arc_of(struct hprof *h, uint32_t pname, uint32_t plevel, uint3
     }
     if (h->narcs >= h->max_arcs) {
         if (h->overflow_arc == UINT32_MAX) {
-            uint32_t over = name_add(h, 0, NULL, zend_string_init(HPROF_OVERFLOW_NAME,
-                                     sizeof(HPROF_OVERFLOW_NAME) - 1, 0));
+            uint32_t over = name_intern(h, zend_string_init(HPROF_OVERFLOW_NAME,
+                                        sizeof(HPROF_OVERFLOW_NAME) - 1, 0), NULL);
             h->overflow_arc = arc_new(h, h->main_name, 0, over, 0,
                                       arc_hash_key(h->main_name, 0, over, 0));
         }
@@ -274,9 +215,9 @@ static zend_always_inline void read_metrics(struct hprof *h, hprof_frame *f)
     if (fl & HPROF_PMU)
         f->pmu0 = (int64_t)zend_memory_peak_usage(0);
     if (fl & HPROF_ALLOC) {
-        f->na0 = h->na;
-        f->nf0 = h->nf;
-        f->aa0 = h->aa;
+        f->na0 = h->alloc.na;
+        f->nf0 = h->alloc.nf;
+        f->aa0 = h->alloc.aa;
     }
     if (fl & HPROF_CPU)
         f->c0 = cpuclock_now(&h->cpu);
@@ -296,9 +237,9 @@ static zend_always_inline void add_metrics(struct hprof *h, const hprof_frame *f
     if (fl & HPROF_PMU)
         a->pmu += (int64_t)zend_memory_peak_usage(0) - f->pmu0;
     if (fl & HPROF_ALLOC) {
-        a->na += h->na - f->na0;
-        a->nf += h->nf - f->nf0;
-        a->aa += h->aa - f->aa0;
+        a->na += h->alloc.na - f->na0;
+        a->nf += h->alloc.nf - f->nf0;
+        a->aa += h->alloc.aa - f->aa0;
     }
 }
 
@@ -421,16 +362,9 @@ static void observe_begin(zend_execute_data *ex)
     const zend_function *func = ex->func;
     if ((h->flags & HPROF_NO_BUILTINS) && func->type == ZEND_INTERNAL_FUNCTION)
         return;
-    void **slot = &ZEND_OP_ARRAY_EXTENSION(&func->common, name_slot);
-    uintptr_t cached = (uintptr_t)*slot;
-    uint32_t name;
-    if (cached && (uint32_t)(cached >> 32) == h->run) {
-        name = (uint32_t)cached - 1;
-    } else {
-        name = name_of(h, func);
-        *slot = (void *)(((uintptr_t)h->run << 32) | (name + 1));
-    }
-    if (call_enter(h, name))
+    if (!func->common.function_name && (h->flags & HPROF_NAMES_TRANSPARENT_FILES))
+        return; /* a file's top-level code, eval()'d code: the includer's */
+    if (call_enter(h, name_cached(h, func)))
         h->frames[h->top].ex = ex;
 }
 
@@ -456,8 +390,6 @@ static zend_observer_fcall_handlers observe_init(zend_execute_data *ex)
         return (zend_observer_fcall_handlers){observe_begin, observe_end};
     return (zend_observer_fcall_handlers){NULL, NULL};
 }
-
-static bool observer_registered;
 
 /* Adds (or removes) our handlers on a function whose observers were
  * decided already (its first call came before this run). */
@@ -491,51 +423,48 @@ static void observe_all(bool add)
     } ZEND_HASH_FOREACH_END();
 }
 
-static uint32_t load_name(struct hprof *h, zend_file_handle *fh)
+/* What PECL xhprof prints of a path: its last two components
+ * ("/srv/w/includes/Setup.php" is "includes/Setup.php"), or all of it. */
+static const char *last_two_components(const char *path)
 {
-    zend_string *name = zend_strpprintf(0, "load::%s", fh->filename ? ZSTR_VAL(fh->filename) : "");
-    for (uint32_t i = 0; i < h->nnames; i++) { /* few files: a scan is fine */
-        if (h->names[i].key == 0 && zend_string_equals(h->names[i].name, name)) {
-            zend_string_release(name);
-            return i;
-        }
-    }
-    return name_add(h, 0, NULL, name);
+    int slashes = 0;
+    for (const char *p = path + strlen(path); p-- > path;)
+        if (*p == '/' && ++slashes == 2)
+            return p + 1;
+    return path;
 }
 
-/* The engine's compile hook is a process-wide pointer: what was there
- * before ours, to call through and to put back at stop. */
-static zend_op_array *(*prev_compile_file)(zend_file_handle *, int);
+static bool compiles_named(const struct hprof *h)
+{
+    return h && h->running && !h->sampling && !(h->flags & HPROF_NAMES_TIDEWAYS);
+}
 
-static zend_op_array *hprof_compile_file(zend_file_handle *fh, int type)
+/* Compiling an included file: load::FILE (the token of its call, or 0). */
+static uint64_t hprof_file_begin(zend_file_handle *fh)
 {
     struct hprof *h = EXCIMER_G(hprof);
-    uint64_t token = 0;
-    if (h && h->running && !h->sampling)
-        token = call_enter(h, load_name(h, fh));
-    zend_op_array *op_array = prev_compile_file(fh, type);
-    if (token)
+    if (!compiles_named(h))
+        return 0;
+    const char *file = fh->filename ? ZSTR_VAL(fh->filename) : "";
+    if (h->flags & HPROF_NAMES_XHPROF)
+        file = last_two_components(file);
+    return call_enter(h, name_intern(h, zend_strpprintf(0, "load::%s", file), NULL));
+}
+
+/* Compiling eval()'d code: PECL xhprof's eval::FILE(LINE) : eval()'d code. */
+static uint64_t hprof_string_begin(const char *filename)
+{
+    struct hprof *h = EXCIMER_G(hprof);
+    if (!compiles_named(h) || !(h->flags & HPROF_NAMES_XHPROF))
+        return 0;
+    return call_enter(h, name_intern(h, zend_strpprintf(0, "eval::%s", filename), NULL));
+}
+
+static void hprof_compile_end(uint64_t token)
+{
+    struct hprof *h = EXCIMER_G(hprof);
+    if (token && h)
         call_leave(h, token);
-    return op_array;
-}
-
-static void hooks_install(void)
-{
-    observe_all(true);
-    if (zend_compile_file != hprof_compile_file) {
-        prev_compile_file = zend_compile_file;
-        zend_compile_file = hprof_compile_file;
-    }
-}
-
-/* Takes our handlers off every function, and puts the compile hook back
- * unless another extension hooked on top of it meanwhile (then ours stays,
- * idle: it only calls through). */
-static void hooks_remove(void)
-{
-    observe_all(false);
-    if (zend_compile_file == hprof_compile_file)
-        zend_compile_file = prev_compile_file;
 }
 
 /* ---- fibers --------------------------------------------------------------------- */
@@ -572,65 +501,6 @@ static void fiber_destroy(zend_fiber_context *context)
             return;
         }
     }
-}
-
-/* ---- allocation counts -------------------------------------------------------- */
-
-/* The heap's handlers before ours (HPROF_ALLOC), per request. */
-static void *(*prev_malloc)(size_t);
-static void (*prev_free)(void *);
-static void *(*prev_realloc)(void *, size_t);
-
-
-static void counting_free(void *p)
-{
-    struct hprof *h = EXCIMER_G(hprof);
-    if (p)
-        h->nf++;
-    if (prev_free)
-        prev_free(p);
-    else
-        zend_mm_free(zend_mm_get_heap(), p);
-}
-
-static void *counting_realloc(void *p, size_t size)
-{
-    struct hprof *h = EXCIMER_G(hprof);
-    h->na++;
-    h->aa += (int64_t)size;
-    if (p)
-        h->nf++;
-    return prev_realloc ? prev_realloc(p, size) : zend_mm_realloc(zend_mm_get_heap(), p, size);
-}
-
-static void *counting_malloc_plain(size_t size)
-{
-    struct hprof *h = EXCIMER_G(hprof);
-    h->na++;
-    h->aa += (int64_t)size;
-    return prev_malloc ? prev_malloc(size) : zend_mm_alloc(zend_mm_get_heap(), size);
-}
-
-static bool alloc_hooked;
-
-static void alloc_install(void)
-{
-    zend_mm_heap *heap = zend_mm_get_heap();
-    prev_malloc = NULL;
-    prev_free = NULL;
-    prev_realloc = NULL;
-    if (zend_mm_is_custom_heap(heap))
-        zend_mm_get_custom_handlers(heap, &prev_malloc, &prev_free, &prev_realloc);
-    zend_mm_set_custom_handlers(heap, counting_malloc_plain, counting_free, counting_realloc);
-    alloc_hooked = true;
-}
-
-static void alloc_remove(void)
-{
-    if (!alloc_hooked)
-        return;
-    zend_mm_set_custom_handlers(zend_mm_get_heap(), prev_malloc, prev_free, prev_realloc);
-    alloc_hooked = false;
 }
 
 /* ---- runs ----------------------------------------------------------------------- */
@@ -689,15 +559,20 @@ static HashTable *ignored_copy(HashTable *ignored)
     return set;
 }
 
-static zend_result run_begin(unsigned flags, HashTable *ignored, bool sampling)
+/* Whether a run may start: the mode is on, and none is going on (a second
+ * *_enable() changes nothing, as with the originals). */
+static bool run_may_begin(void)
 {
-    if (!observer_registered) {
+    if (!excimer_hooks_observing_calls()) {
         php_error_docref(NULL, E_WARNING, "the hierarchical profiler is off (excimer.hprof = 0)");
-        return FAILURE;
+        return false;
     }
+    return !excimer_hprof_running();
+}
+
+static void run_begin(unsigned flags, HashTable *ignored, bool sampling)
+{
     struct hprof *h = hprof_get();
-    if (h->running)
-        alloc_remove();
     hprof_reset(h);
     h->flags = flags;
     h->sampling = sampling;
@@ -711,101 +586,46 @@ static zend_result run_begin(unsigned flags, HashTable *ignored, bool sampling)
     frame_alloc(h); /* frame 0, NO_FRAME */
     h->frames[NO_FRAME].name = NO_NAME;
     h->frames[NO_FRAME].level = 0;
-    h->main_name = name_add(h, 0, NULL, zend_string_init("main()", sizeof("main()") - 1, 0));
+    h->main_name = name_add(h, zend_string_init("main()", sizeof("main()") - 1, 0), NULL);
     if (flags & HPROF_CPU)
         cpuclock_open(&h->cpu, NULL, 0);
     if (flags & HPROF_ALLOC)
-        alloc_install();
+        excimer_hooks_count_allocations(&h->alloc);
     h->start_mono = clock_mono();
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     h->start_wall = (double)ts.tv_sec + ts.tv_nsec / 1e9;
     h->running = true;
-    hooks_install();
+    observe_all(true);
     h->start_ticks = cpuclock_ticks();
     h->top = NO_FRAME;
+    /* main()'s own arc first: past excimer.hprof_max_arcs the run is still
+     * rooted at main() */
+    arc_of(h, NO_NAME, 0, h->main_name, 0);
     call_enter(h, h->main_name);
-    return SUCCESS;
 }
 
-static void add_metric(zval *arr, const char *key, int64_t v)
-{
-    add_assoc_long_ex(arr, key, strlen(key), (zend_long)v);
-}
-
-static zend_string *level_name(const struct hprof *h, uint32_t name, uint32_t level)
-{
-    if (level == 0)
-        return zend_string_copy(h->names[name].name);
-    return zend_strpprintf(0, "%s@%u", ZSTR_VAL(h->names[name].name), level);
-}
-
-/* One arc as XHProf's array: ct, wt and what the flags asked for. */
-static void arc_values(const struct hprof *h, const hprof_arc *a, double us_per_tick, zval *out)
-{
-    unsigned fl = h->flags;
-    array_init(out);
-    add_metric(out, "ct", a->ct);
-    add_metric(out, "wt", (int64_t)((double)a->wt * us_per_tick + 0.5));
-    if (fl & HPROF_CPU)
-        add_metric(out, "cpu", (a->cpu + 500) / 1000);
-    if (fl & HPROF_MU)
-        add_metric(out, "mu", (fl & HPROF_ALLOC_AS_MU) ? a->aa : a->mu);
-    if (fl & HPROF_PMU)
-        add_metric(out, "pmu", a->pmu);
-    if (fl & HPROF_ALLOC) {
-        add_metric(out, "mem.na", a->na);
-        add_metric(out, "mem.nf", a->nf);
-        add_metric(out, "mem.aa", a->aa);
-    }
-}
-
-/* Closes every call still in progress (main() last) at this moment. */
-static void close_open_calls(struct hprof *h)
+void hprof_close_open_calls(struct hprof *h)
 {
     while (h->top != NO_FRAME)
         call_leave(h, ((uint64_t)h->generation << 32) | h->top);
 }
 
-static void hierarchical_result(struct hprof *h, zval *rv)
-{
-    double tps = cpuclock_ticks_per_second(h->start_ticks, h->start_mono, cpuclock_ticks(),
-                                           clock_mono());
-    double us_per_tick = 1e6 / tps;
-    array_init_size(rv, h->narcs);
-    zval main_values;
-    ZVAL_UNDEF(&main_values);
-    for (uint32_t i = 0; i < h->narcs; i++) {
-        const hprof_arc *a = &h->arcs[i];
-        zval v;
-        arc_values(h, a, us_per_tick, &v);
-        if (a->pname == NO_NAME) {
-            ZVAL_COPY_VALUE(&main_values, &v); /* main() goes last, as XHProf's */
-            continue;
-        }
-        zend_string *p = level_name(h, a->pname, a->plevel);
-        zend_string *c = level_name(h, a->cname, a->clevel);
-        zend_string *key = zend_strpprintf(0, "%s==>%s", ZSTR_VAL(p), ZSTR_VAL(c));
-        zend_symtable_update(Z_ARRVAL_P(rv), key, &v);
-        zend_string_release(key);
-        zend_string_release(p);
-        zend_string_release(c);
-    }
-    if (Z_TYPE(main_values) != IS_UNDEF)
-        zend_hash_str_update(Z_ARRVAL_P(rv), "main()", sizeof("main()") - 1, &main_values);
-}
-
 static void run_end(struct hprof *h)
 {
     h->running = false;
-    alloc_remove();
-    hooks_remove();
+    if (h->flags & HPROF_ALLOC)
+        excimer_hooks_count_allocations(NULL);
+    observe_all(false);
     hprof_reset(h);
 }
 
 zend_result excimer_hprof_start(unsigned flags, HashTable *ignored)
 {
-    return run_begin(flags, ignored, false);
+    if (!run_may_begin())
+        return excimer_hooks_observing_calls() ? SUCCESS : FAILURE;
+    run_begin(flags, ignored, false);
+    return SUCCESS;
 }
 
 zend_result excimer_hprof_start_with_options(unsigned flags, HashTable *options)
@@ -824,22 +644,44 @@ zend_result excimer_hprof_start_with_options(unsigned flags, HashTable *options)
                                           ? Z_ARRVAL_P(ignored) : NULL);
 }
 
-void excimer_hprof_stop(zval *rv)
+/* The hierarchical run going on, or NULL. */
+static struct hprof *hierarchical_run(void)
 {
     struct hprof *h = EXCIMER_G(hprof);
-    if (!h || !h->running || h->sampling) {
+    return h && h->running && !h->sampling ? h : NULL;
+}
+
+void excimer_hprof_stop(zval *rv)
+{
+    struct hprof *h = hierarchical_run();
+    if (!h) {
         ZVAL_NULL(rv);
         return;
     }
-    close_open_calls(h);
-    hierarchical_result(h, rv);
+    hprof_close_open_calls(h);
+    hprof_result_array(h, rv);
     run_end(h);
 }
 
-zend_result excimer_hprof_sample_start(double interval, zend_long depth)
+size_t excimer_hprof_stop_lines(strbuf *sb, const char *runid, const char *entry,
+                                size_t max_bytes, uint64_t *left_out, zval *array)
 {
-    if (run_begin(0, NULL, true) == FAILURE)
-        return FAILURE;
+    struct hprof *h = hierarchical_run();
+    if (!h)
+        return 0;
+    hprof_close_open_calls(h);
+    if (array)
+        hprof_result_array(h, array);
+    size_t lines = hprof_result_lines(h, sb, runid, entry, max_bytes, left_out);
+    run_end(h);
+    return lines;
+}
+
+zend_result excimer_hprof_sample_start(double interval, zend_long depth, unsigned flags)
+{
+    if (!run_may_begin())
+        return excimer_hooks_observing_calls() ? SUCCESS : FAILURE;
+    run_begin(flags & (HPROF_NAMES_XHPROF | HPROF_NAMES_TIDEWAYS), NULL, true);
     struct hprof *h = EXCIMER_G(hprof);
     h->sample_every = interval >= 1e-6 ? interval : 0.1;
     h->next_sample = h->start_mono + h->sample_every;
@@ -865,15 +707,20 @@ bool excimer_hprof_running(void)
     return h && h->running;
 }
 
+const char *excimer_hprof_clock_source(void)
+{
+    return cpuclock_ticks_are_tsc() ? "tsc" : "clock_gettime";
+}
+
 void excimer_hprof_register(void)
 {
-    if (observer_registered || !EXCIMER_G(hprof_enabled))
+    if (excimer_hooks_observing_calls() || !EXCIMER_G(hprof_enabled))
         return;
-    zend_observer_fcall_register(observe_init);
+    excimer_hooks_observe_calls(observe_init, fiber_switch, fiber_destroy);
     name_slot = zend_get_op_array_extension_handle("excimer");
-    zend_observer_fiber_switch_register(fiber_switch);
-    zend_observer_fiber_destroy_register(fiber_destroy);
-    observer_registered = true;
+    static const excimer_compile_watcher watcher = {
+        hprof_file_begin, hprof_compile_end, hprof_string_begin, hprof_compile_end};
+    excimer_hooks_watch_compile(&watcher);
 }
 
 void excimer_hprof_rshutdown(void)

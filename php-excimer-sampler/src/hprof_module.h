@@ -2,7 +2,8 @@
  * tideways_xhprof_api.c, uprofiler_api.c) have in common: a module that
  * needs excimer, registers its INI entries and constants, and makes
  * excimer.so register the profiler's observers. A module file defines its
- * functions, PHP_INI_BEGIN() block and generated arginfo, then says
+ * functions, PHP_INI_BEGIN() block, generated arginfo and the rows its
+ * original shows in phpinfo() (static void NAME_info_rows(void)), then says
  *   HPROF_API_MODULE(xhprof, "2.3.10")
  * (module name, the API level it implements). */
 #ifndef EXCIMER_HPROF_MODULE_H
@@ -29,14 +30,14 @@ static inline unsigned hprof_flags_of_xhprof(zend_long flags)
 }
 
 /* `prefix`.sampling_interval (µs) and `prefix`.sampling_depth, as the
- * sampling mode of xhprof and uprofiler reads them. */
-static inline zend_result hprof_sample_start_from_ini(const char *prefix)
+ * sampling mode of xhprof and uprofiler reads them; names as `flags` say. */
+static inline zend_result hprof_sample_start_from_ini(const char *prefix, unsigned flags)
 {
     char interval[64], depth[64];
     snprintf(interval, sizeof interval, "%s.sampling_interval", prefix);
     snprintf(depth, sizeof depth, "%s.sampling_depth", prefix);
     return excimer_hprof_sample_start(zend_ini_long(interval, strlen(interval), 0) / 1e6,
-                                      zend_ini_long(depth, strlen(depth), 0));
+                                      zend_ini_long(depth, strlen(depth), 0), flags);
 }
 
 #define HPROF_API_MODULE(name, api_version)                                                   \
@@ -56,6 +57,7 @@ static inline zend_result hprof_sample_start_from_ini(const char *prefix)
     {                                                                                         \
         php_info_print_table_start();                                                         \
         php_info_print_table_row(2, #name " support", "enabled");                             \
+        name##_info_rows();                                                                   \
         php_info_print_table_row(2, "implementation",                                         \
                                  "Excimer's hierarchical profiler (excimer.so)");             \
         php_info_print_table_end();                                                           \

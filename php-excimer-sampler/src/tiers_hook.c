@@ -37,6 +37,7 @@
 #include <sys/mman.h>
 
 #include "cpuclock.h"
+#include "hooks.h"
 #include "tiers.h"
 
 #define TIERS_OPCODE 255
@@ -93,10 +94,6 @@ static struct {
     const void *user_opcode_handler;
     const char *no_user_fns;        /* why user functions cannot be tiers, or NULL */
     bool watching;                  /* tiers_rt.fns has functions */
-    bool compile_hooked;
-    bool exception_hooked;
-    user_opcode_handler_t prev_exception_handler;  /* another extension's, called after ours */
-    zend_op_array *(*prev_compile_file)(zend_file_handle *, int);
     uintptr_t shm_lo[SHM_RANGES], shm_hi[SHM_RANGES];
     int nshm;                       /* -1: not read yet */
     struct frame stack[STACK_MAX];
@@ -394,18 +391,15 @@ static int tiers_opcode_handler(zend_execute_data *ex)
 /* An exception reached frame ex: tier calls open in frames it has left
  * (neither ex nor a caller of ex, on the same fiber's stack: a suspended
  * fiber's calls are not this exception's) ended now. */
-static int tiers_exception_handler(zend_execute_data *ex)
+static void tiers_exception_seen(zend_execute_data *ex)
 {
-    if (hk.depth) {
-        uint64_t now = cpuclock_ticks();
-        const void *fiber = EG(active_fiber);
-        for (int i = hk.depth - 1; i >= 0; i--)
-            if (hk.stack[i].fiber == fiber && hk.stack[i].ex != ex && !is_caller_of(hk.stack[i].ex, ex))
-                frame_close(i, now);
-    }
-    if (hk.prev_exception_handler)
-        return hk.prev_exception_handler(ex);
-    return ZEND_USER_OPCODE_DISPATCH;
+    if (!hk.depth)
+        return;
+    uint64_t now = cpuclock_ticks();
+    const void *fiber = EG(active_fiber);
+    for (int i = hk.depth - 1; i >= 0; i--)
+        if (hk.stack[i].fiber == fiber && hk.stack[i].ex != ex && !is_caller_of(hk.stack[i].ex, ex))
+            frame_close(i, now);
 }
 
 static ZEND_NAMED_FUNCTION(tiers_internal_handler)
@@ -423,11 +417,6 @@ static ZEND_NAMED_FUNCTION(tiers_internal_handler)
     if (outer)
         tiers_call_done(tier, cpuclock_ticks() - start);
 }
-
-/* Every file compiled or loaded from opcache in a request goes through
- * here: the functions and classes it declared are the new entries of the
- * function and class tables. */
-static zend_op_array *tiers_compile_file(zend_file_handle *h, int type);
 
 static void patch_if_tier_function(zend_function *f)
 {
@@ -526,16 +515,33 @@ static void scan_new_entries(uint32_t functions_from, uint32_t classes_from)
             patch_if_tier_class(Z_PTR(ct->arData[i].val));
 }
 
-static zend_op_array *tiers_compile_file(zend_file_handle *h, int type)
+/* Every file compiled or loaded from opcache, and every eval()'d string,
+ * passes here (hooks.c): the functions and classes it declared are the new
+ * entries of the function and class tables. The token holds where they
+ * began, +1 so that 0 means "not watching". */
+static uint64_t tiers_compile_begin(void)
 {
     if (!hk.watching)
-        return hk.prev_compile_file(h, type);
-    uint32_t functions_from = CG(function_table)->nNumUsed;
-    uint32_t classes_from = CG(class_table)->nNumUsed;
-    zend_op_array *oa = hk.prev_compile_file(h, type);
-    if (hk.watching)
-        scan_new_entries(functions_from, classes_from);
-    return oa;
+        return 0;
+    return ((uint64_t)CG(function_table)->nNumUsed << 32 | CG(class_table)->nNumUsed) + 1;
+}
+
+static void tiers_compile_end(uint64_t token)
+{
+    if (token && hk.watching)
+        scan_new_entries((uint32_t)((token - 1) >> 32), (uint32_t)(token - 1));
+}
+
+static uint64_t tiers_file_begin(zend_file_handle *fh)
+{
+    (void)fh;
+    return tiers_compile_begin();
+}
+
+static uint64_t tiers_string_begin(const char *filename)
+{
+    (void)filename;
+    return tiers_compile_begin();
 }
 
 /* --- internal functions ---------------------------------------------- */
@@ -625,11 +631,14 @@ bool tiers_hook_module_init(void)
         hk.no_user_fns = "opcache.jit_buffer_size is set (the JIT would not see them)";
         return false;
     }
-    if (zend_get_user_opcode_handler(TIERS_OPCODE)) {
+    const char *why;
+    if (!excimer_hooks_own_opcode(TIERS_OPCODE, tiers_opcode_handler, &why)) {
         hk.no_user_fns = "another extension handles opcode 255";
         return false;
     }
-    zend_set_user_opcode_handler(TIERS_OPCODE, tiers_opcode_handler);
+    static const excimer_compile_watcher watcher = {
+        tiers_file_begin, tiers_compile_end, tiers_string_begin, tiers_compile_end};
+    excimer_hooks_watch_compile(&watcher);
     zend_op probe;
     memset(&probe, 0, sizeof probe);
     probe.opcode = TIERS_OPCODE;
@@ -659,20 +668,6 @@ bool tiers_hook_user_functions(const char **why)
     return !hk.no_user_fns;
 }
 
-/* Watching exceptions costs each exception's frames a call here: only once
- * this process traces tiers. The engine's exception oplines got their
- * handlers at startup, so they are set again. */
-static void hook_exceptions(void)
-{
-    if (hk.exception_hooked || hk.no_user_fns)
-        return;
-    hk.prev_exception_handler = zend_get_user_opcode_handler(ZEND_HANDLE_EXCEPTION);
-    zend_set_user_opcode_handler(ZEND_HANDLE_EXCEPTION, tiers_exception_handler);
-    for (int i = 0; i < 3; i++)
-        zend_vm_set_opcode_handler(&EG(exception_op)[i]);
-    hk.exception_hooked = true;
-}
-
 void tiers_hook_apply(void)
 {
     unswap_internals();
@@ -682,14 +677,10 @@ void tiers_hook_apply(void)
     hk.watching = tiers_rt.nfns > 0;
     if (!hk.watching)
         return;
-    hook_exceptions();
-    /* Installed at the first request, after opcache's own hook (set up once
-     * every module has started), so that files opcache serves pass here. */
-    if (!hk.compile_hooked && !hk.no_user_fns) {
-        hk.prev_compile_file = zend_compile_file;
-        zend_compile_file = tiers_compile_file;
-        hk.compile_hooked = true;
-    }
+    /* Watching exceptions costs each exception's frames a call: only once
+     * this process traces tiers. */
+    if (!hk.no_user_fns)
+        excimer_hooks_watch_exceptions(tiers_exception_seen);
     for (int i = 0; i < tiers_rt.nfns; i++) {
         zend_function *f = find_declared(&tiers_rt.fns[i]);
         if (!f)

@@ -22,8 +22,8 @@
  *    payload (slot index and generation, so a signal still queued for a
  *    deleted timer is recognised as stale and dropped). It grows in chunks
  *    that never move, so the handler reads it without a lock;
- *  - the dispatch on the PHP thread: the zend_interrupt_function hook
- *    hands each timer's counted events to its callback.
+ *  - the dispatch on the PHP thread, called from the engine's interrupt
+ *    hook (hooks.c): it hands each timer's counted events to its callback.
  *
  * Life cycle of the OS timer: timerlib_start() takes a slot and creates the
  * POSIX timer (on the clock of t->event_type as it is at that moment);
@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "php.h"
+#include "hooks.h"
 #include "php_excimer.h"
 #include "timerlib.h"
 
@@ -94,9 +95,6 @@ static struct {
 
 /* The next timer id (process-wide, never reused). */
 static _Atomic uint64_t next_timer_id = 1;
-
-/* The previous zend_interrupt_function, called after ours. */
-static void (*prev_interrupt_function)(zend_execute_data *execute_data);
 
 /* Per PHP thread: the timers created during the current request, id ->
  * timerlib_timer*. Request memory; created lazily, freed at request end. */
@@ -403,10 +401,8 @@ static void timerlib_dispatch(void)
 
 static void timerlib_interrupt(zend_execute_data *execute_data)
 {
+    (void)execute_data;
     timerlib_dispatch();
-    if (prev_interrupt_function) {
-        prev_interrupt_function(execute_data);
-    }
 }
 
 /* ---- module and request ------------------------------------------------ */
@@ -426,17 +422,13 @@ static void install_cpu_handler(void)
 void timerlib_module_init(void)
 {
     install_cpu_handler();
-    prev_interrupt_function = zend_interrupt_function;
-    zend_interrupt_function = timerlib_interrupt;
+    excimer_hooks_on_interrupt(timerlib_interrupt);
     /* glibc unregisters these when the module is dlclose()d. */
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
 
 void timerlib_module_shutdown(void)
 {
-    if (zend_interrupt_function == timerlib_interrupt) {
-        zend_interrupt_function = prev_interrupt_function;
-    }
     /* Joined, not left parked: the module's code is unmapped after this. */
     helper_stop();
     if (g.handler_installed) {
@@ -530,6 +522,11 @@ int timerlib_start(timerlib_timer *t, double initial, double period)
         .it_value = seconds_to_timespec(initial > 0 ? initial : period),
         .it_interval = period > 0 ? seconds_to_timespec(period) : (struct timespec){0, 0},
     };
+    /* A profiler's random first interval, a fraction of a period of a few
+     * ns, can be below 1 ns: start a period away rather than refuse (the
+     * original takes setPeriod(1e-9) as 1 ns). */
+    if (!its.it_value.tv_sec && !its.it_value.tv_nsec)
+        its.it_value = its.it_interval;
     if (!its.it_value.tv_sec && !its.it_value.tv_nsec) {
         php_error_docref(NULL, E_WARNING,
                          "Unable to start timer with a value of zero duration and period");

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <netdb.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,9 @@
 
 /* Largest datagram we send: UDP's limit less headers; unix sockets accept
  * more, but arclamp-log's default max_message_bytes is 1 MiB and the kernel's
- * default send buffer about 200 KiB. */
+ * default send buffer about 200 KiB (a unix datagram counts against the
+ * sender's buffer until the receiver has read it: a run of several such
+ * datagrams waits for the socket, see send_datagram). */
 #define UDP_DATAGRAM_MAX 65000
 #define UNIX_DATAGRAM_MAX 200000
 /* Streams are capped so a stopped arclamp-log cannot fill Redis. */
@@ -200,42 +203,80 @@ static const char *next_message(const char *text, size_t len, size_t *pos, size_
 
 /* --- datagrams ------------------------------------------------------------------ */
 
-static int open_datagram(const transport_target *t, struct sockaddr_storage *addr,
-                         socklen_t *addrlen, transport_stats *st, long n)
-{
-    if (t->kind == TRANSPORT_UNIX) {
-        struct sockaddr_un *sun = (struct sockaddr_un *)addr;
-        memset(sun, 0, sizeof *sun);
-        sun->sun_family = AF_UNIX;
-        memcpy(sun->sun_path, t->path, strlen(t->path) + 1);
-        *addrlen = sizeof *sun;
-        int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        if (fd < 0)
-            transport_fail(st, TRANSPORT_ERR_CONNECT, n, "socket: %s", strerror(errno));
-        return fd;
-    }
-    struct addrinfo hints = {.ai_socktype = SOCK_DGRAM, .ai_flags = AI_NUMERICSERV}, *res;
-    int rc = getaddrinfo(t->host, t->port, &hints, &res);
-    if (rc != 0) {
-        transport_fail(st, TRANSPORT_ERR_CONNECT, n, "resolving %s: %s", t->host,
-                       gai_strerror(rc));
-        return -1;
-    }
-    memcpy(addr, res->ai_addr, res->ai_addrlen);
-    *addrlen = res->ai_addrlen;
-    int fd = socket(res->ai_family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    freeaddrinfo(res);
-    if (fd < 0)
-        transport_fail(st, TRANSPORT_ERR_CONNECT, n, "socket: %s", strerror(errno));
-    return fd;
-}
-
-static long send_datagrams(const transport_target *t, const char *text, size_t len,
-                           size_t nlines, transport_stats *st)
+/* A datagram socket connected to the target: connected, so that poll()
+ * says when the receiver's queue has room again (a unix socket's peer). */
+static int open_datagram(const transport_target *t, transport_stats *st, long n)
 {
     struct sockaddr_storage addr;
     socklen_t addrlen;
-    int fd = open_datagram(t, &addr, &addrlen, st, (long)nlines);
+    int family = AF_UNIX;
+    if (t->kind == TRANSPORT_UNIX) {
+        struct sockaddr_un *sun = (struct sockaddr_un *)&addr;
+        memset(sun, 0, sizeof *sun);
+        sun->sun_family = AF_UNIX;
+        memcpy(sun->sun_path, t->path, strlen(t->path) + 1);
+        addrlen = sizeof *sun;
+    } else {
+        struct addrinfo hints = {.ai_socktype = SOCK_DGRAM, .ai_flags = AI_NUMERICSERV}, *res;
+        int rc = getaddrinfo(t->host, t->port, &hints, &res);
+        if (rc != 0) {
+            transport_fail(st, TRANSPORT_ERR_CONNECT, n, "resolving %s: %s", t->host,
+                           gai_strerror(rc));
+            return -1;
+        }
+        memcpy(&addr, res->ai_addr, res->ai_addrlen);
+        addrlen = res->ai_addrlen;
+        family = res->ai_family;
+        freeaddrinfo(res);
+    }
+    int fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) {
+        transport_fail(st, TRANSPORT_ERR_CONNECT, n, "socket: %s", strerror(errno));
+        return -1;
+    }
+    if (connect(fd, (struct sockaddr *)&addr, addrlen) < 0) {
+        transport_fail(st, TRANSPORT_ERR_CONNECT, n, "connect %s: %s",
+                       t->kind == TRANSPORT_UNIX ? t->path : t->host, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Sends one datagram, waiting for room until the deadline: a run is several
+ * datagrams of up to UNIX_DATAGRAM_MAX bytes, more than the kernel lets a
+ * socket have in flight, so the second waits for the receiver to read the
+ * first (sent at once, back to back, all but the first failed). 0, or -1
+ * with the failure counted. */
+static int send_datagram(int fd, const char *msg, size_t mlen, size_t lines, double deadline,
+                         transport_stats *st)
+{
+    for (;;) {
+        if (send(fd, msg, mlen, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)mlen)
+            return 0;
+        if (errno == EINTR)
+            continue;
+        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS) {
+            transport_fail(st, TRANSPORT_ERR_SEND, (long)lines, "send: %s", strerror(errno));
+            return -1;
+        }
+        double left = deadline - clock_mono();
+        if (left <= 0) {
+            transport_fail(st, TRANSPORT_ERR_TIMEOUT, (long)lines,
+                           "the receiver's socket stayed full until the deadline");
+            return -1;
+        }
+        /* (ENOBUFS: no memory for now, which poll() does not tell: a short pause) */
+        struct pollfd p = {.fd = fd, .events = POLLOUT};
+        int ms = errno == ENOBUFS ? 1 : (int)(left * 1000.0) + 1;
+        poll(&p, 1, ms);
+    }
+}
+
+static long send_datagrams(const transport_target *t, const char *text, size_t len,
+                           size_t nlines, double deadline, transport_stats *st)
+{
+    int fd = open_datagram(t, st, (long)nlines);
     if (fd < 0)
         return 0;
     size_t max = t->kind == TRANSPORT_UNIX ? UNIX_DATAGRAM_MAX : UDP_DATAGRAM_MAX;
@@ -248,11 +289,8 @@ static long send_datagrams(const transport_target *t, const char *text, size_t l
                            "than a datagram", mlen);
             continue;
         }
-        if (sendto(fd, msg, mlen, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&addr,
-                   addrlen) == (ssize_t)mlen)
+        if (send_datagram(fd, msg, mlen, lines, deadline, st) == 0)
             sent += (long)lines;
-        else
-            transport_fail(st, TRANSPORT_ERR_SEND, (long)lines, "sendto: %s", strerror(errno));
     }
     close(fd);
     return sent;
@@ -405,7 +443,7 @@ long transport_deliver(transport_conn *tc, const transport_target *t, const char
     if (nlines == 0)
         return 0;
     long sent = t->kind == TRANSPORT_UDP || t->kind == TRANSPORT_UNIX
-                    ? send_datagrams(t, text, len, nlines, st)
+                    ? send_datagrams(t, text, len, nlines, deadline, st)
                     : send_redis(tc, t, text, len, nlines, deadline, st);
     st->lines_sent += sent;
     return sent;

@@ -15,8 +15,9 @@
  * one per line. arclamp-log splits messages into lines.
  *
  * A delivery is bounded by one deadline: connecting (each address in turn),
- * writing and reading the replies. Datagrams never wait: a full socket
- * buffer drops and counts. Failures are counted per reason in a
+ * writing and reading the replies; a datagram that finds the socket full
+ * (the receiver has not read the last ones yet) waits for room until then,
+ * and fails as a timeout after it. Failures are counted per reason in a
  * transport_stats, never raised.
  *
  * The Redis connection is common/src/redisconn (one client for the whole

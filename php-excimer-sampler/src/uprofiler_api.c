@@ -40,13 +40,17 @@ ZEND_FUNCTION(uprofiler_disable)
 ZEND_FUNCTION(uprofiler_sample_enable)
 {
     ZEND_PARSE_PARAMETERS_NONE();
-    RETURN_BOOL(hprof_sample_start_from_ini("uprofiler") == SUCCESS);
+    RETURN_BOOL(hprof_sample_start_from_ini("uprofiler", 0) == SUCCESS);
 }
 
 ZEND_FUNCTION(uprofiler_sample_disable)
 {
     ZEND_PARSE_PARAMETERS_NONE();
     excimer_hprof_sample_stop(return_value);
+}
+
+static void uprofiler_info_rows(void)
+{
 }
 
 /* the uprofiler API level implemented */

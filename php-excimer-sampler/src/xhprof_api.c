@@ -29,7 +29,7 @@ ZEND_FUNCTION(xhprof_enable)
         Z_PARAM_LONG(flags)
         Z_PARAM_ARRAY_HT(options)
     ZEND_PARSE_PARAMETERS_END();
-    excimer_hprof_start_with_options(hprof_flags_of_xhprof(flags), options);
+    excimer_hprof_start_with_options(hprof_flags_of_xhprof(flags) | HPROF_NAMES_XHPROF, options);
 }
 
 ZEND_FUNCTION(xhprof_disable)
@@ -41,7 +41,7 @@ ZEND_FUNCTION(xhprof_disable)
 ZEND_FUNCTION(xhprof_sample_enable)
 {
     ZEND_PARSE_PARAMETERS_NONE();
-    hprof_sample_start_from_ini("xhprof");
+    hprof_sample_start_from_ini("xhprof", HPROF_NAMES_XHPROF);
 }
 
 ZEND_FUNCTION(xhprof_sample_disable)
@@ -51,4 +51,8 @@ ZEND_FUNCTION(xhprof_sample_disable)
 }
 
 /* the PECL xhprof API level implemented */
+static void xhprof_info_rows(void)
+{
+}
+
 HPROF_API_MODULE(xhprof, "2.3.10")

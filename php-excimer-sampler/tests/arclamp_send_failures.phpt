@@ -55,11 +55,12 @@ posix_kill_or_terminate($redis['proc'], $pid, 18); // SIGCONT
 ini_set('excimer.arclamp_timeout', '10');
 var_dump(excimer_arclamp_send("redis://127.0.0.1:{$redis['port']}/excimer", "a 1\n"));
 
-// A unix socket nobody listens on, and a malformed target.
+// A unix socket nobody listens on (a failure to connect), and a malformed target.
+$connect_before = excimer_arclamp_stats()['errors']['connect'];
 var_dump(excimer_arclamp_send("unix:///nonexistent/arclamp.sock", "a 1\n"));
 var_dump(excimer_arclamp_send("http://example.org/", "a 1\n"));
 $s = excimer_arclamp_stats();
-var_dump($s['errors']['send'], $s['sent'], $s['queued']);
+var_dump($s['errors']['connect'] - $connect_before, $s['errors']['send'], $s['sent'], $s['queued']);
 stop_redis($redis);
 
 // The error log holds one line per change of state, with its cause: not
@@ -86,8 +87,9 @@ int(0)
 Warning: excimer_arclamp_send(): invalid Arc Lamp target "http://example.org/": expected redis://HOST:PORT/CHANNEL[?stream=1], redis+unix:///PATH?channel=CHANNEL, udp://HOST:PORT or unix:///PATH in %s on line %d
 int(0)
 int(1)
+int(0)
 int(1)
 int(0)
 excimer: Arc Lamp: 127.0.0.1:%d: Connection refused (further failures are counted in excimer_arclamp_stats())
 excimer: Arc Lamp: delivering again (4 lines failed meanwhile)
-excimer: Arc Lamp: sendto: No such file or directory (further failures are counted in excimer_arclamp_stats())
+excimer: Arc Lamp: connect /nonexistent/arclamp.sock: No such file or directory (further failures are counted in excimer_arclamp_stats())

@@ -7,6 +7,7 @@ xhprof
 excimer.hprof_max_arcs=20
 --FILE--
 <?php
+require __DIR__ . '/hprof_helpers.inc';
 for ($i = 0; $i < 50; $i++) {
     eval("function f$i() { return $i; }");
 }
@@ -16,6 +17,7 @@ for ($i = 0; $i < 50; $i++) {
     ("f$i")();
 }
 $r = xhprof_disable();
+hprof_check($r);
 var_dump(count($r) <= 21);
 $over = $r['main()==>(arcs over excimer.hprof_max_arcs)'];
 $seen = 0;

@@ -5,10 +5,12 @@ excimer
 xhprof
 --FILE--
 <?php
+require __DIR__ . '/hprof_helpers.inc';
 function a() { b(); }
 function b() { exit(); }
 register_shutdown_function(function () {
     $r = xhprof_disable();
+    hprof_check($r);
     ksort($r);
     foreach ($r as $k => $v) {
         echo $k, " ", $v['ct'], "\n";

@@ -5,16 +5,19 @@ excimer
 xhprof
 --FILE--
 <?php
+require __DIR__ . '/hprof_helpers.inc';
 function wrapper() { return leaf() + array_sum(array_map('leaf', [1])); }
 function leaf($x = 0) { return 1; }
 xhprof_enable(0, ['ignored_functions' => ['wrapper', 'array_map', 'main()']]);
 wrapper();
 $r = xhprof_disable();
+hprof_check($r);
 ksort($r);
 echo implode("\n", array_keys($r)), "\n--\n";
 xhprof_enable(0, ['ignored_functions' => 'leaf']);
 wrapper();
 $r = xhprof_disable();
+hprof_check($r);
 ksort($r);
 echo implode("\n", array_keys($r)), "\n";
 ?>

@@ -5,6 +5,7 @@ excimer
 xhprof
 --FILE--
 <?php
+require __DIR__ . '/hprof_helpers.inc';
 function cb($x) { return $x * 2; }
 function run() {
     for ($i = 0; $i < 10; $i++) {
@@ -17,6 +18,7 @@ function run() {
 xhprof_enable();
 run();
 $r = xhprof_disable();
+hprof_check($r);
 var_dump($r['run==>str_repeat']['ct'], $r['array_map==>cb']['ct'], $r['run==>array_map']['ct']);
 /* no "f==>f@1" arc: a function as its own caller one level up */
 var_dump(count(array_filter(array_keys($r), function ($k) {
@@ -28,6 +30,7 @@ var_dump(isset($r['run==>usort']), isset($r['usort==>{closure}']));
 xhprof_enable(XHPROF_FLAGS_NO_BUILTINS);
 run();
 $r = xhprof_disable();
+hprof_check($r);
 ksort($r);
 var_dump(array_keys($r));
 ?>

@@ -6,6 +6,7 @@ tideways_xhprof
 uprofiler
 --FILE--
 <?php
+require __DIR__ . '/hprof_helpers.inc';
 var_dump(extension_loaded('tideways_xhprof'), extension_loaded('uprofiler'),
          function_exists('tideways_xhprof_enable'), function_exists('uprofiler_sample_enable'));
 var_dump(TIDEWAYS_XHPROF_FLAGS_MEMORY === (TIDEWAYS_XHPROF_FLAGS_MEMORY_MU | TIDEWAYS_XHPROF_FLAGS_MEMORY_PMU),
@@ -17,6 +18,7 @@ foreach ([0, TIDEWAYS_XHPROF_FLAGS_CPU, TIDEWAYS_XHPROF_FLAGS_MEMORY,
     tideways_xhprof_enable($flags);
     mk();
     $r = tideways_xhprof_disable();
+    hprof_check($r);
     echo $flags, ": ", implode(",", array_keys($r['main()==>mk'])), "\n";
     if ($flags === TIDEWAYS_XHPROF_FLAGS_MEMORY_ALLOC) {
         $m = $r['main()==>mk'];
@@ -29,6 +31,7 @@ foreach ([0, TIDEWAYS_XHPROF_FLAGS_CPU, TIDEWAYS_XHPROF_FLAGS_MEMORY,
 var_dump(uprofiler_enable(UPROFILER_FLAGS_CPU | UPROFILER_FLAGS_MEMORY));
 mk();
 $r = uprofiler_disable();
+hprof_check($r);
 echo implode(",", array_keys($r['main()==>mk'])), "\n";
 var_dump(uprofiler_disable());
 ini_set('uprofiler.sampling_interval', 5000);

@@ -7,6 +7,7 @@ xhprof
 excimer.tiers="t=t, u=u"
 --FILE--
 <?php
+require __DIR__ . '/hprof_helpers.inc';
 require __DIR__ . '/tiers_helpers.inc';
 function t($n) { return $n ? t($n - 1) : 0; }
 function u() { try { throw new Exception('x'); } finally { } }
@@ -16,6 +17,7 @@ for ($i = 0; $i < 3; $i++) {
     try { u(); } catch (Exception $e) {}
 }
 $r = xhprof_disable();
+hprof_check($r);
 foreach (['main()==>t', 't==>t@1', 't@1==>t@2', 'main()==>u', 'u==>Exception::__construct'] as $arc) {
     echo $arc, ' ', $r[$arc]['ct'] ?? 0, "\n";
 }

@@ -1,0 +1,39 @@
+--TEST--
+ExcimerLog::current() called twice without next() gives the same ExcimerLogEntry object, as in the original (checked against Debian's php-excimer module); next() and rewind() move on; the kept entry does not keep the log alive (the cycle is collected)
+--EXTENSIONS--
+excimer
+--FILE--
+<?php
+function busy() { $t = hrtime(true); while (hrtime(true) - $t < 20e6) {} }
+$p = new ExcimerProfiler;
+$p->setPeriod(0.001);
+$p->setEventType(EXCIMER_REAL);
+$p->start();
+busy();
+$p->stop();
+$log = $p->getLog();
+var_dump(count($log) >= 2);
+$a = $log->current();
+var_dump($a === $log->current(), $a->getTimestamp() === $log[0]->getTimestamp());
+$log->next();
+$b = $log->current();
+var_dump($b !== $a, $b === $log->current(), $b->getTimestamp() === $log[1]->getTimestamp());
+$log->rewind();
+var_dump($log->current() !== $a, $log->current()->getTimestamp() === $a->getTimestamp());
+/* the log holds its current entry and the entry its log: collected all the same */
+unset($a, $b, $p);
+$w = WeakReference::create($log);
+unset($log);
+gc_collect_cycles();
+var_dump($w->get());
+?>
+--EXPECT--
+bool(true)
+bool(true)
+bool(true)
+bool(true)
+bool(true)
+bool(true)
+bool(true)
+bool(true)
+NULL
