@@ -13,7 +13,7 @@ if test "$PHP_EXCIMER" != "no"; then
   dnl copied next to src/ by the top-level Makefile (see EXT_COMMON there).
   EXCIMER_SOURCES="src/excimer.c src/timerlib.c src/excimer_timer.c src/excimer_profiler.c \
     src/stack_store.c src/excimer_log.c src/excimer_arclamp.c src/transport.c src/sender.c \
-    src/hooks.c src/hprof.c src/hprof_output.c src/hprof_collect.c src/tiers.c src/tiers_hook.c \
+    src/hooks.c src/hprof.c src/hprof_output.c src/hprof_collect.c src/fpm_worker.c src/tiers.c src/tiers_hook.c \
     common/redisconn.c common/netaddr.c common/clock.c common/cpuclock.c common/strbuf.c \
     common/tierhist.c common/tierline.c common/linefields.c"
   EXCIMER_CFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter \

@@ -105,7 +105,8 @@ unsigned excimer_hprof_flags_of_ini(const char *list);
 
 /* Where a kind of data goes: the URI `own_uri` (INI `own_ini`) when set,
  * else excimer.arclamp_target's server with the channel (or stream) `key`.
- * 0, or -1 when there is none (a bad own URI warns). */
+ * 0, or -1 when there is none (a bad own URI warns, unless own_ini is NULL:
+ * off the PHP thread). */
 struct transport_target;
 int excimer_target_for(const char *own_uri, const char *own_ini, const char *key,
                        struct transport_target *t);

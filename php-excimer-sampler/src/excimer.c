@@ -12,6 +12,7 @@
 #include "php_excimer.h"
 #include "hooks.h"
 #include "hprof.h"
+#include "fpm_worker.h"
 #include "sender.h"
 #include "timerlib.h"
 
@@ -203,6 +204,7 @@ static PHP_MINIT_FUNCTION(excimer)
 
 static PHP_MSHUTDOWN_FUNCTION(excimer)
 {
+    excimer_fpm_worker_module_shutdown();
     excimer_tiers_module_shutdown(); /* the last aggregates, to the sender */
     sender_module_shutdown(); /* what is queued is delivered first */
     timerlib_module_shutdown();
@@ -216,6 +218,7 @@ static PHP_RINIT_FUNCTION(excimer)
 #if defined(ZTS) && defined(COMPILE_DL_EXCIMER)
     ZEND_TSRMLS_CACHE_UPDATE();
 #endif
+    excimer_fpm_worker_request_start();
     excimer_hooks_request_start();
     excimer_arclamp_request_start();
     excimer_hprof_collect_request_start();
@@ -230,6 +233,7 @@ static PHP_RSHUTDOWN_FUNCTION(excimer)
     excimer_tiers_request_end();
     excimer_hprof_rshutdown();
     timerlib_request_shutdown();
+    excimer_fpm_worker_request_end();
     return SUCCESS;
 }
 

@@ -236,7 +236,8 @@ int excimer_target_for(const char *own_uri, const char *own_ini, const char *key
     if (own_uri && *own_uri) {
         if (transport_parse(own_uri, t, err, sizeof err) == 0)
             return 0;
-        php_error_docref(NULL, E_WARNING, "%s: %s", own_ini, err);
+        if (own_ini)
+            php_error_docref(NULL, E_WARNING, "%s: %s", own_ini, err);
         return -1;
     }
     const char *uri = EXCIMER_G(arclamp_target);

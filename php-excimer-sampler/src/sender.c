@@ -43,6 +43,7 @@ static struct {
     pthread_cond_t work;         /* the thread waits here for jobs */
     pthread_cond_t done;         /* waiters wait here for their job */
     sender_job *head, *tail;     /* the queue, oldest first */
+    double due;                  /* the earliest send_at in the queue */
     size_t queued_bytes;
     long queued_lines;
     int waiters;                 /* jobs in the queue someone waits for */
@@ -163,13 +164,14 @@ static void deliver(sender_job *first, sender_job *end)
     pthread_mutex_unlock(&g.lock);
 }
 
-/* Waits (under the lock) until the oldest job is due: its send_at, or
+/* Waits (under the lock) until a job is due: the earliest send_at (a job
+ * queued to go now must not wait behind older ones held back longer), or
  * sooner when someone waits for a job, the queue holds SENDER_BATCH_BYTES,
  * or the module stops. Then the whole queue goes. */
 static void wait_until_due(void)
 {
     while (g.head && !g.stopping && !g.waiters && g.queued_bytes < SENDER_BATCH_BYTES) {
-        double left = g.head->send_at - clock_mono();
+        double left = g.due - clock_mono();
         if (left <= 0)
             return;
         double until = clock_mono() + left;
@@ -262,7 +264,10 @@ static int enqueue(sender_job *job)
     /* The thread is woken only when it has something to do now: for the
      * first job (it then sleeps until that one is due), for a job someone
      * waits for, and for a full batch. Other jobs join the batch quietly. */
-    int wake = !g.head || job->waited || g.queued_bytes + job->len >= SENDER_BATCH_BYTES;
+    int wake = !g.head || job->waited || g.queued_bytes + job->len >= SENDER_BATCH_BYTES ||
+               job->send_at < g.due;
+    if (!g.head || job->send_at < g.due)
+        g.due = job->send_at;
     if (g.tail)
         g.tail->next = job;
     else

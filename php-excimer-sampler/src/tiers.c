@@ -35,6 +35,7 @@
 #include "linefields.h"
 #include "cpuclock.h"
 #include "php_excimer.h"
+#include "fpm_worker.h"
 #include "sender.h"
 #include "strbuf.h"
 #include "tierhist.h"
@@ -423,11 +424,14 @@ static size_t format_lines(strbuf *sb, long long now)
     return lines;
 }
 
-static size_t flush_now(void)
+/* Hands the aggregates to the sender, to go within `delay` seconds;
+ * `quiet`: off the PHP thread (fpm_worker.c), where PHP may not warn. */
+static size_t flush_lines(bool quiet, double delay)
 {
     transport_target t;
     ts.last_flush = clock_mono();
-    if (!have_aggregates() || excimer_target_for(EXCIMER_G(tiers_target), "excimer.tiers_target",
+    if (!have_aggregates() || excimer_target_for(EXCIMER_G(tiers_target),
+                                                 quiet ? NULL : "excimer.tiers_target",
                                                  "tiers", &t) < 0)
         return 0;
     long long now = clock_wall_seconds();
@@ -435,10 +439,14 @@ static size_t flush_now(void)
     size_t lines = format_lines(&sb, now);
     /* the lines' text, without the last newline, goes to the sender */
     sb.len--;
-    sender_submit(&t, sb.data, sb.len, lines, EXCIMER_G(arclamp_timeout),
-                  EXCIMER_G(arclamp_send_delay));
+    sender_submit(&t, sb.data, sb.len, lines, EXCIMER_G(arclamp_timeout), delay);
     aggregates_reset();
     return lines;
+}
+
+static size_t flush_now(void)
+{
+    return flush_lines(false, EXCIMER_G(arclamp_send_delay));
 }
 
 /* --- the breaker ------------------------------------------------------ */
@@ -662,9 +670,17 @@ void excimer_tiers_request_end(void)
         flush_now();
 }
 
+/* A php-fpm worker idle after a request (`now`), or told to stop: from the
+ * worker's thread, between requests (fpm_worker.c). */
+static void worker_flush(bool now)
+{
+    flush_lines(true, now ? 0 : EXCIMER_G(arclamp_send_delay));
+}
+
 void excimer_tiers_module_init(void)
 {
     tiers_hook_module_init();
+    excimer_fpm_worker_module_init(worker_flush);
 }
 
 void excimer_tiers_module_shutdown(void)
