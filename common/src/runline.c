@@ -423,8 +423,12 @@ static void append_escaped(strbuf *sb, const char *s, size_t len)
     size_t plain = 0; /* start of the bytes not yet copied */
     for (size_t i = 0; i < len;) {
         unsigned char c = p[i];
+        if ((unsigned char)(c - 0x20) < 0x5f && c != '%') {
+            i++; /* printable ASCII, the bulk of any name */
+            continue;
+        }
         size_t n = 1;
-        int escape = c == '%' || c < 0x20 || c == 0x7f;
+        int escape = c < 0x80;
         if (c >= 0x80) {
             n = linefields_utf8_len(p + i, len - i);
             escape = n == 0;
@@ -479,35 +483,81 @@ static void write_begin(strbuf *sb, const struct runline_run *run, size_t runid_
         strbuf_appends(sb, "unknown");
 }
 
-static void write_ref(strbuf *sb, uint32_t id, uint32_t level)
+/* v in decimal at p; returns the end. Two digits a step: the numbers of
+ * a run's lines are most of its writing time. */
+static char *put_u64(char *p, uint64_t v)
 {
-    append_u64(sb, id);
-    if (level) {
-        strbuf_appendc(sb, '@');
-        append_u64(sb, level);
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+                                "25262728293031323334353637383940414243444546474849"
+                                "50515253545556575859606162636465666768697071727374"
+                                "75767778798081828384858687888990919293949596979899";
+    char digits[20], *d = digits + sizeof digits;
+    while (v >= 100) {
+        d -= 2;
+        memcpy(d, pairs + 2 * (v % 100), 2);
+        v /= 100;
     }
+    if (v >= 10) {
+        d -= 2;
+        memcpy(d, pairs + 2 * v, 2);
+    } else {
+        *--d = (char)('0' + v);
+    }
+    size_t n = (size_t)(digits + sizeof digits - d);
+    memcpy(p, d, n);
+    return p + n;
 }
 
+static char *put_ref(char *p, uint32_t id, uint32_t level)
+{
+    p = put_u64(p, id);
+    if (level) {
+        *p++ = '@';
+        p = put_u64(p, level);
+    }
+    return p;
+}
+
+/* The longest arc line with the newline before it: the prefix, a run id,
+ * " arc", five metrics of a sign and 19 digits each after a space, and two
+ * ID@LEVEL of 10 digits each after a space. */
+#define ARC_LINE_MAX (1 + RUNLINE_PREFIX_LEN + RUNLINE_RUNID_MAX + 4 + 5 * 21 + 2 * 22)
+
+/* "\n" and an arc line, made in one piece: a run has thousands, and one
+ * append each costs less than twenty. */
 static void write_arc(strbuf *sb, const struct runline_run *run, size_t runid_len,
                       const struct runline_arc *a)
 {
-    append_prefix(sb, run->runid, runid_len, "arc");
+    char line[ARC_LINE_MAX], *p = line;
+    *p++ = '\n';
+    memcpy(p, RUNLINE_PREFIX_V2, RUNLINE_PREFIX_LEN);
+    p += RUNLINE_PREFIX_LEN;
+    memcpy(p, run->runid, runid_len);
+    p += runid_len;
+    memcpy(p, " arc", 4);
+    p += 4;
     for (int m = 0; m < RL_NMETRICS; m++) {
-        strbuf_appendc(sb, ' ');
-        if (m > RL_WT && !(run->metrics & (1u << m)))
-            strbuf_appendc(sb, '-');
-        else if (m <= RL_CPU && a->v[m] < 0)
-            strbuf_appendc(sb, '0'); /* only memory goes negative in the format */
-        else
-            append_i64(sb, a->v[m]);
+        *p++ = ' ';
+        int64_t v = a->v[m];
+        if (m > RL_WT && !(run->metrics & (1u << m))) {
+            *p++ = '-';
+        } else if (v < 0 && m <= RL_CPU) {
+            *p++ = '0'; /* only memory goes negative in the format */
+        } else if (v < 0) {
+            *p++ = '-';
+            p = put_u64(p, (uint64_t)0 - (uint64_t)v);
+        } else {
+            p = put_u64(p, (uint64_t)v);
+        }
     }
-    strbuf_appendc(sb, ' ');
+    *p++ = ' ';
     if (a->caller == RUNLINE_NO_CALLER)
-        strbuf_appendc(sb, '-');
+        *p++ = '-';
     else
-        write_ref(sb, a->caller, a->caller_level);
-    strbuf_appendc(sb, ' ');
-    write_ref(sb, a->callee, a->callee_level);
+        p = put_ref(p, a->caller, a->caller_level);
+    *p++ = ' ';
+    p = put_ref(p, a->callee, a->callee_level);
+    strbuf_append(sb, line, (size_t)(p - line));
 }
 
 /* Whether an arc can be written at all: indexes and levels the format can
@@ -577,7 +627,8 @@ static size_t digits_of(uint64_t v)
 size_t runline_write_run(strbuf *sb, const struct runline_run *run, struct runline_arc *arcs,
                          size_t narcs, size_t max_bytes, uint64_t *left_out)
 {
-    size_t start = sb->len, runid_len = strlen(run->runid);
+    /* a longer run id is the caller's error; cut, it cannot overflow a line */
+    size_t start = sb->len, runid_len = strnlen(run->runid, RUNLINE_RUNID_MAX);
     write_begin(sb, run, runid_len);
     size_t lines = 1;
     if (narcs > 1) {
@@ -600,7 +651,6 @@ size_t runline_write_run(strbuf *sb, const struct runline_run *run, struct runli
                          write_fn(sb, run, runid_len, a->caller, written);
         int new_callee = write_fn(sb, run, runid_len, a->callee, written);
         fns = (size_t)new_caller + (size_t)new_callee;
-        strbuf_appendc(sb, '\n');
         write_arc(sb, run, runid_len, a);
         if (max_bytes && sb->len - start + end_room > max_bytes) {
             sb->len = before; /* left out: its names stay unwritten for later arcs */
