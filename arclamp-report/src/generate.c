@@ -591,8 +591,9 @@ int generate_run(const struct generate_opts *o)
         failed |= write_index(o, &es) < 0;
     }
     if (!o->quiet)
-        fprintf(stderr, "arclamp-report: %zu run logs, %zu brought up to date, %zu stale pages "
-                        "removed\n", es.n, written, removed);
+        fprintf(stderr, "arclamp-report: %zu run logs, %zu reports (entry points and all), %zu "
+                        "brought up to date, %zu stale pages removed\n", es.files.n, es.n, written,
+                removed);
     entries_free(&es);
     close(lock);
     return failed ? 1 : 0;
