@@ -125,10 +125,10 @@ struct runline_names {
     uint32_t *slots;              /* open addressing: entry index + 1, 0 = empty */
     size_t nslots;                /* a power of two, or 0 */
     struct runline_name_entry {
-        uint32_t id;
+        uint32_t id;              /* the fn line's ID */
         size_t off, len;          /* the decoded name in `text` (keep_text) */
-    } *entries;
-    size_t n, cap;
+    } *entries;                   /* in the order defined */
+    size_t n, cap;                /* entries used, allocated */
     strbuf text;                  /* the decoded names, one after another */
     int keep_text;                /* whether names are kept (a checker needs ids only) */
 };
@@ -168,7 +168,8 @@ struct runline_arc {
 };
 
 struct runline_run {
-    const char *runid;             /* 1-64 bytes of [A-Za-z0-9_-] (caller guarantees) */
+    const char *runid;             /* 1-64 bytes of [A-Za-z0-9_-] (caller guarantees;
+                                      a longer one is cut at 64) */
     int64_t time;                  /* begin's UNIXTIME */
     const char *host;              /* 1-255 bytes, no spaces or control bytes (caller
                                       guarantees); NULL or "" is written "-" */
