@@ -130,6 +130,10 @@ $(BUILD)/asan/bin/arclamp-log: $(BUILD)/asan/obj/arclamp-log/src/main.o $(LOG_SA
 $(BUILD)/bench/%: bench/src/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(PKG_CFLAGS) -o $@ $< $(PKG_LIBS) -lm
+# runline-size measures the project's own run line writer: linked with common/.
+$(BUILD)/bench/runline-size: bench/src/runline-size.c $(COMMON_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
 # --- the PHP extension (php-excimer-sampler) ------------------------------
 # phpize writes its build system into the directory it runs in, so the
@@ -285,6 +289,7 @@ bench: deps
 	@bench/hprof.sh
 	@bench/tiers.sh
 	@bench/report.sh
+	@bench/runs.sh
 	@if [ "$$(id -u)" = 0 ]; then integration-tests/bench-overhead; \
 	  else echo "integration-tests/bench-overhead: needs root (network namespaces), skipped"; fi
 

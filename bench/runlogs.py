@@ -5,10 +5,14 @@ common/src/runline.h), for measuring `arclamp-report generate` (time, peak
 RSS: bench/report.sh, and the limits of systemd/arclamp-report.service).
 
     bench/runlogs.py DIR [--logs 24] [--runs 200] [--arcs 2000] [--seed 1]
+    bench/runlogs.py --one-run ARCS [--seed 1]
 
 writes DIR/hourly/<YYYY-MM-DD_HH>.excimer.index.runs, one per hour going
-back from 2026-11-26_23: LOGS files of RUNS complete runs of ARCS arcs each.
-The same arguments give the same bytes (a seeded PRNG).
+back from 2026-11-26_23: LOGS files of RUNS complete runs of ARCS arcs each;
+or, with --one-run, one run of ARCS arcs on stdout, heaviest first, as the
+extension sends it in the xhprof/1 format (bench/runs.sh measures what it
+takes on the wire in each format). The same arguments give the same bytes
+(a seeded PRNG).
 
 The shape is a production one's, not a worst case: one call tree of about
 1.3 x ARCS distinct arcs over a pool of namespaced PHP functions in layers
@@ -94,38 +98,54 @@ def one_run(rng, nodes, children, arcs):
     return chosen
 
 
+def run_text(rng, nodes, children, keys, arcs, when, host, heaviest_first=False):
+    """One run's xhprof/1 lines (each ending with a newline)."""
+    runid = f"{rng.getrandbits(64):016x}"
+    chosen = one_run(rng, nodes, children, arcs)
+    inset = set(chosen)
+    # exclusive times, then inclusive bottom-up (children after parents in `chosen`)
+    wt = {i: rng.randrange(5, 400) for i in chosen}
+    for i in reversed(chosen):
+        p = nodes[i][0]
+        if p >= 0 and p in inset:
+            wt[p] += wt[i]
+    if heaviest_first:
+        chosen = sorted(chosen, key=lambda i: -wt[i])
+    out = [f"xhprof/1 {runid} begin {when} {host} wt,cpu,mu,pmu "
+           f"/srv/mediawiki/php-1.44.0-wmf.3/index.php\n"]
+    for i in chosen:
+        w = wt[i]
+        out.append(f"xhprof/1 {runid} arc {1 + (i % 7 == 0 and i > 0) * rng.randrange(1, 20)} {w} "
+                   f"{w * 9 // 10} {rng.randrange(-4096, 65536)} {rng.randrange(0, 262144)} {keys[i]}\n")
+    out.append(f"xhprof/1 {runid} end {len(chosen)} 0\n")
+    return "".join(out)
+
+
+def arc_keys(nodes):
+    return [n[1] if n[0] < 0 else f"{nodes[n[0]][1]}==>{n[1]}" for n in nodes]
+
+
 def write_log(path, rng, nodes, children, runs, arcs, when):
-    keys = [n[1] if n[0] < 0 else f"{nodes[n[0]][1]}==>{n[1]}" for n in nodes]
+    keys = arc_keys(nodes)
     with open(path + ".tmp", "w") as f:
         for r in range(runs):
-            runid = f"{rng.getrandbits(64):016x}"
-            chosen = one_run(rng, nodes, children, arcs)
-            inset = set(chosen)
-            # exclusive times, then inclusive bottom-up (children after parents in `chosen`)
-            wt = {i: rng.randrange(5, 400) for i in chosen}
-            for i in reversed(chosen):
-                p = nodes[i][0]
-                if p >= 0 and p in inset:
-                    wt[p] += wt[i]
-            out = [f"xhprof/1 {runid} begin {when + r * 17} web{r % 12 + 1} wt,cpu,mu,pmu "
-                   f"/srv/mediawiki/php-1.44.0-wmf.3/index.php\n"]
-            for i in chosen:
-                w = wt[i]
-                out.append(f"xhprof/1 {runid} arc {1 + (i % 7 == 0 and i > 0) * rng.randrange(1, 20)} {w} "
-                           f"{w * 9 // 10} {rng.randrange(-4096, 65536)} {rng.randrange(0, 262144)} {keys[i]}\n")
-            out.append(f"xhprof/1 {runid} end {len(chosen)} 0\n")
-            f.write("".join(out))
+            f.write(run_text(rng, nodes, children, keys, arcs, when + r * 17, f"web{r % 12 + 1}"))
     os.rename(path + ".tmp", path)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("dir")
+    ap.add_argument("dir", nargs="?")
+    ap.add_argument("--one-run", type=int, metavar="ARCS")
     ap.add_argument("--logs", type=int, default=24)
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--arcs", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
+    if (a.dir is None) == (a.one_run is None):
+        ap.error("give DIR or --one-run")
+    if a.one_run:
+        a.arcs = a.one_run
     rng = random.Random(a.seed)
     nodes = call_tree(rng, [f for f in functions(rng, max(200, a.arcs // 2)) if f not in BUILTINS],
                       a.arcs * 13 // 10)
@@ -133,6 +153,10 @@ def main():
     for i, (p, _) in enumerate(nodes):
         if p >= 0:
             children[p].append(i)
+    if a.one_run:
+        sys.stdout.write(run_text(rng, nodes, children, arc_keys(nodes), a.arcs,
+                                  calendar.timegm((2026, 11, 26, 12, 0, 0)), "web1", True))
+        return
     d = os.path.join(a.dir, "hourly")
     os.makedirs(d, exist_ok=True)
     end = calendar.timegm((2026, 11, 26, 23, 0, 0))

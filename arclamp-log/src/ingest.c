@@ -233,10 +233,13 @@ static int route_line(struct ingest *in, const char *line, size_t len,
     return failed;
 }
 
-/* Writes a complete run to the run logs of every group its begin line's
- * channel feeds; a run some file could not take is counted once as
- * dropped (there is no deferring: its other lines were acknowledged when
- * they were taken, see redis_stream.c). */
+/* Writes a complete run once to every group its begin line's channel
+ * feeds: to the run log of its entry point's tag, or to `all` when it has
+ * none or policy refused its tag file (counted there, as for samples).
+ * Readers make the `all` view of a bucket from all of its run logs. A run
+ * some file could not take is counted once as dropped (there is no
+ * deferring: its other lines were acknowledged when they were taken, see
+ * redis_stream.c). */
 static void write_run(struct ingest *in, const struct run *run, time_t now, double mono)
 {
     const char *tag = run->tag[0] ? run->tag : NULL;
@@ -251,9 +254,10 @@ static void write_run(struct ingest *in, const struct run *run, time_t now, doub
             admission_refuse_run(&gs->admission, REFUSED_DISK_FLOOR, tag);
             continue;
         }
-        failed += append_run_to(in, (int)g, "all", run, mono) < 0;
-        if (tag)
-            failed += append_run_to(in, (int)g, tag, run, mono) < 0;
+        int rc = tag ? append_run_to(in, (int)g, tag, run, mono) : 1;
+        if (rc == 1) /* no tag, or its tag file refused */
+            rc = append_run_to(in, (int)g, "all", run, mono);
+        failed += rc < 0;
     }
     if (failed)
         runs_count_drop(&in->runs, RUN_DROP_WRITE_ERROR, run->runid, mono);

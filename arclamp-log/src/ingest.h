@@ -10,11 +10,12 @@
  * base_path, the configured period, the bucket name and a tag of
  * [A-Za-z0-9_.-], so nothing can be written outside base_path.
  *
- * A line that starts with "xhprof/1 " is a line of a hierarchical run
- * instead (runline.h): validated with runline_parse, collected in runs.h
- * until its run is complete, and the complete run is written in one piece
- * to the `.runs` files of the groups its begin line's channel feeds (the
- * all file and the entry point's tag file; sample_pop does not apply). */
+ * A line that starts with "xhprof/1 " or "xhprof/2 " is a line of a
+ * hierarchical run instead (runline.h): validated with runline_parse,
+ * collected in runs.h until its run is complete, and the complete run is
+ * written in one piece, once, to a `.runs` file of each group its begin
+ * line's channel feeds: its entry point's tag file, or the all file when it
+ * has no tag or its tag file is refused (sample_pop does not apply). */
 #ifndef ARCLAMP_LOG_INGEST_H
 #define ARCLAMP_LOG_INGEST_H
 

@@ -16,7 +16,7 @@ static void usage(FILE *out)
             "\n"
             "Receives collapsed stack samples (Redis pub/sub or streams, UDP and unix\n"
             "datagram sockets) and appends them to hourly/daily trace logs, and the\n"
-            "hierarchical runs of the extension (xhprof/1 lines) to run logs.\n"
+            "hierarchical runs of the extension (xhprof/1 and xhprof/2 lines) to run logs.\n"
             "\n"
             "  -c, --config FILE   configuration file (default " CONFIG_DEFAULT_PATH ")\n"
             "      --check-config  validate the configuration and exit\n"

@@ -25,6 +25,7 @@ void runs_init(struct runs *r, const struct runs_limits *lim, struct stats *stat
         r->table_size *= 2;
     r->table = xcalloc(r->table_size, sizeof *r->table);
     r->last_report = -1e9;
+    runline_names_init(&r->names, 0);
     stats->runs_pending = 0;
 }
 
@@ -199,29 +200,57 @@ static void take_begin(struct runs *r, const char *line, size_t len, const struc
     make_room(r, 1, mono);
     struct run *run = add_entry(r, rl, 0, mono);
     run->groups = groups;
+    run->version = rl->version;
     runline_entry_tag(rl->text, rl->text_len, run->tag);
     r->stats->runs_received++;
     add_line(r, run, line, len, mono);
 }
 
-/* An arc or end line of a run never begun (or forgotten): counted once;
- * for an arc line a marker takes the rest of the run's lines, if there is
- * room without pushing out a run being collected. */
+/* An arc, fn or end line of a run never begun (or forgotten): counted
+ * once; unless it was the end line, a marker takes the rest of the run's
+ * lines, if there is room without pushing out a run being collected. */
 static void take_orphan(struct runs *r, const struct runline *rl, double mono)
 {
     char runid[RUNLINE_RUNID_MAX + 1];
     memcpy(runid, rl->runid, rl->runid_len);
     runid[rl->runid_len] = '\0';
     runs_count_drop(r, RUN_DROP_NO_BEGIN, runid, mono);
-    if (rl->kind == RUNLINE_ARC && make_room(r, 0, mono) == 0)
+    if (rl->kind != RUNLINE_END && make_room(r, 0, mono) == 0)
         add_entry(r, rl, 1, mono);
+}
+
+/* Whether a complete version 2 run names its functions as the format
+ * says: each id defined once, before the first arc that uses it. Its lines
+ * passed runline_parse when they came; they are read again here, once,
+ * rather than a table kept per pending run. */
+static int ids_ok(struct runs *r, const struct run *run)
+{
+    runline_names_clear(&r->names);
+    const char *p = run->lines.data, *end = p + run->lines.len;
+    int ok = 1;
+    while (ok && p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p)); /* every line ends with one */
+        struct runline rl;
+        runline_parse(p, (size_t)(nl - p), &rl);
+        if (rl.kind == RUNLINE_FN)
+            ok = runline_names_define(&r->names, &rl) == 0;
+        else if (rl.kind == RUNLINE_ARC)
+            ok = runline_names_resolves(&r->names, &rl);
+        p = nl + 1;
+    }
+    return ok;
 }
 
 static struct run *take_end(struct runs *r, struct run *run, const char *line, size_t len,
                             const struct runline *rl, double mono)
 {
-    if (run->arcs != (uint64_t)rl->sent) {
-        runs_count_drop(r, RUN_DROP_ARCS_MISSING, run->runid, mono);
+    enum run_drop why = RUN_DROP_NREASONS;
+    if (run->arcs != (uint64_t)rl->sent)
+        why = RUN_DROP_ARCS_MISSING;
+    else if (run->mixed || rl->version != run->version || (run->version == 2 && !ids_ok(r, run)))
+        why = RUN_DROP_BAD_IDS;
+    if (why != RUN_DROP_NREASONS) {
+        runs_count_drop(r, why, run->runid, mono);
         forget(r, run);
         return NULL;
     }
@@ -252,8 +281,10 @@ struct run *runs_take(struct runs *r, const char *line, size_t len, const struct
     }
     if (rl->kind == RUNLINE_END)
         return take_end(r, run, line, len, rl, mono);
-    if (add_line(r, run, line, len, mono) == 0)
-        run->arcs++;
+    if (add_line(r, run, line, len, mono) == 0) {
+        run->arcs += rl->kind == RUNLINE_ARC;
+        run->mixed |= rl->version != run->version;
+    }
     return NULL;
 }
 
@@ -291,6 +322,7 @@ void runs_free(struct runs *r, double mono)
     while (r->markers.head)
         forget(r, r->markers.head);
     runs_report(r, mono, 1);
+    runline_names_free(&r->names);
     free(r->table);
     r->table = NULL;
 }

@@ -1,11 +1,16 @@
 /* runs: hierarchical runs being put back together.
  *
  * The extension sends each XHProf run as run lines (runline.h): a begin
- * line, its arc lines, an end line, every line tagged with the run's id. A
- * run longer than one message is split over several, and messages of other
- * runs and hosts come in between, so a run is collected here, keyed by its
- * id, until its end line completes it; only complete runs leave this module
- * (to be written to run logs by ingest.c).
+ * line, its arc lines (in version 2 with fn lines naming the functions),
+ * an end line, every line tagged with the run's id. A run longer than one
+ * message is split over several, and messages of other runs and hosts
+ * come in between, so a run is collected here, keyed by its id, until its
+ * end line completes it; only complete runs leave this module (to be
+ * written to run logs by ingest.c). A run is complete when its end line's
+ * ARCS_SENT is the number of arc lines received and, in version 2, every
+ * arc's ids were defined once by an fn line before it (checked when the
+ * end line comes, with common's runline_names: a reader resolves the run
+ * the same way), all its lines being of its begin line's version.
  *
  * Memory is bounded whatever senders do: at most `max_pending` entries, a
  * run's lines at most `max_run_bytes`, all pending runs' lines together at
@@ -48,6 +53,8 @@ struct run {
     int dropped;                /* a marker: the run was dropped, its lines are ignored */
     strbuf lines;               /* begin, arcs (and end once complete), each with '\n' */
     uint64_t arcs;              /* arc lines in `lines` */
+    int version;                /* its begin line's */
+    int mixed;                  /* a line of another version came: the run is bad */
     struct run *hnext;          /* hash chain */
     struct run *prev, *next;    /* its age list, oldest first */
 };
@@ -68,6 +75,7 @@ struct runs {
     double last_report;         /* monotonic time of the last drop report */
     uint64_t unreported[RUN_DROP_NREASONS]; /* drops since that report */
     char example[RUNLINE_RUNID_MAX + 1]; /* the run id of one of them */
+    struct runline_names names; /* checking a complete version 2 run (ids only) */
 };
 
 void runs_init(struct runs *r, const struct runs_limits *lim, struct stats *stats);

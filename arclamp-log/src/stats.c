@@ -21,7 +21,7 @@ const char *refusal_name(enum refusal why)
 const char *run_drop_name(enum run_drop why)
 {
     static const char *const names[RUN_DROP_NREASONS] = {
-        "duplicate", "no_begin", "arcs_missing", "too_big",
+        "duplicate", "no_begin", "arcs_missing", "bad_ids", "too_big",
         "pending_limit", "timeout", "write_error", "stopped",
     };
     return (unsigned)why < RUN_DROP_NREASONS ? names[why] : "unknown";
@@ -168,12 +168,12 @@ static void format_run_metrics(strbuf *out, const struct stats *st, const struct
     counter(out, "arclamp_log_runs_received_total", "Hierarchical runs begun (valid begin lines).",
             st->runs_received);
     header(out, "arclamp_log_runs_written_total", "counter",
-           "Complete runs written to each log group's all run log.");
+           "Complete runs written to each log group's run logs (once each).");
     per_group(out, "arclamp_log_runs_written_total", st->runs_written, cfg);
     per_reason(out, "arclamp_log_runs_dropped_total", "Runs not written, per reason.",
                st->runs_dropped, 0, RUN_DROP_NREASONS, run_drop_reason);
     per_reason(out, "arclamp_log_runs_refused_total",
-               "Complete runs (or their tag copies) not written by policy, per reason.",
+               "Complete runs (or their tag files) not written by policy, per reason.",
                st->runs_refused, 1, REFUSED_NREASONS, refusal_reason);
     header(out, "arclamp_log_runs_pending", "gauge", "Runs waiting for their end line.");
     strbuf_appendf(out, "arclamp_log_runs_pending %llu\n", (unsigned long long)st->runs_pending);

@@ -31,6 +31,9 @@ enum run_drop {
     RUN_DROP_DUPLICATE = 0, /* a second begin line for a run being put together */
     RUN_DROP_NO_BEGIN,      /* arc or end lines of a run whose begin never came */
     RUN_DROP_ARCS_MISSING,  /* the arc lines received are not the end line's ARCS_SENT */
+    RUN_DROP_BAD_IDS,       /* version 2: an arc uses a function id no fn line defined
+                               before it, an id is defined twice, or its lines are of
+                               two versions */
     RUN_DROP_TOO_BIG,       /* its lines passed max_run_bytes */
     RUN_DROP_PENDING_LIMIT, /* pushed out by max_pending_runs or max_pending_run_bytes */
     RUN_DROP_TIMEOUT,       /* no end line within run_timeout */
@@ -76,7 +79,7 @@ struct stats {
     /* hierarchical runs */
     uint64_t run_lines_invalid[RUN_LINE_NREASONS]; /* refused run lines per reason */
     uint64_t runs_received;                     /* valid begin lines */
-    uint64_t runs_written[CONFIG_MAX_GROUPS];   /* runs in each group's all run log */
+    uint64_t runs_written[CONFIG_MAX_GROUPS];   /* runs written to each group's run logs */
     uint64_t runs_dropped[RUN_DROP_NREASONS];   /* runs not written, per reason */
     uint64_t runs_refused[REFUSED_NREASONS];    /* runs (or tag copies) refused by policy */
     uint64_t runs_pending;                      /* runs being put together now */

@@ -20,7 +20,7 @@
 #define RETRY_DELAY 1.0
 /* At most one log entry about failed opens per this many seconds. */
 #define OPEN_REPORT_INTERVAL 10.0
-/* The longest end line of a run: "xhprof/1 ", a run id, " end " and two
+/* The longest end line of a run: "xhprof/1 " (or 2), a run id, " end " and two
  * numbers of at most 19 digits and a space. */
 #define RUN_END_LINE_MAX (RUNLINE_PREFIX_LEN + RUNLINE_RUNID_MAX + 5 + 19 + 1 + 19)
 
@@ -88,7 +88,7 @@ static int write_buffer(struct fileset *fs, struct tracefile *tf, double now)
     if (n == (ssize_t)tf->buf.len) {
         tf->size += n;
         fs->stats->bytes_written += (uint64_t)n;
-        if (strcmp(tf->tag, "all") == 0 && tf->kind == TRACEFILE_RUNS)
+        if (tf->kind == TRACEFILE_RUNS) /* a run is in one run log of its group */
             fs->stats->runs_written[tf->group] += tf->buf_lines;
         else if (strcmp(tf->tag, "all") == 0)
             fs->stats->lines_written[tf->group] += tf->buf_lines;

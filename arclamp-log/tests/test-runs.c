@@ -1,6 +1,8 @@
 /* Tests of hierarchical runs: reassembly and its bounds (runs.c, with an
- * injected monotonic clock: every call takes the time), and their way
- * through ingest into run logs next to the trace logs. */
+ * injected monotonic clock: every call takes the time), the checks of a
+ * version 2 run's names, and their way through ingest into run logs next
+ * to the trace logs, once per log group. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,20 @@ static char *end_line(const char *runid, long sent)
 {
     strbuf sb = STRBUF_INIT;
     strbuf_appendf(&sb, "xhprof/1 %s end %ld 0", runid, sent);
+    return (char *)strbuf_cstr(&sb);
+}
+
+/* Version 2 lines: a line of any shape, formatted. */
+static char *v2_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *v2_line(const char *fmt, ...)
+{
+    strbuf sb = STRBUF_INIT;
+    strbuf_appends(&sb, "xhprof/2 ");
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vappendf(&sb, fmt, ap);
+    va_end(ap);
     return (char *)strbuf_cstr(&sb);
 }
 
@@ -212,6 +228,104 @@ START_TEST(end_with_another_arc_count_drops_the_run)
     ck_assert_uint_eq(fx.runs.count, 0);
     ck_assert_uint_eq(fx.runs.bytes, 0);
     ck_assert_uint_eq(fx.st.runs_pending, 0);
+    rfx_free(&fx);
+}
+END_TEST
+
+/* A version 2 run: fn lines are kept with it but are no arc lines; the run
+ * comes out as it was sent. */
+START_TEST(v2_run_is_put_together_and_its_fn_lines_are_no_arcs)
+{
+    struct rfx fx;
+    rfx_init(&fx, NULL);
+    strbuf *x = &fx.expect[0];
+    feed(&fx, v2_line("r2 begin 1795326601 web1 wt,cpu /srv/w/api.php"), 1, x);
+    feed(&fx, v2_line("r2 fn 0 main()"), 1, x);
+    feed(&fx, v2_line("r2 arc 1 900 800 - - - 0"), 1, x);
+    feed(&fx, v2_line("r2 fn 1 Foo::bar"), 1, x);
+    feed(&fx, v2_line("r2 arc 2 500 400 - - 0 1"), 1, x);
+    feed(&fx, v2_line("r2 arc 1 100 90 - - 1 1@1"), 1, x);
+    struct run *done = feed(&fx, v2_line("r2 end 3 0"), 1, x);
+    ck_assert_ptr_nonnull(done);
+    ck_assert_str_eq(done->tag, "api");
+    ck_assert_uint_eq(done->arcs, 3);
+    check_done(&fx, done, "r2", x);
+    ck_assert_uint_eq(dropped_total(&fx.st), 0);
+    rfx_free(&fx);
+}
+END_TEST
+
+/* Feeds a version 2 run of the given body lines (after its begin) and
+ * returns what became of it. */
+static struct run *feed_v2(struct rfx *fx, const char *runid, const char *const *body, int n,
+                           int sent)
+{
+    feed(fx, v2_line("%s begin 1795326601 web1 wt /srv/index.php", runid), 1, NULL);
+    for (int i = 0; i < n; i++)
+        feed(fx, v2_line("%s %s", runid, body[i]), 1, NULL);
+    return feed(fx, v2_line("%s end %d 0", runid, sent), 1, NULL);
+}
+
+START_TEST(v2_run_with_bad_ids_is_refused_whole_when_it_completes)
+{
+    struct rfx fx;
+    rfx_init(&fx, NULL);
+    static const char *const undefined[] = {"fn 0 main()", "arc 1 9 - - - - 0", "arc 1 5 - - - 0 1"};
+    static const char *const used_first[] = {"fn 0 main()", "arc 1 5 - - - 0 1", "fn 1 f"};
+    static const char *const root_first[] = {"arc 1 9 - - - - 0", "fn 0 main()"};
+    static const char *const redefined[] = {"fn 0 main()", "arc 1 9 - - - - 0", "fn 1 f",
+                                            "fn 1 g", "arc 1 5 - - - 0 1"};
+    static const char *const caller_undefined[] = {"fn 1 f", "arc 1 5 - - - 0 1"};
+    static const char *const fine[] = {"fn 7 main()", "arc 1 9 - - - - 7", "fn 3 f",
+                                       "arc 1 5 - - - 7@2 3@1"};
+    ck_assert_ptr_null(feed_v2(&fx, "u1", undefined, 3, 2));
+    ck_assert_uint_eq(fx.st.runs_dropped[RUN_DROP_BAD_IDS], 1);
+    /* the lines went in (still pending, in bounds) until the end came */
+    ck_assert_ptr_null(feed_v2(&fx, "u2", used_first, 3, 1));
+    ck_assert_ptr_null(feed_v2(&fx, "u3", root_first, 2, 1));
+    ck_assert_ptr_null(feed_v2(&fx, "u4", redefined, 5, 2));
+    ck_assert_ptr_null(feed_v2(&fx, "u5", caller_undefined, 2, 1));
+    ck_assert_uint_eq(fx.st.runs_dropped[RUN_DROP_BAD_IDS], 5);
+    struct run *done = feed_v2(&fx, "ok", fine, 4, 2);
+    ck_assert_ptr_nonnull(done);
+    runs_release(&fx.runs, done);
+    ck_assert_uint_eq(dropped_total(&fx.st), 5);
+    ck_assert_uint_eq(fx.runs.count, 0);
+    ck_assert_uint_eq(fx.runs.bytes, 0);
+    ck_assert_uint_eq(fx.st.runs_pending, 0);
+    rfx_free(&fx);
+}
+END_TEST
+
+START_TEST(run_of_two_versions_is_refused)
+{
+    struct rfx fx;
+    rfx_init(&fx, NULL);
+    feed(&fx, begin_line("m1", ENTRY), 1, NULL);
+    feed(&fx, v2_line("m1 fn 0 main()"), 1, NULL);
+    feed(&fx, arc_line("m1", 0), 1, NULL);
+    ck_assert_ptr_null(feed(&fx, end_line("m1", 1), 1, NULL));
+    feed(&fx, v2_line("m2 begin 1795326601 web1 wt /srv/index.php"), 1, NULL);
+    feed(&fx, v2_line("m2 fn 0 main()"), 1, NULL);
+    feed(&fx, v2_line("m2 arc 1 9 - - - - 0"), 1, NULL);
+    ck_assert_ptr_null(feed(&fx, end_line("m2", 1), 1, NULL)); /* a version 1 end */
+    ck_assert_uint_eq(fx.st.runs_dropped[RUN_DROP_BAD_IDS], 2);
+    ck_assert_uint_eq(dropped_total(&fx.st), 2);
+    rfx_free(&fx);
+}
+END_TEST
+
+START_TEST(fn_lines_without_a_begin_count_once_per_run)
+{
+    struct rfx fx;
+    rfx_init(&fx, NULL);
+    feed(&fx, v2_line("o fn 0 main()"), 1, NULL);
+    feed(&fx, v2_line("o arc 1 9 - - - - 0"), 1, NULL);
+    feed(&fx, v2_line("o fn 1 f"), 1, NULL);
+    ck_assert_ptr_null(feed(&fx, v2_line("o end 1 0"), 1, NULL));
+    ck_assert_uint_eq(fx.st.runs_dropped[RUN_DROP_NO_BEGIN], 1);
+    ck_assert_uint_eq(dropped_total(&fx.st), 1);
+    ck_assert_uint_eq(fx.runs.count, 0);
     rfx_free(&fx);
 }
 END_TEST
@@ -470,13 +584,13 @@ START_TEST(runs_split_over_messages_are_written_whole_next_to_samples)
     send_text(&fx, &m3, 3, 1.0);
     fileset_flush(&fx.in.files, 1.0);
 
-    strbuf both = STRBUF_INIT;
-    strbuf_append(&both, b.data, b.len);
-    strbuf_append(&both, a.data, a.len);
-    assert_rel(&fx, "hourly/2026-11-22_05.all.runs", strbuf_cstr(&both));
-    assert_rel(&fx, "daily/2026-11-22.all.runs", strbuf_cstr(&both));
+    /* once per group: each run in its entry point's run log only */
+    ck_assert(!exists_rel(&fx, "hourly/2026-11-22_05.all.runs"));
+    ck_assert(!exists_rel(&fx, "daily/2026-11-22.all.runs"));
     assert_rel(&fx, "hourly/2026-11-22_05.index.runs", strbuf_cstr(&a));
     assert_rel(&fx, "hourly/2026-11-22_05.api.runs", strbuf_cstr(&b));
+    assert_rel(&fx, "daily/2026-11-22.index.runs", strbuf_cstr(&a));
+    assert_rel(&fx, "daily/2026-11-22.api.runs", strbuf_cstr(&b));
     assert_rel(&fx, "hourly/2026-11-22_05.all.log", "/srv/mediawiki/index.php;main 3\nmain;x 2\n");
     assert_rel(&fx, "hourly/2026-11-22_05.index.log", "/srv/mediawiki/index.php;main 3\n");
     ck_assert_uint_eq(fx.st.lines_received, 2); /* sample lines only */
@@ -487,7 +601,9 @@ START_TEST(runs_split_over_messages_are_written_whole_next_to_samples)
     ck_assert_uint_eq(fx.st.run_lines_invalid[RUNLINE_BAD_RECORD], 1);
     ck_assert_uint_eq(fx.st.lines_invalid[STACKLINE_NO_COUNT], 0);
     ck_assert_uint_eq(fx.st.runs_pending, 0);
-    strbuf_free(&both);
+    /* and nothing more: the runs once and the samples per group */
+    size_t samples = 2 * strlen("/srv/mediawiki/index.php;main 3\n") + strlen("main;x 2\n");
+    ck_assert_uint_eq(fx.st.bytes_written, 2 * (a.len + b.len) + 2 * samples);
     strbuf_free(&a);
     strbuf_free(&b);
     fx_free(&fx);
@@ -512,10 +628,49 @@ START_TEST(runs_go_only_to_the_groups_of_their_channel_without_sample_pop)
         send_text(&fx, &m, xhprof, 1.0);
     }
     fileset_flush(&fx.in.files, 1.0);
-    assert_rel(&fx, "runs/2026.all.runs", strbuf_cstr(&want));
-    ck_assert(!exists_rel(&fx, "cpu/2026.all.runs"));
+    assert_rel(&fx, "runs/2026.index.runs", strbuf_cstr(&want));
+    ck_assert_int_eq(count_rel(&fx, "runs"), 1);
+    ck_assert(!exists_rel(&fx, "cpu"));
     ck_assert_uint_eq(fx.st.runs_written[1], 3);
     strbuf_free(&want);
+    fx_free(&fx);
+}
+END_TEST
+
+/* Version 2 runs through ingest, next to version 1 ones: written once per
+ * group as sent; one with an undefined id is counted and written nowhere. */
+START_TEST(v2_runs_are_written_once_per_group_and_bad_ones_nowhere)
+{
+    struct fx fx;
+    fx_init(&fx, RUN_LOGS);
+    strbuf m = STRBUF_INIT, good = STRBUF_INIT, old = STRBUF_INIT;
+    add_line(&m, &good, v2_line("v2 begin 1795326601 web1 wt,mu /srv/w/index.php"));
+    add_line(&m, &good, v2_line("v2 fn 0 main()"));
+    add_line(&m, &good, v2_line("v2 arc 1 900 - 10 - - 0"));
+    add_line(&m, NULL, v2_line("bad begin 1795326601 web1 wt /srv/w/index.php"));
+    add_line(&m, &good, v2_line("v2 fn 1 A%%0Ab"));
+    add_line(&m, NULL, v2_line("bad fn 0 main()"));
+    add_line(&m, &good, v2_line("v2 arc 1 800 - -10 - 0 1"));
+    add_line(&m, NULL, v2_line("bad arc 1 800 - - - 0 1"));
+    add_line(&m, &good, v2_line("v2 end 2 5"));
+    add_line(&m, NULL, v2_line("bad end 1 0"));
+    add_line(&m, &old, begin_line("v1", ENTRY));
+    add_line(&m, &old, arc_line("v1", 0));
+    add_line(&m, &old, end_line("v1", 1));
+    add_line(&m, NULL, v2_line("v2x fn 00 main()")); /* a bad line: counted as such */
+    send_text(&fx, &m, 3, 1.0);
+    fileset_flush(&fx.in.files, 1.0);
+    strbuf_append(&good, old.data, old.len);
+    assert_rel(&fx, "hourly/2026-11-22_05.index.runs", strbuf_cstr(&good));
+    assert_rel(&fx, "daily/2026-11-22.index.runs", strbuf_cstr(&good));
+    ck_assert_int_eq(count_rel(&fx, "hourly"), 1);
+    ck_assert_uint_eq(fx.st.runs_received, 3);
+    ck_assert_uint_eq(fx.st.runs_written[0], 2);
+    ck_assert_uint_eq(fx.st.runs_written[1], 2);
+    ck_assert_uint_eq(fx.st.runs_dropped[RUN_DROP_BAD_IDS], 1);
+    ck_assert_uint_eq(fx.st.run_lines_invalid[RUNLINE_BAD_NUMBER], 1);
+    strbuf_free(&good);
+    strbuf_free(&old);
     fx_free(&fx);
 }
 END_TEST
@@ -562,6 +717,7 @@ START_TEST(hostile_run_lines_are_counted_and_written_nowhere)
 }
 END_TEST
 
+/* A run whose tag file is refused goes to `all` instead: still once. */
 START_TEST(tag_limit_refuses_run_tag_files_not_the_all_file)
 {
     struct fx fx;
@@ -576,6 +732,7 @@ START_TEST(tag_limit_refuses_run_tag_files_not_the_all_file)
     ck_assert_uint_eq(fx.st.runs_refused[REFUSED_TAG_LIMIT], 1);
     ck_assert_uint_eq(fx.st.lines_refused[REFUSED_TAG_LIMIT], 0);
     ck_assert_uint_eq(fx.st.runs_written[0], 1);
+    ck_assert_int_eq(count_rel(&fx, "hourly"), 1);
     strbuf_free(&want);
     fx_free(&fx);
 }
@@ -651,6 +808,8 @@ START_TEST(run_logs_are_retained_apart_from_trace_logs)
     strbuf m = STRBUF_INIT;
     add_line(&m, NULL, begin_line("r", ENTRY));
     add_line(&m, NULL, end_line("r", 0));
+    add_line(&m, NULL, begin_line("s", "/srv/run.sh")); /* no tag: to all */
+    add_line(&m, NULL, end_line("s", 0));
     send_text(&fx, &m, 1, 1.0);
     fileset_flush(&fx.in.files, 1.0);
     /* retain 2: the new bucket's and the newest old one, per tag, of .runs only */
@@ -688,6 +847,10 @@ Suite *runs_suite(void)
     tcase_add_test(tc, second_begin_drops_the_first_as_duplicate);
     tcase_add_test(tc, lines_without_a_begin_count_once_per_run);
     tcase_add_test(tc, end_with_another_arc_count_drops_the_run);
+    tcase_add_test(tc, v2_run_is_put_together_and_its_fn_lines_are_no_arcs);
+    tcase_add_test(tc, v2_run_with_bad_ids_is_refused_whole_when_it_completes);
+    tcase_add_test(tc, run_of_two_versions_is_refused);
+    tcase_add_test(tc, fn_lines_without_a_begin_count_once_per_run);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("bounds");
@@ -705,6 +868,7 @@ Suite *runs_suite(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, runs_split_over_messages_are_written_whole_next_to_samples);
     tcase_add_test(tc, runs_go_only_to_the_groups_of_their_channel_without_sample_pop);
+    tcase_add_test(tc, v2_runs_are_written_once_per_group_and_bad_ones_nowhere);
     tcase_add_test(tc, hostile_run_lines_are_counted_and_written_nowhere);
     tcase_add_test(tc, tag_limit_refuses_run_tag_files_not_the_all_file);
     tcase_add_test(tc, run_that_no_file_can_take_is_dropped_as_write_error);

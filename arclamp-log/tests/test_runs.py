@@ -1,24 +1,29 @@
-"""Hierarchical runs: xhprof/1 lines from Redis (pub/sub and streams) and the
-daemon's own unix socket are put back together and written, whole and
-contiguous, to <bucket>.all.runs and <bucket>.<tag>.runs; bad lines and
-incomplete runs are counted, never written; run logs are retained per tag
-apart from the trace logs. The last test sends a real run from PHP."""
+"""Hierarchical runs: xhprof/1 and xhprof/2 lines from Redis (pub/sub and
+streams) and the daemon's own unix and UDP sockets are put back together
+and written, whole and contiguous, once per log group: to
+<bucket>.<tag>.runs, or <bucket>.all.runs for a run without an entry point
+tag; bad lines and incomplete runs (in version 2 also runs whose arcs use
+undefined function ids) are counted, never written; run logs are retained
+per tag apart from the trace logs. The last test sends a real run from
+PHP (today's extension: version 1)."""
 
 import glob
 import os
 import re
 import signal
+import socket
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
-from conftest import base_config, lines_of, log_files, send_unix
+from conftest import base_config, free_port, lines_of, log_files, send_udp, send_unix
 from testkit import REPO_ROOT, metric, metric_sum, read_metrics, wait_until
 
 MESSAGE_MAX = 64000  # what the extension puts in one message at most
-RUN_LINE = re.compile(rb"^xhprof/1 ([A-Za-z0-9_-]{1,64}) (begin|arc|end)( .*)?$")
+HPROF_MAX_BYTES = 1048576  # the extension's default excimer.hprof_max_bytes
+RUN_LINE = re.compile(rb"^xhprof/([12]) ([A-Za-z0-9_-]{1,64}) (begin|arc|end|fn)( .*)?$")
 
 
 # --------------------------------------------------------------------------
@@ -36,6 +41,62 @@ def run_lines(runid, entry, narcs, key_pad=30):
                                                             90000 - i, 64 * i, i, key))
     lines.append(b"xhprof/1 %s end %d 0" % (rid, narcs))
     return lines
+
+
+def escape(raw):
+    """A name or entry as the format carries it: %, CR, LF, NUL as %XX."""
+    for c in (b"%", b"\r", b"\n", b"\0"):
+        raw = raw.replace(c, b"%%%02X" % c[0])
+    return raw
+
+
+def v2_names(n, pad=0):
+    """MediaWiki-like printed names, main() first, some hostile."""
+    names = [b"main()"]
+    hostile = [b"a\0b", b"line\nbreak\r", b"100%", b"x==>y", b"{closure}",
+               b"class@anonymous\0/srv/x.php:3$0", b"caf\xc3\xa9::na\xc3\xafve"]
+    for i in range(1, n):
+        if i <= len(hostile):
+            names.append(hostile[i - 1])
+        else:
+            names.append(b"MediaWiki\\Storage\\Layer%d\\Service%d::method%d%s" % (
+                i % 13, i % 97, i, b"x" * pad))
+    return names
+
+
+def v2_run_lines(runid, entry, narcs, key_pad=0, names=None):
+    """The lines of one version 2 run: begin, fn lines before the first arc
+    that uses them, `narcs` arcs (the root, then a chain with levels),
+    end. Also returns the v1 keys its arcs stand for, in order."""
+    rid = runid.encode()
+    names = names or v2_names(max(2, narcs // 3 + 2), key_pad)
+    lines = [b"xhprof/2 %s begin %d web1 wt,cpu,mu,pmu %s" % (rid, int(time.time()),
+                                                              escape(entry.encode()))]
+    defined, keys = set(), []
+
+    def fn(i):
+        if i not in defined:
+            defined.add(i)
+            lines.append(b"xhprof/2 %s fn %d %s" % (rid, i, escape(names[i])))
+
+    def ref(i, level):
+        return b"%d@%d" % (i, level) if level else b"%d" % i
+
+    for a in range(narcs):
+        # the root, then a chain through the names, a level deeper each lap
+        n = len(names)
+        caller, cl = (None, 0) if a == 0 else ((a - 1) % n, (a - 1) // n)
+        callee, clevel = a % n, a // n
+        if caller is not None:
+            fn(caller)
+        fn(callee)
+        lines.append(b"xhprof/2 %s arc %d %d %d %d -%d %s %s" % (
+            rid, a % 7 + 1, 100000 - a, 90000 - a, 64 * a, a,
+            b"-" if caller is None else ref(caller, cl), ref(callee, clevel)))
+        key = (b"" if caller is None else names[caller] + (b"@%d" % cl if cl else b"") + b"==>")
+        keys.append(key + names[callee] + (b"@%d" % clevel if clevel else b""))
+    lines.append(b"xhprof/2 %s end %d 0" % (rid, narcs))
+    return lines, keys
 
 
 def split_messages(lines, limit=MESSAGE_MAX):
@@ -75,7 +136,7 @@ def parse_run_log(path):
     for line in data.split(b"\n")[:-1]:
         m = RUN_LINE.match(line)
         assert m, "%s: not a run line: %r" % (path, line[:120])
-        runid, kind = m.group(1), m.group(2)
+        runid, kind = m.group(2), m.group(3)
         if kind == b"begin":
             assert cur is None, "%s: run %r begins inside run %r" % (path, runid, cur[0])
             cur = (runid.decode(), [line])
@@ -85,21 +146,24 @@ def parse_run_log(path):
         cur[1].append(line)
         if kind == b"end":
             sent = int(line.split(b" ")[3])
-            assert len(cur[1]) - 2 == sent, "%s: run %r has %d arcs, its end says %d" % (
-                path, runid, len(cur[1]) - 2, sent)
+            arcs = sum(1 for l in cur[1] if l.split(b" ", 3)[2] == b"arc")
+            assert arcs == sent, "%s: run %r has %d arcs, its end says %d" % (
+                path, runid, arcs, sent)
             runs.append(cur)
             cur = None
     assert cur is None, "%s: run %r is not complete" % (path, cur[0])
     return runs
 
 
-def run_files(base, period, tag="all"):
-    return sorted(glob.glob(os.path.join(str(base), period, "*.%s.runs" % tag)))
+def run_files(base, period, tag=None):
+    return sorted(glob.glob(os.path.join(str(base), period, "*.%s.runs" % (tag or "*"))))
 
 
-def runs_in(base, period, tag="all"):
+def runs_in(base, period, tag=None):
     """{runid: lines} of every run log of a group and tag (a test may cross
-    an hour: then there are two buckets)."""
+    an hour: then there are two buckets); without a tag, of all of them: the
+    `all` view, in which every run must be once (the daemon writes a run to
+    one run log per group)."""
     out = {}
     for path in run_files(base, period, tag):
         for runid, lines in parse_run_log(path):
@@ -171,6 +235,7 @@ def test_runs_split_over_messages_and_interleaved_arrive_complete(
         assert runs_in(base, period) == want
         assert runs_in(base, period, "index") == {k: want[k] for k in ("0f1e2d3c4b5a6978", "small")}
         assert runs_in(base, period, "api") == {"run-api": mid}
+        assert runs_in(base, period, "all") == {"run_sh": bare}  # no entry point tag
         tags = {os.path.basename(p).split(".")[1] for p in glob.glob(str(base / period / "*.runs"))}
         assert tags == {"all", "index", "api"}
         # samples go to trace logs only, run lines never do
@@ -203,6 +268,18 @@ HOSTILE = [
     (b"xhprof/1 h1 begin 1700000000 web1 wt", "bad_record"),
     (b"xhprof/1 h1 end 1 0 trailing", "bad_record"),
     (b"xhprof/1 h1 fork 1 0", "bad_record"),
+    # version 2: the same bounds, and its own fields
+    (b"xhprof/2 ../x fn 1 f", "bad_runid"),
+    (b"xhprof/1 h1 fn 1 f", "bad_record"),           # no fn lines in version 1
+    (b"xhprof/2 h1 fn 1", "bad_record"),
+    (b"xhprof/2 h1 arc 1 1 - - - 1", "bad_record"),
+    (b"xhprof/2 h1 arc 1 1 - - - 1 2 3", "bad_record"),
+    (b"xhprof/2 h1 fn 2147483648 f", "bad_number"),  # past 2^31-1
+    (b"xhprof/2 h1 fn 01 f", "bad_number"),
+    (b"xhprof/2 h1 arc 1 1 - - - 1 2@0", "bad_number"),
+    (b"xhprof/2 h1 arc 1 1 - - - main()==>f", "bad_number"),
+    (b"xhprof/2 h1 fn 1 f\x00oo", "bad_text"),
+    (b"xhprof/2 h1 fn 1 <b>%zz</b>", "bad_text"),
 ]
 
 
@@ -217,9 +294,10 @@ def test_hostile_run_lines_are_counted_and_nothing_else_is_lost(daemon_factory, 
     samples = [b"/srv/mediawiki/index.php;main;ok_%d 1" % i for i in range(10)]
     hostile = [line for line, _ in HOSTILE]
     too_long = b"xhprof/1 h2 arc 1 1 - - - " + b"k" * 5000
+    too_long_fn = b"xhprof/2 h2 fn 1 " + b"k" * 5000
     payloads = [
         b"\n".join(samples[:5] + hostile[:8] + ok[:10]),
-        b"\n".join(hostile[8:] + [too_long] + ok[10:] + odd + samples[5:]),
+        b"\n".join(hostile[8:] + [too_long, too_long_fn] + ok[10:] + odd + samples[5:]),
         # lines of runs never begun, and an end for one
         b"xhprof/1 ghost arc 1 1 - - - main()\nxhprof/1 ghost arc 1 1 - - - f\n"
         b"xhprof/1 ghost end 2 0",
@@ -234,7 +312,7 @@ def test_hostile_run_lines_are_counted_and_nothing_else_is_lost(daemon_factory, 
     want = {}
     for _, reason in HOSTILE:
         want[reason] = want.get(reason, 0) + 1
-    want["too_long"] = 1
+    want["too_long"] = 2
     for reason in ("bad_runid", "bad_record", "bad_number", "bad_text", "too_long"):
         assert metric(m, "arclamp_log_run_lines_invalid_total", reason=reason) == want[reason], \
             reason
@@ -248,6 +326,7 @@ def test_hostile_run_lines_are_counted_and_nothing_else_is_lost(daemon_factory, 
     for period in ("hourly", "daily"):
         assert runs_in(base, period) == {"odd": odd, "fine": ok}
         assert runs_in(base, period, "index") == {"fine": ok}
+        assert runs_in(base, period, "all") == {"odd": odd}
         assert sorted(lines_of(base, period)) == sorted(samples)
     # nothing but trace logs and run logs of the two groups, all below base_path
     made = sorted(os.path.relpath(os.path.join(r, f), str(workdir))
@@ -312,8 +391,9 @@ def test_run_logs_are_retained_per_tag_apart_from_trace_logs(daemon_factory, wor
     cfg, sock = socket_config(workdir, logs=[{"period": "hourly", "format": "%Y-%m-%d_%H",
                                               "retain": 2}])
     d = daemon_factory(cfg).start()
-    send_unix(sock, [b"\n".join(run_lines("r", "/srv/mediawiki/index.php", 2))])
-    wait_metric(workdir, "arclamp_log_runs_written_total", 1, group="hourly")
+    send_unix(sock, [b"\n".join(run_lines("r", "/srv/mediawiki/index.php", 2)),
+                     b"\n".join(run_lines("s", "/usr/local/bin/job", 2))])  # no tag: all
+    wait_metric(workdir, "arclamp_log_runs_written_total", 2, group="hourly")
     assert d.stop() == 0
     names = sorted(os.listdir(str(hourly)))
     for tag in ("all", "index"):
@@ -362,6 +442,100 @@ def test_reload_counts_the_runs_in_flight(daemon_factory, workdir):
     wait_metric(workdir, "arclamp_log_runs_dropped_total", 1, reason="stopped")
     assert metric(metrics_of(workdir), "arclamp_log_runs_pending") == 0
     assert d.stop() == 0
+
+
+# --------------------------------------------------------------------------
+# Version 2 through every transport
+
+
+def transport_daemon(kind, redis_server, daemon_factory, workdir):
+    """A daemon reading runs from one transport, and a function sending a
+    list of messages through it."""
+    if kind in ("pubsub", "stream"):
+        cfg = base_config(workdir, redis=redis_server, redis_channels=["xhprof"])
+        if kind == "stream":
+            cfg["redis"].update(mode="stream", stream_consumer="v2-test")
+        d = daemon_factory(cfg).start()
+        if kind == "pubsub":
+            redis_server.wait_subscribed("xhprof")
+            return d, lambda msgs: publish(redis_server, "xhprof", msgs)
+
+        def xadd(msgs):
+            with redis_server.client() as c:
+                for m in msgs:
+                    c.command("XADD", "xhprof", "*", "sample", m)
+        return d, xadd
+    if kind == "unix":
+        cfg, sock = socket_config(workdir)
+        return daemon_factory(cfg).start(), lambda msgs: send_unix(sock, msgs)
+    port = free_port(socket.SOCK_DGRAM)
+    cfg = base_config(workdir, listen=["udp://127.0.0.1:%d" % port])
+    return daemon_factory(cfg).start(), lambda msgs: send_udp(port, msgs)
+
+
+@pytest.mark.parametrize("kind", ["pubsub", "stream", "unix", "udp"])
+def test_v2_runs_arrive_whole_through_every_transport(kind, redis_server, daemon_factory,
+                                                      workdir):
+    """Version 2 runs split over messages, interleaved with a version 1 run
+    and samples, are written as sent, once per group; a run whose arc uses
+    an id no fn line defined, and one that defines an id twice, are refused
+    whole (bad_ids), everything else goes on."""
+    d, send = transport_daemon(kind, redis_server, daemon_factory, workdir)
+    big, _ = v2_run_lines("v2big", "/srv/mediawiki/php-1.44/index.php", 4000, key_pad=40)
+    bare, _ = v2_run_lines("v2bare", "/usr/local/bin/maintenance", 30)  # no tag
+    old = run_lines("v1old", "/srv/mediawiki/php-1.44/api.php", 500)
+    undefined, _ = v2_run_lines("v2undef", "/srv/mediawiki/index.php", 50)
+    undefined = [l for l in undefined if b" fn 9 " not in l]  # arcs still use id 9
+    twice, _ = v2_run_lines("v2twice", "/srv/mediawiki/index.php", 50)
+    twice.insert(-1, b"xhprof/2 v2twice fn 3 again")
+    samples = [b"/srv/mediawiki/php-1.44/index.php;main;leaf_%d 1" % i for i in range(10)]
+    assert len(split_messages(big)) >= 3
+    msgs = interleave(split_messages(big), split_messages(old), split_messages(undefined),
+                      split_messages(twice))
+    msgs.insert(1, b"\n".join(samples) + b"\n" + b"\n".join(bare))
+    send(msgs)
+    wait_metric(workdir, "arclamp_log_runs_written_total", 3, group="daily")
+    wait_metric(workdir, "arclamp_log_runs_dropped_total", 2, reason="bad_ids")
+    assert d.stop() == 0
+    base = workdir / "logs"
+    for period in ("hourly", "daily"):
+        assert runs_in(base, period) == {"v2big": big, "v2bare": bare, "v1old": old}
+        assert runs_in(base, period, "index") == {"v2big": big}
+        assert runs_in(base, period, "api") == {"v1old": old}
+        assert runs_in(base, period, "all") == {"v2bare": bare}
+        assert sorted(lines_of(base, period)) == sorted(samples)
+    m = metrics_of(workdir)
+    assert metric(m, "arclamp_log_runs_received_total") == 5
+    assert metric_sum(m, "arclamp_log_runs_dropped_total") == 2
+    assert metric_sum(m, "arclamp_log_run_lines_invalid_total") == 0
+    assert "bad_ids" in d.stderr_text() and "runs_dropped" in d.stderr_text()
+
+
+def test_runs_at_the_extensions_default_cap_are_written_whole(daemon_factory, workdir):
+    """With the daemon's defaults, a run as large as the extension's default
+    cap (excimer.hprof_max_bytes: 1 MiB of lines) goes through whole, in
+    either version, and its one copy per group is all that is written."""
+    cfg, sock = socket_config(workdir)
+    d = daemon_factory(cfg).start()
+    runs = {}
+    for version, runid in ((2, "capv2"), (1, "capv1")):
+        n = 1000
+        while True:  # the largest run within the cap (the end line included)
+            lines = (v2_run_lines(runid, "/srv/w/index.php", n, key_pad=20)[0] if version == 2
+                     else run_lines(runid, "/srv/w/index.php", n, key_pad=60))
+            if len(b"\n".join(lines)) > HPROF_MAX_BYTES:
+                break
+            runs[runid], n = lines, n + 100
+        assert len(b"\n".join(runs[runid])) > HPROF_MAX_BYTES - 20000
+        send_unix(sock, split_messages(runs[runid]))
+    wait_metric(workdir, "arclamp_log_runs_written_total", 2, group="daily")
+    assert d.stop() == 0
+    for period in ("hourly", "daily"):
+        assert runs_in(workdir / "logs", period) == runs
+    m = metrics_of(workdir)
+    assert metric_sum(m, "arclamp_log_runs_dropped_total") == 0
+    stored = sum(len(b"\n".join(l)) + 1 for l in runs.values())
+    assert metric(m, "arclamp_log_bytes_written_total") == 2 * stored  # hourly and daily
 
 
 # --------------------------------------------------------------------------

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #define RUNS_SUFFIX ".runs"
 
@@ -34,19 +35,38 @@ static const char *const kind_suffix[] = {".html", ".svg", ".html", ".json"};
 enum kind { K_REPORT, K_CALLGRAPH, K_DIFF, K_SUMMARY, K_COUNT };
 
 /* One run log found. */
-struct entry {
+struct logfile {
     char *period;
     char *name;                /* file name without .runs */
-    const char *tag;           /* points into name */
     size_t bucket_len;         /* name[0..bucket_len) is the bucket */
     int format;                /* index in the formats */
     struct timespec mtime;
+};
+
+struct logfiles {
+    struct logfile *v;
+    size_t n, cap;
+};
+
+/* One report: an entry point's run log, or the `all` view of a bucket,
+ * which is every run log of the bucket (arclamp-log writes each run once
+ * per period: to its entry point's log, or to `all` when it has none). */
+struct entry {
+    char *period;              /* points into the first input */
+    char *name;                /* "<bucket>.<tag>": the pages' names */
+    const char *tag;           /* points into name */
+    size_t bucket_len;         /* name[0..bucket_len) is the bucket */
+    int format;                /* index in the formats */
+    struct timespec mtime;     /* its inputs' time (see inputs_time) */
+    const struct logfile **inputs; /* the run logs read for it */
+    size_t ninputs;
     const struct entry *previous; /* the bucket before, same period/format/tag */
 };
 
 struct entries {
     struct entry *v;
     size_t n, cap;
+    struct logfiles files;     /* what the entries' inputs point to */
 };
 
 void generate_default_formats(struct generate_opts *o)
@@ -60,16 +80,16 @@ void generate_default_formats(struct generate_opts *o)
         o->formats[i] = defaults[i];
 }
 
-/* What add_entry needs while the logs are scanned. */
+/* What add_file needs while the logs are scanned. */
 struct scan {
-    struct entries *es;
+    struct logfiles *fs;
     const struct generate_opts *o;
 };
 
-static void add_entry(void *arg, const char *period, const char *file, const struct stat *st)
+static void add_file(void *arg, const char *period, const char *file, const struct stat *st)
 {
     struct scan *sc = arg;
-    struct entries *es = sc->es;
+    struct logfiles *fs = sc->fs;
     const struct generate_opts *o = sc->o;
     if (!period_name_ok(period))
         return;
@@ -86,18 +106,96 @@ static void add_entry(void *arg, const char *period, const char *file, const str
         free(name);
         return;
     }
+    if (fs->n == fs->cap) {
+        fs->cap = fs->cap ? fs->cap * 2 : 64;
+        fs->v = xrealloc(fs->v, fs->cap * sizeof *fs->v);
+    }
+    fs->v[fs->n++] = (struct logfile){xstrdup(period), name, bucket_len, format, st->st_mtim};
+}
+
+/* Files of one bucket next to each other: by period, format and bucket. */
+static int by_bucket(const void *x, const void *y)
+{
+    const struct logfile *a = x, *b = y;
+    int c = strcmp(a->period, b->period);
+    if (!c)
+        c = a->format - b->format;
+    if (!c)
+        c = a->bucket_len < b->bucket_len ? -1 : a->bucket_len > b->bucket_len;
+    if (!c)
+        c = memcmp(a->name, b->name, a->bucket_len);
+    return c ? c : strcmp(a->name, b->name);
+}
+
+static int same_bucket(const struct logfile *a, const struct logfile *b)
+{
+    return strcmp(a->period, b->period) == 0 && a->format == b->format &&
+           a->bucket_len == b->bucket_len && memcmp(a->name, b->name, a->bucket_len) == 0;
+}
+
+/* The time a page of these inputs carries: one log's own mtime; for
+ * several, the newest mtime whose nanoseconds are replaced by a hash of
+ * every input's name and mtime, so that a log added to or removed from
+ * the view (retention prunes each entry point's logs on its own) makes
+ * the page out of date like a changed log does. */
+static struct timespec inputs_time(const struct logfile *const *in, size_t n)
+{
+    if (n == 1)
+        return in[0]->mtime;
+    struct timespec newest = in[0]->mtime;
+    XXH3_state_t *h = XXH3_createState();
+    XXH3_64bits_reset(h);
+    for (size_t i = 0; i < n; i++) {
+        newest = *jobfs_newer(&newest, &in[i]->mtime);
+        XXH3_64bits_update(h, in[i]->name, strlen(in[i]->name) + 1);
+        XXH3_64bits_update(h, &in[i]->mtime, sizeof in[i]->mtime);
+    }
+    newest.tv_nsec = (long)(XXH3_64bits_digest(h) % 1000000000u);
+    XXH3_freeState(h);
+    return newest;
+}
+
+static struct entry *new_entry(struct entries *es, const struct logfile *f, const char *tag)
+{
     if (es->n == es->cap) {
         es->cap = es->cap ? es->cap * 2 : 64;
         es->v = xrealloc(es->v, es->cap * sizeof *es->v);
     }
     struct entry *e = &es->v[es->n++];
-    e->period = xstrdup(period);
-    e->name = name;
-    e->bucket_len = bucket_len;
-    e->tag = name + bucket_len + 1;
-    e->format = format;
-    e->mtime = st->st_mtim;
-    e->previous = NULL;
+    memset(e, 0, sizeof *e);
+    e->period = f->period;
+    e->bucket_len = f->bucket_len;
+    e->format = f->format;
+    size_t tl = strlen(tag);
+    e->name = xmalloc(f->bucket_len + 1 + tl + 1);
+    memcpy(e->name, f->name, f->bucket_len);
+    e->name[f->bucket_len] = '.';
+    memcpy(e->name + f->bucket_len + 1, tag, tl + 1);
+    e->tag = e->name + f->bucket_len + 1;
+    return e;
+}
+
+/* The entries of one bucket's files [from, to): one per entry point's log,
+ * and the bucket's `all` view over all of them. */
+static void bucket_entries(struct entries *es, size_t from, size_t to)
+{
+    const struct logfile *fs = es->files.v;
+    struct entry *all = new_entry(es, &fs[from], "all");
+    all->ninputs = to - from;
+    all->inputs = xmalloc(all->ninputs * sizeof *all->inputs);
+    for (size_t i = from; i < to; i++)
+        all->inputs[i - from] = &fs[i];
+    all->mtime = inputs_time(all->inputs, all->ninputs);
+    for (size_t i = from; i < to; i++) {
+        const char *tag = fs[i].name + fs[i].bucket_len + 1;
+        if (strcmp(tag, "all") == 0)
+            continue; /* the view's own part */
+        struct entry *e = new_entry(es, &fs[i], tag);
+        e->ninputs = 1;
+        e->inputs = xmalloc(sizeof *e->inputs);
+        e->inputs[0] = &fs[i];
+        e->mtime = fs[i].mtime;
+    }
 }
 
 static int by_series(const void *x, const void *y)
@@ -111,13 +209,21 @@ static int by_series(const void *x, const void *y)
     return c ? c : strcmp(a->name, b->name);
 }
 
-/* The run logs under logs_dir, sorted by period, format, tag and time, each
- * linked to the one before it. */
+/* The reports of the run logs under logs_dir, sorted by period, format,
+ * tag and time, each linked to the one before it. */
 static int scan_logs(struct entries *es, const struct generate_opts *o)
 {
-    struct scan sc = {es, o};
-    if (jobfs_scan(o->logs_dir, RUNS_SUFFIX, add_entry, &sc) < 0)
+    struct logfiles *fs = &es->files;
+    struct scan sc = {fs, o};
+    if (jobfs_scan(o->logs_dir, RUNS_SUFFIX, add_file, &sc) < 0)
         return -1;
+    if (fs->n)
+        qsort(fs->v, fs->n, sizeof *fs->v, by_bucket);
+    for (size_t from = 0, to; from < fs->n; from = to) {
+        for (to = from + 1; to < fs->n && same_bucket(&fs->v[from], &fs->v[to]);)
+            to++;
+        bucket_entries(es, from, to);
+    }
     if (es->n)
         qsort(es->v, es->n, sizeof *es->v, by_series);
     for (size_t i = 1; i < es->n; i++) {
@@ -132,10 +238,15 @@ static int scan_logs(struct entries *es, const struct generate_opts *o)
 static void entries_free(struct entries *es)
 {
     for (size_t i = 0; i < es->n; i++) {
-        free(es->v[i].period);
         free(es->v[i].name);
+        free(es->v[i].inputs);
     }
     free(es->v);
+    for (size_t i = 0; i < es->files.n; i++) {
+        free(es->files.v[i].period);
+        free(es->files.v[i].name);
+    }
+    free(es->files.v);
 }
 
 /* ---- pages ------------------------------------------------------------- */
@@ -147,19 +258,26 @@ static void page_path(const struct generate_opts *o, const struct entry *e, enum
              kind_suffix[k]);
 }
 
-/* The mean run of a run log: the sum of its complete runs over their number. */
+/* The mean run of a report: the sum of the complete runs of its run logs
+ * (each run id once) over their number. */
 static int load_mean(const struct generate_opts *o, const struct entry *e, run *r,
                      struct runlog_stats *st, char *err, size_t errlen)
 {
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s/%s%s", o->logs_dir, e->period, e->name, RUNS_SUFFIX);
     memset(st, 0, sizeof *st);
     run_init(r, o->max_arcs);
-    if (runlog_add(r, path, o->max_bytes, st, err, errlen) < 0)
-        return -1;
-    if (st->runs > 1)
+    struct runlog_seen seen;
+    runlog_seen_init(&seen);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < e->ninputs; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s/%s%s", o->logs_dir, e->inputs[i]->period,
+                 e->inputs[i]->name, RUNS_SUFFIX);
+        rc = runlog_add(r, path, o->max_bytes, &seen, st, err, errlen);
+    }
+    runlog_seen_free(&seen);
+    if (rc == 0 && st->runs > 1)
         run_scale(r, 1.0 / (double)st->runs);
-    return 0;
+    return rc;
 }
 
 /* Names are [A-Za-z0-9_.-] (period_name_ok, read_name): JSON as they are. */
@@ -169,9 +287,11 @@ static void summary_json(strbuf *out, const struct entry *e, const struct runlog
     strbuf_appendf(out,
                    "{\"period\": \"%s\", \"name\": \"%s\", \"entrypoint\": \"%s\", "
                    "\"runs\": %zu, \"incomplete\": %zu, \"bad_lines\": %zu, "
+                   "\"duplicates\": %zu, \"logs\": %zu, "
                    "\"arcs\": %zu, \"arcs_left_out\": %zu, \"first\": %lld, \"last\": %lld}\n",
-                   e->period, e->name, e->tag, st->runs, st->incomplete, st->bad_lines, arcs,
-                   st->arcs_left_out, (long long)st->first, (long long)st->last);
+                   e->period, e->name, e->tag, st->runs, st->incomplete, st->bad_lines,
+                   st->duplicates, e->ninputs, arcs, st->arcs_left_out, (long long)st->first,
+                   (long long)st->last);
 }
 
 static int write_report(const struct generate_opts *o, const struct entry *e, const run *r,
@@ -453,7 +573,7 @@ int generate_run(const struct generate_opts *o)
     struct tiers_opts tiers = o->tiers;
     tiers.reports_index = 1;
     int failed = tiers_update(&tiers) < 0;
-    struct entries es = {NULL, 0, 0};
+    struct entries es = {NULL, 0, 0, {NULL, 0, 0}};
     size_t written = 0, removed = 0;
     int unlisted = scan_logs(&es, o) < 0;
     failed |= unlisted;
@@ -471,8 +591,9 @@ int generate_run(const struct generate_opts *o)
         failed |= write_index(o, &es) < 0;
     }
     if (!o->quiet)
-        fprintf(stderr, "arclamp-report: %zu run logs, %zu brought up to date, %zu stale pages "
-                        "removed\n", es.n, written, removed);
+        fprintf(stderr, "arclamp-report: %zu run logs, %zu reports (entry points and all), %zu "
+                        "brought up to date, %zu stale pages removed\n", es.files.n, es.n, written,
+                removed);
     entries_free(&es);
     close(lock);
     return failed ? 1 : 0;

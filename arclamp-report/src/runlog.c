@@ -10,6 +10,63 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <xxhash.h>
+
+/* ---- the run ids of a view ---------------------------------------------- */
+
+void runlog_seen_init(struct runlog_seen *s)
+{
+    memset(s, 0, sizeof *s);
+}
+
+void runlog_seen_free(struct runlog_seen *s)
+{
+    free(s->slots);
+    free(s->v);
+    strbuf_free(&s->ids);
+    runlog_seen_init(s);
+}
+
+static void seen_grow(struct runlog_seen *s)
+{
+    free(s->slots);
+    s->nslots = s->nslots ? s->nslots * 2 : 256;
+    s->slots = xcalloc(s->nslots, sizeof *s->slots);
+    for (size_t i = 0; i < s->n; i++) {
+        size_t k = (size_t)s->v[i].hash & (s->nslots - 1);
+        while (s->slots[k])
+            k = (k + 1) & (s->nslots - 1);
+        s->slots[k] = (uint32_t)i + 1;
+    }
+}
+
+/* Adds the run id; 0 when it is new, 1 when it was there already. */
+static int seen_add(struct runlog_seen *s, const char *id)
+{
+    size_t len = strlen(id);
+    uint64_t h = XXH3_64bits(id, len);
+    for (size_t k = s->nslots ? (size_t)h & (s->nslots - 1) : 0; s->nslots && s->slots[k];
+         k = (k + 1) & (s->nslots - 1)) {
+        const struct runlog_seen_id *e = &s->v[s->slots[k] - 1];
+        if (e->hash == h && strcmp(s->ids.data + e->off, id) == 0)
+            return 1;
+    }
+    if ((s->n + 1) * 2 > s->nslots)
+        seen_grow(s);
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 256;
+        s->v = xrealloc(s->v, s->cap * sizeof *s->v);
+    }
+    s->v[s->n] = (struct runlog_seen_id){h, s->ids.len};
+    strbuf_append(&s->ids, id, len + 1);
+    size_t k = (size_t)h & (s->nslots - 1);
+    while (s->slots[k])
+        k = (k + 1) & (s->nslots - 1);
+    s->slots[k] = (uint32_t)++s->n;
+    return 0;
+}
+
+/* ---- reading a log ----------------------------------------------------------- */
 
 /* The run being read: its arcs wait here until its end line says it is
  * whole. */
@@ -17,8 +74,13 @@ struct current {
     run r;
     char runid[RUNLINE_RUNID_MAX + 1];
     int open;
+    int version;              /* its begin line's */
+    int broken;               /* a line of another version, an fn line in version 1,
+                                 an id defined twice or used undefined */
     size_t arcs;
     int64_t time;
+    struct runline_names names; /* version 2: the run's functions */
+    strbuf key;               /* the arc being added, decoded */
 };
 
 static const int metric_of_field[RL_NMETRICS] = {M_CT, M_WT, M_CPU, M_MU, M_PMU};
@@ -27,7 +89,9 @@ static void current_reset(struct current *c, size_t max_arcs)
 {
     run_free(&c->r);
     run_init(&c->r, max_arcs);
+    runline_names_clear(&c->names);
     c->open = 0;
+    c->broken = 0;
     c->arcs = 0;
 }
 
@@ -45,20 +109,25 @@ static void on_begin(struct current *c, const struct runline *rl, struct runlog_
     memcpy(c->runid, rl->runid, rl->runid_len);
     c->runid[rl->runid_len] = '\0';
     c->open = 1;
+    c->version = rl->version;
     c->time = rl->time;
 }
 
-static void on_arc(struct current *c, const struct runline *rl, struct runlog_stats *st,
-                   char *scratch)
+static void on_arc(struct current *c, const struct runline *rl, struct runlog_stats *st)
 {
-    size_t klen = runline_unescape(rl->text, rl->text_len, scratch);
     c->arcs++;
-    arc *a = run_arc(&c->r, scratch, klen, 1);
+    if (c->broken || runline_names_key(&c->names, rl, &c->key) < 0) {
+        c->broken = 1;
+        return;
+    }
+    const char *key = c->key.data ? c->key.data : "";
+    size_t klen = c->key.len;
+    arc *a = run_arc(&c->r, key, klen, 1);
     if (!a) {
         st->arcs_left_out++;
         return;
     }
-    int is_main = klen == 6 && memcmp(scratch, "main()", 6) == 0;
+    int is_main = klen == 6 && memcmp(key, "main()", 6) == 0;
     for (int m = 0; m < RL_NMETRICS; m++) {
         if (!(rl->present & (1u << m)))
             continue;
@@ -70,10 +139,12 @@ static void on_arc(struct current *c, const struct runline *rl, struct runlog_st
 }
 
 static void on_end(run *agg, struct current *c, const struct runline *rl,
-                   struct runlog_stats *st)
+                   struct runlog_seen *seen, struct runlog_stats *st)
 {
-    if (rl->sent < 0 || (size_t)rl->sent != c->arcs) {
+    if (c->broken || rl->sent < 0 || (size_t)rl->sent != c->arcs) {
         st->incomplete++;
+    } else if (seen_add(seen, c->runid)) {
+        st->duplicates++;
     } else {
         st->arcs_left_out += run_add_weighted(agg, &c->r, 1.0) + (size_t)rl->left_out;
         st->runs++;
@@ -86,7 +157,7 @@ static void on_end(run *agg, struct current *c, const struct runline *rl,
 }
 
 static void on_line(run *agg, struct current *c, const char *line, size_t len,
-                    struct runlog_stats *st, char *scratch)
+                    struct runlog_seen *seen, struct runlog_stats *st)
 {
     struct runline rl;
     if (!runline_is_run(line, len) || runline_parse(line, len, &rl) != RUNLINE_OK) {
@@ -96,16 +167,21 @@ static void on_line(run *agg, struct current *c, const char *line, size_t len,
     if (rl.kind == RUNLINE_BEGIN) {
         on_begin(c, &rl, st);
     } else if (!same_run(c, &rl)) {
-        st->bad_lines++; /* an arc or end of no run begun here */
+        st->bad_lines++; /* an arc, fn or end of no run begun here */
+    } else if (rl.version != c->version) {
+        st->bad_lines++;
+        c->broken = 1;
+    } else if (rl.kind == RUNLINE_FN) {
+        c->broken |= runline_names_define(&c->names, &rl) < 0;
     } else if (rl.kind == RUNLINE_ARC) {
-        on_arc(c, &rl, st, scratch);
+        on_arc(c, &rl, st);
     } else {
-        on_end(agg, c, &rl, st);
+        on_end(agg, c, &rl, seen, st);
     }
 }
 
-int runlog_add(run *agg, const char *path, size_t max_bytes, struct runlog_stats *st, char *err,
-               size_t errlen)
+int runlog_add(run *agg, const char *path, size_t max_bytes, struct runlog_seen *seen,
+               struct runlog_stats *st, char *err, size_t errlen)
 {
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
@@ -115,7 +191,8 @@ int runlog_add(run *agg, const char *path, size_t max_bytes, struct runlog_stats
     struct current c;
     memset(&c, 0, sizeof c);
     run_init(&c.r, agg->max_arcs);
-    char *buf = xmalloc(RUNLOG_LINE_MAX + 1), *scratch = xmalloc(RUNLOG_LINE_MAX);
+    runline_names_init(&c.names, 1);
+    char *buf = xmalloc(RUNLOG_LINE_MAX + 1);
     size_t have = 0, total = 0;
     int rc = 0, skipping = 0;
     for (;;) {
@@ -135,7 +212,7 @@ int runlog_add(run *agg, const char *path, size_t max_bytes, struct runlog_stats
         size_t start = 0;
         for (char *nl; (nl = memchr(buf + start, '\n', have - start)); start = (size_t)(nl - buf) + 1) {
             if (!skipping)
-                on_line(agg, &c, buf + start, (size_t)(nl - buf) - start, st, scratch);
+                on_line(agg, &c, buf + start, (size_t)(nl - buf) - start, seen, st);
             skipping = 0;
         }
         memmove(buf, buf + start, have - start);
@@ -151,8 +228,9 @@ int runlog_add(run *agg, const char *path, size_t max_bytes, struct runlog_stats
     if (c.open)
         st->incomplete++;
     run_free(&c.r);
+    runline_names_free(&c.names);
+    strbuf_free(&c.key);
     free(buf);
-    free(scratch);
     close(fd);
     return rc;
 }

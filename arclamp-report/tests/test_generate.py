@@ -1,10 +1,13 @@
 """arclamp-report generate, the timer job, on run logs as arclamp-log writes
-them (<logs>/<period>/<bucket>.<tag>.runs): the mean run per bucket and
-entry point with xhprof_lib's numbers, the diff against the previous
-bucket, pages rewritten only when their inputs change and removed when
-their run log goes, the index, and hostile logs (markup in names, broken
-lines, symlinks) handled without writing outside the reports directory.
-arclamp-svg's index links the report of a trace log's bucket."""
+them (<logs>/<period>/<bucket>.<tag>.runs, xhprof/1 or xhprof/2 lines):
+the mean run per bucket and entry point with xhprof_lib's numbers, the
+`all` view of a bucket made from all of its run logs (each run id once:
+logs from before runs were stored once per period hold every run twice),
+the diff against the previous bucket, pages rewritten only when their
+inputs change and removed when their run logs go, the index, and hostile
+logs (markup in names, broken lines, undefined function ids, symlinks)
+handled without writing outside the reports directory. arclamp-svg's
+index links the report of a trace log's bucket."""
 
 import fcntl
 import json
@@ -37,6 +40,36 @@ def run_lines(runid, arcs, entry="/srv/w/index.php", when=1764126000, host="web1
         lines.append(f"xhprof/1 {runid} arc {ct} {wt} {cpu} - - {esc(key)}")
     lines.append(f"xhprof/1 {runid} end {len(arcs) if sent is None else sent} {left_out}")
     return "\n".join(lines) + "\n"
+
+
+def v2_lines(runid, names, arcs, entry="/srv/w/index.php", when=1764126000, flags="wt,cpu",
+             sent=None):
+    """A run in the xhprof/2 format: names by id, arcs as (caller id or
+    None, caller level, callee id, callee level, (ct, wt, cpu)); each fn line
+    just before the first arc that uses it."""
+    lines = [f"xhprof/2 {runid} begin {when} web1 {flags} {esc(entry)}"]
+    done = set()
+    for caller, cl, callee, ll, (ct, wt, cpu) in arcs:
+        for i in ([] if caller is None else [caller]) + [callee]:
+            if i not in done:
+                done.add(i)
+                lines.append(f"xhprof/2 {runid} fn {i} {esc(names[i])}")
+        ref = lambda i, level: f"{i}@{level}" if level else f"{i}"  # noqa: E731
+        lines.append(f"xhprof/2 {runid} arc {ct} {wt} {cpu} - - "
+                     f"{'-' if caller is None else ref(caller, cl)} {ref(callee, ll)}")
+    lines.append(f"xhprof/2 {runid} end {len(arcs) if sent is None else sent} 0")
+    return "\n".join(lines) + "\n"
+
+
+def v1_keys(names, arcs):
+    """The xhprof/1 keys (and metrics) the xhprof/2 arcs stand for."""
+    out = {}
+    for caller, cl, callee, ll, m in arcs:
+        key = names[callee] + (f"@{ll}" if ll else "")
+        if caller is not None:
+            key = names[caller] + (f"@{cl}" if cl else "") + "==>" + key
+        out[key] = m
+    return out
 
 
 RUN_A = {"main()": (1, 100, 80), "main()==>a": (2, 60, 50), "a==>b": (4, 30, 20)}
@@ -84,16 +117,13 @@ def test_mean_run_per_bucket_with_diff_against_the_previous(tmp_path):
     write_log(tmp_path, "hourly", "2026-11-26_03.excimer.index",
               run_lines("r2", RUN_A) + run_lines("r3", RUN_B, host="web2"))
     generate(tmp_path)
-    assert pages(tmp_path) == [
-        "hourly/callgraph/2026-11-26_02.excimer.index.svg",
-        "hourly/callgraph/2026-11-26_03.excimer.index.svg",
-        "hourly/diff/2026-11-26_03.excimer.index.html",
-        "hourly/report/2026-11-26_02.excimer.index.html",
-        "hourly/report/2026-11-26_03.excimer.index.html",
-        "hourly/summary/2026-11-26_02.excimer.index.json",
-        "hourly/summary/2026-11-26_03.excimer.index.json",
-        "index.html",
-    ]
+    # each entry point's pages, and each bucket's all view (here: index alone)
+    assert pages(tmp_path) == sorted(
+        [f"hourly/{kind}/2026-11-26_{h}.excimer.{tag}.{ext}"
+         for h in ("02", "03") for tag in ("all", "index")
+         for kind, ext in (("callgraph", "svg"), ("report", "html"), ("summary", "json"))]
+        + ["hourly/diff/2026-11-26_03.excimer.all.html",
+           "hourly/diff/2026-11-26_03.excimer.index.html"]) + ["index.html"]
     rep = tmp_path / "reports" / "hourly"
     summary = json.loads((rep / "summary/2026-11-26_03.excimer.index.json").read_text())
     assert summary["runs"] == 2 and summary["incomplete"] == 0
@@ -156,6 +186,123 @@ def test_pages_follow_their_inputs(tmp_path):
     assert not (tmp_path / "reports" / "daily").exists()
 
 
+def summary(data, period, name):
+    return json.loads((data / "reports" / period / "summary" / f"{name}.json").read_text())
+
+
+def test_all_view_is_every_run_log_of_the_bucket_each_run_once(tmp_path):
+    """Runs are stored once per period (arclamp-log): the all view of a
+    bucket is its entry points' logs and its all log (runs without an entry
+    point) together. A bucket written before that holds each run in all and
+    in its entry point's log too: counted once."""
+    # 03: the new layout
+    write_log(tmp_path, "hourly", "2026-11-26_03.excimer.index",
+              run_lines("r1", RUN_A) + run_lines("r2", RUN_B))
+    write_log(tmp_path, "hourly", "2026-11-26_03.excimer.api", run_lines("r3", RUN_A, entry="/w/api.php"))
+    write_log(tmp_path, "hourly", "2026-11-26_03.excimer.all", run_lines("r4", RUN_B, entry="/bin/job"))
+    # 02: the old layout, every tagged run in all too, and one run delivered twice
+    write_log(tmp_path, "hourly", "2026-11-26_02.excimer.index", run_lines("o1", RUN_A) + run_lines("o2", RUN_A))
+    write_log(tmp_path, "hourly", "2026-11-26_02.excimer.api", run_lines("o3", RUN_B, entry="/w/api.php"))
+    write_log(tmp_path, "hourly", "2026-11-26_02.excimer.all",
+              run_lines("o1", RUN_A) + run_lines("o2", RUN_A) + run_lines("o3", RUN_B, entry="/w/api.php")
+              + run_lines("o4", RUN_A, entry="/bin/job") + run_lines("o4", RUN_A, entry="/bin/job"))
+    generate(tmp_path)
+    now, old = (summary(tmp_path, "hourly", f"2026-11-26_{h}.excimer.all") for h in ("03", "02"))
+    assert (now["runs"], now["duplicates"], now["logs"], now["entrypoint"]) == (4, 0, 3, "all")
+    assert (old["runs"], old["duplicates"], old["logs"]) == (4, 4, 3)
+    assert summary(tmp_path, "hourly", "2026-11-26_03.excimer.index")["runs"] == 2
+    assert summary(tmp_path, "hourly", "2026-11-26_02.excimer.api")["runs"] == 1
+    rep = tmp_path / "reports" / "hourly"
+    # the mean of A, B, A, B (03) and of A, A, B, A (02, each run once)
+    d = page_data(rep / "report/2026-11-26_03.excimer.all.html")
+    assert d["totals"]["wt"] == 200 and "mean of 4 runs" in d["title"]
+    assert page_data(rep / "report/2026-11-26_02.excimer.all.html")["totals"]["wt"] == 150
+    dd = page_data(rep / "diff/2026-11-26_03.excimer.all.html")
+    assert dd["totals"]["wt"] == 50
+    index = (tmp_path / "reports/index.html").read_text()
+    assert 'href="hourly/report/2026-11-26_03.excimer.all.html"' in index
+
+
+def test_all_view_follows_the_set_of_its_logs(tmp_path):
+    """The all page is rewritten when any log of its bucket changes, is
+    added or goes (retention prunes each entry point's logs apart), and
+    not otherwise; it goes when the last one goes."""
+    index = write_log(tmp_path, "daily", "2026-11-26.excimer.index", run_lines("r1", RUN_A))
+    generate(tmp_path)
+    page = tmp_path / "reports/daily/report/2026-11-26.excimer.all.html"
+    ino = page.stat().st_ino
+    assert page.stat().st_mtime_ns == index.stat().st_mtime_ns  # one log: its time
+    generate(tmp_path)
+    assert page.stat().st_ino == ino
+    api = write_log(tmp_path, "daily", "2026-11-26.excimer.api", run_lines("r2", RUN_B))
+    os.utime(api, ns=(index.stat().st_mtime_ns - 10**9,) * 2)  # older than index: added all the same
+    generate(tmp_path)
+    assert page.stat().st_ino != ino
+    assert summary(tmp_path, "daily", "2026-11-26.excimer.all")["runs"] == 2
+    ino = page.stat().st_ino
+    generate(tmp_path)
+    assert page.stat().st_ino == ino
+    api.unlink()
+    generate(tmp_path)
+    assert page.stat().st_ino != ino
+    assert summary(tmp_path, "daily", "2026-11-26.excimer.all")["runs"] == 1
+    index.unlink()
+    generate(tmp_path)
+    assert pages(tmp_path) == ["index.html"]
+
+
+NAMES = ["main()", "App\\Http\\Kernel::handle", "{closure}", "a\0b%\n", "x==>y", "caf\u00e9"]
+ARCS_V2 = [(None, 0, 0, 0, (1, 1000, 900)), (0, 0, 1, 0, (1, 800, 700)), (1, 0, 2, 0, (3, 500, 400)),
+           (2, 0, 2, 1, (2, 300, 250)), (2, 1, 2, 2, (1, 100, 90)), (2, 2, 3, 0, (1, 40, 30)),
+           (1, 0, 4, 0, (5, 60, 50)), (4, 0, 5, 0, (2, 20, 10))]
+
+
+def test_v2_runs_read_as_their_v1_keys(tmp_path):
+    """A run sent as xhprof/2 gives the same pages as the same run sent as
+    xhprof/1 (the key of each arc rebuilt from the run's names, with
+    recursion levels), and a bucket may hold both."""
+    keys = v1_keys(NAMES, ARCS_V2)
+    assert len(keys) == len(ARCS_V2)
+    write_log(tmp_path, "hourly", "2026-11-26_02.excimer.index", run_lines("a1", keys))
+    write_log(tmp_path, "hourly", "2026-11-26_03.excimer.index", v2_lines("b1", NAMES, ARCS_V2))
+    write_log(tmp_path, "hourly", "2026-11-26_04.excimer.index",
+              v2_lines("c1", NAMES, ARCS_V2) + run_lines("c2", keys))
+    generate(tmp_path)
+    rep = tmp_path / "reports" / "hourly"
+    one, two, both = (page_data(rep / f"report/2026-11-26_{h}.excimer.index.html") for h in ("02", "03", "04"))
+    assert one["functions"] == two["functions"] == both["functions"]
+    assert one["totals"] == two["totals"] == both["totals"]
+    assert {"{closure}", "{closure}@1", "{closure}@2"} <= set(two["functions"])
+    # a name holding "==>" reads as it did in version 1's keys: split at the first
+    assert {"x==>y", "y==>caf\u00e9"} <= set(two["functions"])
+    assert "a" in two["functions"]  # "a\0b%\n": shown up to the NUL, as v1's key was
+    for h, n in (("03", 1), ("04", 2)):
+        s = summary(tmp_path, "hourly", f"2026-11-26_{h}.excimer.index")
+        assert (s["runs"], s["incomplete"], s["bad_lines"]) == (n, 0, 0), s
+    diff = page_data(rep / "diff/2026-11-26_03.excimer.index.html")
+    assert diff["totals"]["wt"] == 0
+
+
+def test_v2_runs_whose_names_do_not_resolve_do_not_count(tmp_path):
+    ok = v2_lines("ok", NAMES, ARCS_V2)
+    undefined = "".join(l + "\n" for l in v2_lines("u1", NAMES, ARCS_V2).splitlines()
+                        if " fn 3 " not in l)
+    lines = v2_lines("u2", NAMES, ARCS_V2).splitlines()
+    assert " fn 1 " in lines[3] and " arc " in lines[4]
+    used_first = "\n".join(lines[:3] + lines[4:5] + lines[3:4] + lines[5:]) + "\n"  # arc before its fn
+    redefined = v2_lines("u3", NAMES, ARCS_V2).replace("\nxhprof/2 u3 end", "\nxhprof/2 u3 fn 1 again\nxhprof/2 u3 end")
+    mixed = v2_lines("u4", NAMES, ARCS_V2).replace("xhprof/2 u4 end", "xhprof/1 u4 end")
+    v1_fn = run_lines("u5", RUN_A).replace("xhprof/1 u5 end", "xhprof/1 u5 fn 9 f\nxhprof/1 u5 end")
+    write_log(tmp_path, "hourly", "2026-11-26_03.excimer.index",
+              undefined + used_first + ok + redefined + mixed + v1_fn)
+    generate(tmp_path)
+    s = summary(tmp_path, "hourly", "2026-11-26_03.excimer.index")
+    assert (s["runs"], s["incomplete"]) == (2, 4), s
+    assert s["bad_lines"] == 2, s  # the version 1 end of u4, the fn line in version 1
+    d = page_data(tmp_path / "reports/hourly/report/2026-11-26_03.excimer.index.html")
+    assert d["totals"]["wt"] == (1000 + 100) / 2
+
+
 def test_only_complete_runs_count(tmp_path):
     text = (run_lines("ok1", RUN_A)
             + run_lines("short", RUN_A, sent=5)          # an arc line missing
@@ -206,11 +353,16 @@ def test_odd_files_are_skipped_and_nothing_escapes(tmp_path):
     proc = generate(tmp_path)
     assert b"notabucket.runs: no configured format names it" in proc.stderr
     assert pages(tmp_path) == [
+        "hourly/callgraph/2026-11-26_03.excimer.all.svg",
         "hourly/callgraph/2026-11-26_03.excimer.index.svg",
+        "hourly/report/2026-11-26_03.excimer.all.html",
         "hourly/report/2026-11-26_03.excimer.index.html",
+        "hourly/summary/2026-11-26_03.excimer.all.json",
         "hourly/summary/2026-11-26_03.excimer.index.json",
         "index.html",
     ]
+    s = json.loads((tmp_path / "reports/hourly/summary/2026-11-26_03.excimer.all.json").read_text())
+    assert (s["runs"], s["logs"]) == (1, 1)  # neither the symlink nor the refused name
     assert sorted(os.listdir(outside)) == before
 
 

@@ -1,9 +1,11 @@
-/* runline: the xhprof/1 line format of hierarchical runs (see runline.h). */
+/* runline: the xhprof/1 and xhprof/2 line formats of hierarchical runs —
+ * parser, per-run name table and writer (see runline.h). */
 #include "runline.h"
 #include "linefields.h"
 #include "stackline.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const error_names[RUNLINE_NERRORS] = {
@@ -15,9 +17,21 @@ const char *runline_error_name(enum runline_error err)
     return (unsigned)err < RUNLINE_NERRORS ? error_names[err] : "unknown";
 }
 
+/* The version of a line's prefix; 0 for none. */
+static int version_of(const char *line, size_t len)
+{
+    if (len < RUNLINE_PREFIX_LEN)
+        return 0;
+    if (memcmp(line, RUNLINE_PREFIX, RUNLINE_PREFIX_LEN) == 0)
+        return 1;
+    if (memcmp(line, RUNLINE_PREFIX_V2, RUNLINE_PREFIX_LEN) == 0)
+        return 2;
+    return 0;
+}
+
 int runline_is_run(const char *line, size_t len)
 {
-    return len >= RUNLINE_PREFIX_LEN && memcmp(line, RUNLINE_PREFIX, RUNLINE_PREFIX_LEN) == 0;
+    return version_of(line, len) != 0;
 }
 
 static int runid_ok(const char *s, size_t len)
@@ -102,7 +116,8 @@ static enum runline_error parse_begin(struct linefields *f, struct runline *out)
     return text_ok(out->text, out->text_len) ? RUNLINE_OK : RUNLINE_BAD_TEXT;
 }
 
-static enum runline_error parse_arc(struct linefields *f, struct runline *out)
+/* The five metrics of an arc line, either version. */
+static enum runline_error parse_metrics(struct linefields *f, struct runline *out)
 {
     out->present = 0;
     for (int m = 0; m < RL_NMETRICS; m++) {
@@ -118,11 +133,73 @@ static enum runline_error parse_arc(struct linefields *f, struct runline *out)
             return RUNLINE_BAD_NUMBER;
         out->present |= 1u << m;
     }
+    return RUNLINE_OK;
+}
+
+/* The rest of the line as KEY or NAME. */
+static enum runline_error parse_text(struct linefields *f, struct runline *out)
+{
     out->text = f->p;
     out->text_len = (size_t)(f->end - f->p);
     if (out->text_len == 0)
         return RUNLINE_BAD_RECORD;
     return text_ok(out->text, out->text_len) ? RUNLINE_OK : RUNLINE_BAD_TEXT;
+}
+
+/* A function id or a recursion level: decimal, at most RUNLINE_ID_MAX. */
+static int parse_id(const char *s, size_t n, uint32_t *out)
+{
+    int64_t v;
+    if (linefields_int(s, n, 0, &v) < 0 || v > RUNLINE_ID_MAX)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* CALLER or CALLEE of a version 2 arc: ID or ID@LEVEL (LEVEL >= 1). */
+static int parse_ref(const char *s, size_t n, uint32_t *id, uint32_t *level)
+{
+    const char *at = memchr(s, '@', n);
+    *level = 0;
+    if (!at)
+        return parse_id(s, n, id);
+    size_t idn = (size_t)(at - s);
+    if (parse_id(s, idn, id) < 0 || parse_id(at + 1, n - idn - 1, level) < 0 || *level == 0)
+        return -1;
+    return 0;
+}
+
+static enum runline_error parse_arc(struct linefields *f, struct runline *out)
+{
+    enum runline_error err = parse_metrics(f, out);
+    if (err != RUNLINE_OK)
+        return err;
+    if (out->version == 1)
+        return parse_text(f, out);
+    const char *s;
+    size_t n;
+    if (!linefields_next(f, &s, &n))
+        return RUNLINE_BAD_RECORD;
+    out->caller = RUNLINE_NO_CALLER;
+    out->caller_level = 0;
+    if (!(n == 1 && s[0] == '-') && parse_ref(s, n, &out->caller, &out->caller_level) < 0)
+        return RUNLINE_BAD_NUMBER;
+    if (!linefields_next(f, &s, &n) || f->p != f->end)
+        return RUNLINE_BAD_RECORD;
+    if (parse_ref(s, n, &out->callee, &out->callee_level) < 0)
+        return RUNLINE_BAD_NUMBER;
+    return RUNLINE_OK;
+}
+
+static enum runline_error parse_fn(struct linefields *f, struct runline *out)
+{
+    const char *s;
+    size_t n;
+    if (!linefields_next(f, &s, &n))
+        return RUNLINE_BAD_RECORD;
+    if (parse_id(s, n, &out->id) < 0)
+        return RUNLINE_BAD_NUMBER;
+    return parse_text(f, out);
 }
 
 static enum runline_error parse_end(struct linefields *f, struct runline *out)
@@ -141,7 +218,8 @@ static enum runline_error parse_end(struct linefields *f, struct runline *out)
 enum runline_error runline_parse(const char *line, size_t len, struct runline *out)
 {
     memset(out, 0, sizeof *out);
-    if (!runline_is_run(line, len))
+    out->version = version_of(line, len);
+    if (!out->version)
         return RUNLINE_BAD_RECORD;
     struct linefields f = {line + RUNLINE_PREFIX_LEN, line + len};
     if (!linefields_next(&f, &out->runid, &out->runid_len) || !runid_ok(out->runid, out->runid_len))
@@ -161,6 +239,10 @@ enum runline_error runline_parse(const char *line, size_t len, struct runline *o
     if (n == 3 && memcmp(kind, "end", 3) == 0) {
         out->kind = RUNLINE_END;
         return parse_end(&f, out);
+    }
+    if (out->version == 2 && n == 2 && memcmp(kind, "fn", 2) == 0) {
+        out->kind = RUNLINE_FN;
+        return parse_fn(&f, out);
     }
     return RUNLINE_BAD_RECORD;
 }
@@ -186,4 +268,408 @@ size_t runline_entry_tag(const char *entry, size_t len, char *tag)
     memcpy(tag, base, n);
     tag[n] = '\0';
     return n;
+}
+
+/* ---- the name table of one run --------------------------------------------- */
+
+/* A run's names are a few thousand; past this many the table's memory is
+ * given back when the next run begins rather than kept for it. */
+#define NAMES_KEEP 16384
+
+void runline_names_init(struct runline_names *t, int keep_text)
+{
+    memset(t, 0, sizeof *t);
+    t->keep_text = keep_text;
+}
+
+void runline_names_free(struct runline_names *t)
+{
+    free(t->slots);
+    free(t->entries);
+    strbuf_free(&t->text);
+    int keep = t->keep_text;
+    runline_names_init(t, keep);
+}
+
+void runline_names_clear(struct runline_names *t)
+{
+    if (t->cap > NAMES_KEEP) {
+        runline_names_free(t);
+        return;
+    }
+    if (t->n)
+        memset(t->slots, 0, t->nslots * sizeof *t->slots);
+    t->n = 0;
+    strbuf_reset(&t->text);
+}
+
+static size_t slot_of_id(const struct runline_names *t, uint32_t id)
+{
+    return (size_t)((id * 2654435761u) & (uint32_t)(t->nslots - 1));
+}
+
+static const struct runline_name_entry *lookup_id(const struct runline_names *t, uint32_t id)
+{
+    if (!t->nslots)
+        return NULL;
+    for (size_t s = slot_of_id(t, id); t->slots[s]; s = (s + 1) & (t->nslots - 1)) {
+        const struct runline_name_entry *e = &t->entries[t->slots[s] - 1];
+        if (e->id == id)
+            return e;
+    }
+    return NULL;
+}
+
+/* Doubles the slots (at most half of them used) and puts the entries back. */
+static void names_grow(struct runline_names *t)
+{
+    free(t->slots);
+    t->nslots = t->nslots ? t->nslots * 2 : 64;
+    t->slots = xcalloc(t->nslots, sizeof *t->slots);
+    for (size_t i = 0; i < t->n; i++) {
+        size_t s = slot_of_id(t, t->entries[i].id);
+        while (t->slots[s])
+            s = (s + 1) & (t->nslots - 1);
+        t->slots[s] = (uint32_t)i + 1;
+    }
+}
+
+int runline_names_define(struct runline_names *t, const struct runline *rl)
+{
+    if (lookup_id(t, rl->id))
+        return -1;
+    if ((t->n + 1) * 2 > t->nslots)
+        names_grow(t);
+    if (t->n == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 64;
+        t->entries = xrealloc(t->entries, t->cap * sizeof *t->entries);
+    }
+    struct runline_name_entry *e = &t->entries[t->n];
+    e->id = rl->id;
+    e->off = t->text.len;
+    e->len = 0;
+    if (t->keep_text) {
+        strbuf_reserve(&t->text, rl->text_len);
+        e->len = runline_unescape(rl->text, rl->text_len, t->text.data + t->text.len);
+        t->text.len += e->len;
+    }
+    size_t s = slot_of_id(t, rl->id);
+    while (t->slots[s])
+        s = (s + 1) & (t->nslots - 1);
+    t->slots[s] = (uint32_t)++t->n;
+    return 0;
+}
+
+int runline_names_resolves(const struct runline_names *t, const struct runline *rl)
+{
+    if (rl->version == 1)
+        return 1;
+    return (rl->caller == RUNLINE_NO_CALLER || lookup_id(t, rl->caller)) &&
+           lookup_id(t, rl->callee) != NULL;
+}
+
+/* A decimal number onto sb. */
+static void append_u64(strbuf *sb, uint64_t v)
+{
+    char digits[20];
+    size_t n = 0;
+    do {
+        digits[sizeof digits - ++n] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    strbuf_append(sb, digits + sizeof digits - n, n);
+}
+
+static void append_name(const struct runline_names *t, const struct runline_name_entry *e,
+                        uint32_t level, strbuf *key)
+{
+    strbuf_append(key, t->text.data + e->off, e->len);
+    if (level) {
+        strbuf_appendc(key, '@');
+        append_u64(key, level);
+    }
+}
+
+int runline_names_key(const struct runline_names *t, const struct runline *rl, strbuf *key)
+{
+    strbuf_reset(key);
+    if (rl->version == 1) {
+        strbuf_reserve(key, rl->text_len);
+        key->len = runline_unescape(rl->text, rl->text_len, key->data);
+        return 0;
+    }
+    const struct runline_name_entry *callee = lookup_id(t, rl->callee);
+    const struct runline_name_entry *caller =
+        rl->caller == RUNLINE_NO_CALLER ? NULL : lookup_id(t, rl->caller);
+    if (!t->keep_text || !callee || (rl->caller != RUNLINE_NO_CALLER && !caller))
+        return -1;
+    if (caller) {
+        append_name(t, caller, rl->caller_level, key);
+        strbuf_append(key, "==>", 3);
+    }
+    append_name(t, callee, rl->callee_level, key);
+    return 0;
+}
+
+/* ---- the writer --------------------------------------------------------------- */
+
+static const char hexdigits[] = "0123456789ABCDEF";
+
+/* Raw bytes as KEY/NAME/ENTRY text: '%', control bytes, DEL and bytes that
+ * are not part of valid UTF-8 as %XX, the rest as they are. */
+static void append_escaped(strbuf *sb, const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t plain = 0; /* start of the bytes not yet copied */
+    for (size_t i = 0; i < len;) {
+        unsigned char c = p[i];
+        if ((unsigned char)(c - 0x20) < 0x5f && c != '%') {
+            i++; /* printable ASCII, the bulk of any name */
+            continue;
+        }
+        size_t n = 1;
+        int escape = c < 0x80;
+        if (c >= 0x80) {
+            n = linefields_utf8_len(p + i, len - i);
+            escape = n == 0;
+            n += escape;
+        }
+        if (escape) {
+            strbuf_append(sb, s + plain, i - plain);
+            char esc[3] = {'%', hexdigits[c >> 4], hexdigits[c & 15]};
+            strbuf_append(sb, esc, 3);
+            plain = i + 1;
+        }
+        i += n;
+    }
+    strbuf_append(sb, s + plain, len - plain);
+}
+
+static void append_prefix(strbuf *sb, const char *runid, size_t runid_len, const char *kind)
+{
+    strbuf_append(sb, RUNLINE_PREFIX_V2, RUNLINE_PREFIX_LEN);
+    strbuf_append(sb, runid, runid_len);
+    strbuf_appendc(sb, ' ');
+    strbuf_appends(sb, kind);
+}
+
+static void append_i64(strbuf *sb, int64_t v)
+{
+    if (v < 0) {
+        strbuf_appendc(sb, '-');
+        append_u64(sb, (uint64_t)0 - (uint64_t)v);
+    } else {
+        append_u64(sb, (uint64_t)v);
+    }
+}
+
+static void write_begin(strbuf *sb, const struct runline_run *run, size_t runid_len)
+{
+    append_prefix(sb, run->runid, runid_len, "begin ");
+    append_i64(sb, run->time < 0 ? 0 : run->time);
+    strbuf_appendc(sb, ' ');
+    strbuf_appends(sb, run->host && run->host[0] ? run->host : "-");
+    strbuf_appends(sb, " wt");
+    for (int m = RL_CPU; m < RL_NMETRICS; m++) {
+        if (run->metrics & (1u << m)) {
+            strbuf_appendc(sb, ',');
+            strbuf_appends(sb, flag_names[m]);
+        }
+    }
+    strbuf_appendc(sb, ' ');
+    if (run->entry_len)
+        append_escaped(sb, run->entry, run->entry_len);
+    else
+        strbuf_appends(sb, "unknown");
+}
+
+/* v in decimal at p; returns the end. Two digits a step: the numbers of
+ * a run's lines are most of its writing time. */
+static char *put_u64(char *p, uint64_t v)
+{
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+                                "25262728293031323334353637383940414243444546474849"
+                                "50515253545556575859606162636465666768697071727374"
+                                "75767778798081828384858687888990919293949596979899";
+    char digits[20], *d = digits + sizeof digits;
+    while (v >= 100) {
+        d -= 2;
+        memcpy(d, pairs + 2 * (v % 100), 2);
+        v /= 100;
+    }
+    if (v >= 10) {
+        d -= 2;
+        memcpy(d, pairs + 2 * v, 2);
+    } else {
+        *--d = (char)('0' + v);
+    }
+    size_t n = (size_t)(digits + sizeof digits - d);
+    memcpy(p, d, n);
+    return p + n;
+}
+
+static char *put_ref(char *p, uint32_t id, uint32_t level)
+{
+    p = put_u64(p, id);
+    if (level) {
+        *p++ = '@';
+        p = put_u64(p, level);
+    }
+    return p;
+}
+
+/* The longest arc line with the newline before it: the prefix, a run id,
+ * " arc", five metrics of a sign and 19 digits each after a space, and two
+ * ID@LEVEL of 10 digits each after a space. */
+#define ARC_LINE_MAX (1 + RUNLINE_PREFIX_LEN + RUNLINE_RUNID_MAX + 4 + 5 * 21 + 2 * 22)
+
+/* "\n" and an arc line, made in one piece: a run has thousands, and one
+ * append each costs less than twenty. */
+static void write_arc(strbuf *sb, const struct runline_run *run, size_t runid_len,
+                      const struct runline_arc *a)
+{
+    char line[ARC_LINE_MAX], *p = line;
+    *p++ = '\n';
+    memcpy(p, RUNLINE_PREFIX_V2, RUNLINE_PREFIX_LEN);
+    p += RUNLINE_PREFIX_LEN;
+    memcpy(p, run->runid, runid_len);
+    p += runid_len;
+    memcpy(p, " arc", 4);
+    p += 4;
+    for (int m = 0; m < RL_NMETRICS; m++) {
+        *p++ = ' ';
+        int64_t v = a->v[m];
+        if (m > RL_WT && !(run->metrics & (1u << m))) {
+            *p++ = '-';
+        } else if (v < 0 && m <= RL_CPU) {
+            *p++ = '0'; /* only memory goes negative in the format */
+        } else if (v < 0) {
+            *p++ = '-';
+            p = put_u64(p, (uint64_t)0 - (uint64_t)v);
+        } else {
+            p = put_u64(p, (uint64_t)v);
+        }
+    }
+    *p++ = ' ';
+    if (a->caller == RUNLINE_NO_CALLER)
+        *p++ = '-';
+    else
+        p = put_ref(p, a->caller, a->caller_level);
+    *p++ = ' ';
+    p = put_ref(p, a->callee, a->callee_level);
+    strbuf_append(sb, line, (size_t)(p - line));
+}
+
+/* Whether an arc can be written at all: indexes and levels the format can
+ * carry, names that are not empty. */
+static int arc_writable(const struct runline_run *run, const struct runline_arc *a)
+{
+    if (a->callee >= run->nnames || a->callee > RUNLINE_ID_MAX ||
+        a->callee_level > RUNLINE_ID_MAX || run->names[a->callee].len == 0)
+        return 0;
+    if (a->caller == RUNLINE_NO_CALLER)
+        return 1;
+    return a->caller < run->nnames && a->caller <= RUNLINE_ID_MAX &&
+           a->caller_level <= RUNLINE_ID_MAX && run->names[a->caller].len > 0;
+}
+
+/* Writes the fn line of name `id` unless written; 1 when it wrote one. */
+static int write_fn(strbuf *sb, const struct runline_run *run, size_t runid_len, uint32_t id,
+                    unsigned char *written)
+{
+    if (written[id])
+        return 0;
+    written[id] = 1;
+    strbuf_appendc(sb, '\n');
+    append_prefix(sb, run->runid, runid_len, "fn ");
+    append_u64(sb, id);
+    strbuf_appendc(sb, ' ');
+    append_escaped(sb, run->names[id].s, run->names[id].len);
+    return 1;
+}
+
+/* Stable merge sort of arcs by wt, heaviest first: ties keep their order. */
+static void sort_arcs(struct runline_arc *a, struct runline_arc *tmp, size_t n)
+{
+    if (n < 16) {
+        for (size_t i = 1; i < n; i++) {
+            struct runline_arc x = a[i];
+            size_t j = i;
+            for (; j > 0 && a[j - 1].v[RL_WT] < x.v[RL_WT]; j--)
+                a[j] = a[j - 1];
+            a[j] = x;
+        }
+        return;
+    }
+    size_t half = n / 2;
+    sort_arcs(a, tmp, half);
+    sort_arcs(a + half, tmp, n - half);
+    if (a[half - 1].v[RL_WT] >= a[half].v[RL_WT])
+        return; /* already in order */
+    memcpy(tmp, a, half * sizeof *a);
+    size_t i = 0, j = half, k = 0;
+    while (i < half && j < n)
+        a[k++] = a[j].v[RL_WT] > tmp[i].v[RL_WT] ? a[j++] : tmp[i++];
+    while (i < half)
+        a[k++] = tmp[i++];
+}
+
+static size_t digits_of(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 10) {
+        v /= 10;
+        n++;
+    }
+    return n;
+}
+
+size_t runline_write_run(strbuf *sb, const struct runline_run *run, struct runline_arc *arcs,
+                         size_t narcs, size_t max_bytes, uint64_t *left_out)
+{
+    /* a longer run id is the caller's error; cut, it cannot overflow a line */
+    size_t start = sb->len, runid_len = strnlen(run->runid, RUNLINE_RUNID_MAX);
+    write_begin(sb, run, runid_len);
+    size_t lines = 1;
+    if (narcs > 1) {
+        struct runline_arc *tmp = xmalloc(narcs / 2 * sizeof *tmp);
+        sort_arcs(arcs, tmp, narcs);
+        free(tmp);
+    }
+    /* the end line at its longest: "\n" prefix runid " end " SENT " " LEFT */
+    size_t end_room = 1 + RUNLINE_PREFIX_LEN + runid_len + 5 + 2 * digits_of(narcs) + 1;
+    unsigned char *written = xcalloc(run->nnames, 1);
+    uint64_t sent = 0, left = 0;
+    for (size_t i = 0; i < narcs; i++) {
+        const struct runline_arc *a = &arcs[i];
+        if (!arc_writable(run, a)) {
+            left++;
+            continue;
+        }
+        size_t before = sb->len, fns = 0;
+        int new_caller = a->caller != RUNLINE_NO_CALLER &&
+                         write_fn(sb, run, runid_len, a->caller, written);
+        int new_callee = write_fn(sb, run, runid_len, a->callee, written);
+        fns = (size_t)new_caller + (size_t)new_callee;
+        write_arc(sb, run, runid_len, a);
+        if (max_bytes && sb->len - start + end_room > max_bytes) {
+            sb->len = before; /* left out: its names stay unwritten for later arcs */
+            if (new_caller)
+                written[a->caller] = 0;
+            if (new_callee)
+                written[a->callee] = 0;
+            left++;
+            continue;
+        }
+        sent++;
+        lines += fns + 1;
+    }
+    free(written);
+    strbuf_appendc(sb, '\n');
+    append_prefix(sb, run->runid, runid_len, "end ");
+    append_u64(sb, sent);
+    strbuf_appendc(sb, ' ');
+    append_u64(sb, left);
+    *left_out = left;
+    return lines + 1;
 }

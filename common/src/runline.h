@@ -1,27 +1,50 @@
-/* runline: parsing and validation of the lines of hierarchical runs.
+/* runline: the line format of hierarchical runs, both halves — the writer
+ * the extension sends with and the parser arclamp-log and arclamp-report
+ * read with — and the per-run name table that turns a version 2 run's arcs
+ * back into XHProf keys.
  *
- * The extension's zero-code collection (php-excimer-sampler's
- * hprof_collect.c) sends each XHProf run as lines of this format, every
- * line tagged with its run so a run split over messages goes back together:
+ * The extension's zero-code collection sends each XHProf run as lines, every
+ * line tagged with its run so a run split over messages goes back together.
+ * Version 2 (written by runline_write_run) names each function once per run
+ * and gives arcs by number:
+ *   xhprof/2 RUNID begin UNIXTIME HOST FLAGS ENTRY
+ *   xhprof/2 RUNID fn ID NAME
+ *   xhprof/2 RUNID arc CT WT CPU MU PMU CALLER CALLEE
+ *   xhprof/2 RUNID end ARCS_SENT ARCS_LEFT_OUT
+ * Version 1 (older senders; still read everywhere) spells every arc's key:
  *   xhprof/1 RUNID begin UNIXTIME HOST FLAGS ENTRY
  *   xhprof/1 RUNID arc CT WT CPU MU PMU KEY
  *   xhprof/1 RUNID end ARCS_SENT ARCS_LEFT_OUT
- * arclamp-log validates and stores them (run logs), arclamp-report reads
- * them back: the rules live here once. KEY and ENTRY are the rest of the
- * line, '%', CR, LF and NUL written %25, %0D, %0A, %00; a metric the run
- * did not measure is "-". */
+ *
+ * KEY, ENTRY and NAME are the rest of the line, not empty, printable valid
+ * UTF-8 once '%XX' escapes are counted as bytes: '%', CR, LF and NUL are
+ * always written %25, %0D, %0A, %00 (and the writer escapes any other
+ * control byte or byte of invalid UTF-8 the same way, so every name
+ * survives). A metric the run did not measure is "-". In version 2, ID is
+ * decimal 0..2^31-1, defined by one fn line before any arc uses it; CALLER
+ * is "-" on the run's root line (main(): CALLEE is its id), else ID or
+ * ID@LEVEL (LEVEL >= 1, the recursion level); CALLEE is ID or ID@LEVEL. The
+ * key such an arc stands for is name(CALLER)[@L]==>name(CALLEE)[@L], or
+ * name(CALLEE)[@L] alone on the root line: exactly version 1's KEY.
+ *
+ * libc only (with linefields, stackline and strbuf): the extension compiles
+ * this file too. */
 #ifndef ARCLAMP_RUNLINE_H
 #define ARCLAMP_RUNLINE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define RUNLINE_PREFIX "xhprof/1 "
-#define RUNLINE_PREFIX_LEN 9
+#include "strbuf.h"
+
+#define RUNLINE_PREFIX "xhprof/1 "    /* version 1 */
+#define RUNLINE_PREFIX_V2 "xhprof/2 " /* version 2 */
+#define RUNLINE_PREFIX_LEN 9          /* of either */
 #define RUNLINE_RUNID_MAX 64
 #define RUNLINE_HOST_MAX 255
+#define RUNLINE_ID_MAX INT32_MAX      /* largest function id and recursion level */
 
-enum runline_kind { RUNLINE_BEGIN, RUNLINE_ARC, RUNLINE_END };
+enum runline_kind { RUNLINE_BEGIN, RUNLINE_ARC, RUNLINE_END, RUNLINE_FN };
 
 /* The metrics of an arc line, in its order. */
 enum runline_metric { RL_CT, RL_WT, RL_CPU, RL_MU, RL_PMU, RL_NMETRICS };
@@ -31,16 +54,23 @@ enum runline_metric { RL_CT, RL_WT, RL_CPU, RL_MU, RL_PMU, RL_NMETRICS };
 enum runline_error {
     RUNLINE_OK = 0,
     RUNLINE_BAD_RUNID,    /* not 1-64 bytes of [A-Za-z0-9_-] */
-    RUNLINE_BAD_RECORD,   /* not begin, arc or end, or a field missing */
-    RUNLINE_BAD_NUMBER,   /* a number out of range, or "-" where one is needed */
-    RUNLINE_BAD_TEXT,     /* HOST, FLAGS, KEY or ENTRY empty, badly escaped,
+    RUNLINE_BAD_RECORD,   /* not begin, arc, end (or fn in version 2), or a field
+                             missing or extra */
+    RUNLINE_BAD_NUMBER,   /* a number (or function id, or level) out of range, or "-"
+                             where one is needed */
+    RUNLINE_BAD_TEXT,     /* HOST, FLAGS, KEY, NAME or ENTRY empty, badly escaped,
                              with control bytes or invalid UTF-8 */
     RUNLINE_NERRORS
 };
 
+/* Caller of the root arc (main()): there is none. */
+#define RUNLINE_NO_CALLER UINT32_MAX
+
+/* One line, split (runline_parse). Pointers point into the line. */
 struct runline {
+    int version;                  /* 1 or 2 */
     enum runline_kind kind;
-    const char *runid;            /* points into the line */
+    const char *runid;
     size_t runid_len;
     /* begin */
     int64_t time;                 /* UNIXTIME */
@@ -50,7 +80,12 @@ struct runline {
     /* arc */
     int64_t v[RL_NMETRICS];
     unsigned present;             /* bit m: v[m] given (not "-") */
-    /* begin: ENTRY, arc: KEY; escaped, as on the line */
+    uint32_t caller, caller_level; /* version 2: RUNLINE_NO_CALLER on the root line */
+    uint32_t callee, callee_level; /* version 2; a level of 0: none */
+    /* fn (version 2) */
+    uint32_t id;
+    /* begin: ENTRY, version 1 arc: KEY, fn: NAME; escaped, as on the line.
+     * Empty (NULL, 0) for a version 2 arc. */
     const char *text;
     size_t text_len;
     /* end */
@@ -59,22 +94,105 @@ struct runline {
 
 const char *runline_error_name(enum runline_error err);
 
-/* Whether the line is a run line at all (starts with RUNLINE_PREFIX). */
+/* Whether the line is a run line at all (starts with RUNLINE_PREFIX or
+ * RUNLINE_PREFIX_V2). */
 int runline_is_run(const char *line, size_t len);
 
 /* Validates a run line (len bytes, no newline; runline_is_run() true) and
- * splits it into its fields. */
+ * splits it into its fields. Whether a version 2 run's ids are defined is
+ * a question about the whole run: runline_names. */
 enum runline_error runline_parse(const char *line, size_t len, struct runline *out);
 
-/* Decodes the escapes of KEY or ENTRY into out (at least len bytes; the
- * result may hold NULs). Returns the decoded length. The text must have
+/* Decodes the escapes of KEY, NAME or ENTRY into out (at least len bytes;
+ * the result may hold NULs). Returns the decoded length. The text must have
  * passed runline_parse. */
 size_t runline_unescape(const char *text, size_t len, char *out);
 
 /* The entry point tag of a run: ENTRY's file name (after the last '/')
  * without ".php", when that is a valid tag (stackline_tag_name_ok). Writes
  * it NUL-terminated to tag (at least STACKLINE_TAG_MAX + 1 bytes) and
- * returns its length; 0: no tag (the run goes to "all" only). */
+ * returns its length; 0: no tag. */
 size_t runline_entry_tag(const char *entry, size_t len, char *tag);
+
+/* ---- the name table of one run ------------------------------------------- */
+
+/* The functions a version 2 run defined so far (fn lines), by id: what
+ * its arcs are resolved against, in the order of the lines. Used by every
+ * reader (arclamp-log checks runs with it, arclamp-report sums them), so a
+ * run means the same to both. Memory follows the fn lines given (each at
+ * least a few bytes of a run whose size the caller bounds). */
+struct runline_names {
+    uint32_t *slots;              /* open addressing: entry index + 1, 0 = empty */
+    size_t nslots;                /* a power of two, or 0 */
+    struct runline_name_entry {
+        uint32_t id;              /* the fn line's ID */
+        size_t off, len;          /* the decoded name in `text` (keep_text) */
+    } *entries;                   /* in the order defined */
+    size_t n, cap;                /* entries used, allocated */
+    strbuf text;                  /* the decoded names, one after another */
+    int keep_text;                /* whether names are kept (a checker needs ids only) */
+};
+
+/* keep_text 0: only which ids are defined (runline_names_key then fails). */
+void runline_names_init(struct runline_names *t, int keep_text);
+/* Forgets every name (a new run begins); keeps a modest amount of memory. */
+void runline_names_clear(struct runline_names *t);
+void runline_names_free(struct runline_names *t);
+
+/* Takes an fn line (runline_parse's result). 0, or -1 when its id is
+ * defined already (the run is bad). */
+int runline_names_define(struct runline_names *t, const struct runline *rl);
+
+/* Whether every id a version 2 arc line uses is defined (1) or not (0).
+ * Always 1 for a version 1 arc. */
+int runline_names_resolves(const struct runline_names *t, const struct runline *rl);
+
+/* Sets *key to the decoded XHProf key of an arc line of either version
+ * ("parent==>child", "f@1", "main()"; may hold NULs). 0, or -1 when a
+ * version 2 arc uses an undefined id. */
+int runline_names_key(const struct runline_names *t, const struct runline *rl, strbuf *key);
+
+/* ---- the writer ------------------------------------------------------------ */
+
+/* One function's printed name, raw (unescaped; any bytes). */
+struct runline_name {
+    const char *s;
+    size_t len;
+};
+
+/* One arc of a run, by index into the run's names. */
+struct runline_arc {
+    uint32_t caller, caller_level; /* caller RUNLINE_NO_CALLER: the root (main()) line */
+    uint32_t callee, callee_level; /* a level of 0: none; >= 1 written as "@LEVEL" */
+    int64_t v[RL_NMETRICS];        /* ct, wt µs, cpu µs, mu, pmu bytes */
+};
+
+struct runline_run {
+    const char *runid;             /* 1-64 bytes of [A-Za-z0-9_-] (caller guarantees;
+                                      a longer one is cut at 64) */
+    int64_t time;                  /* begin's UNIXTIME */
+    const char *host;              /* 1-255 bytes, no spaces or control bytes (caller
+                                      guarantees); NULL or "" is written "-" */
+    unsigned metrics;              /* bit RL_x set: metric measured (RL_CT, RL_WT always) */
+    const char *entry;             /* the script's path, raw; empty: written "unknown" */
+    size_t entry_len;
+    const struct runline_name *names; /* ids are the indexes into this */
+    size_t nnames;
+};
+
+/* Appends the run as xhprof/2 lines to sb, joined by '\n', no newline after
+ * the last (the sender's convention): begin, then arcs heaviest wt first
+ * (sorts `arcs` in place, stable: ties keep the order given), each arc
+ * preceded by the fn lines of the names it uses that were not written yet
+ * (ids are the indexes given), then end. An arc whose line (with its new
+ * fn lines) would take the run's bytes past max_bytes (0 = no cap; room
+ * for the end line is kept) is left out and counted — later, smaller arcs
+ * may still fit; so is an arc whose index is past nnames or above
+ * RUNLINE_ID_MAX, or that uses an empty name (which no line can carry).
+ * Negative ct, wt or cpu are written 0 (the format has none). Returns the
+ * number of lines; *left_out the arcs left out. Every line passes
+ * runline_parse, and the run is one that runline_names resolves. */
+size_t runline_write_run(strbuf *sb, const struct runline_run *run, struct runline_arc *arcs,
+                         size_t narcs, size_t max_bytes, uint64_t *left_out);
 
 #endif
