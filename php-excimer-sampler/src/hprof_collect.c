@@ -1,23 +1,12 @@
 /* hprof_collect.c: zero-code hierarchical profiling of 1 in N requests
  * (excimer.hprof_sample_rate), each run sent at the end of the request
- * through the native transport (sender.c: a thread, never the request) in
- * the line format below, and/or written to xhprof.output_dir (or
- * uprofiler.output_dir) as
- * <runid>.xhprof.xhprof (PHP serialize() of the raw array: what xhprof_html
- * and XHGui's importers read).
- *
- * Wire format, version 1: one line per record, every line tagged with the
- * run, so a run split over several messages (a message holds at most
- * TRANSPORT_MESSAGE_MAX bytes of whole lines) is put back together:
- *   xhprof/1 RUNID begin UNIXTIME HOST FLAGS ENTRY
- *   xhprof/1 RUNID arc CT WT CPU MU PMU KEY
- *   xhprof/1 RUNID end ARCS_SENT ARCS_LEFT_OUT
- * FLAGS: the metrics measured ("wt,cpu,mu,pmu"; a metric not measured is
- * "-" in arc lines). KEY ("parent==>child", or "main()") and ENTRY are the
- * rest of the line, with '%', CR, LF and NUL written %25, %0D, %0A, %00;
- * HOST has no spaces. Arcs go heaviest (wt) first; past
- * excimer.hprof_max_bytes the rest are left out and counted in the end
- * line (the marker). */
+ * through the native transport (sender.c: a thread, never the request) as
+ * the lines of common/src/runline.h (xhprof/2: each function named once,
+ * arcs by number, heaviest first; past excimer.hprof_max_bytes the rest are
+ * left out and counted in the end line), written from the profiler's own
+ * tables (hprof_output.c); and/or written to xhprof.output_dir (or
+ * uprofiler.output_dir) as <runid>.xhprof.xhprof (PHP serialize() of the
+ * raw array: what xhprof_html and XHGui's importers read). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -32,6 +21,7 @@
 #include "php_excimer.h"
 #include "hprof.h"
 #include "sender.h"
+#include "strbuf.h"
 #include "timerlib.h"
 #include "transport.h"
 
@@ -71,89 +61,6 @@ void excimer_hprof_collect_request_start(void)
     }
 }
 
-static void append_escaped(smart_str *s, const char *p, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)p[i];
-        if (c == '%' || c == '\r' || c == '\n' || c == '\0')
-            smart_str_append_printf(s, "%%%02X", c);
-        else
-            smart_str_appendc(s, (char)c);
-    }
-}
-
-static void append_metric(smart_str *s, HashTable *v, const char *key)
-{
-    zval *m = zend_hash_str_find(v, key, strlen(key));
-    smart_str_appendc(s, ' ');
-    if (m && Z_TYPE_P(m) == IS_LONG)
-        smart_str_append_long(s, Z_LVAL_P(m));
-    else
-        smart_str_appendc(s, '-');
-}
-
-static zend_long wt_of(zval *v)
-{
-    zval *wt = Z_TYPE_P(v) == IS_ARRAY ? zend_hash_str_find(Z_ARRVAL_P(v), "wt", 2) : NULL;
-    return wt && Z_TYPE_P(wt) == IS_LONG ? Z_LVAL_P(wt) : 0;
-}
-
-static int by_wt_descending(Bucket *a, Bucket *b)
-{
-    zend_long x = wt_of(&a->val), y = wt_of(&b->val);
-    return x < y ? 1 : (x > y ? -1 : 0);
-}
-
-/* The run as lines of the wire format; *nlines counts them. */
-static zend_string *run_lines(zval *run, const char *runid, const char *entry, size_t *nlines)
-{
-    char host[256];
-    excimer_host_field(host, sizeof host);
-    unsigned flags = excimer_hprof_flags_of_ini(EXCIMER_G(hprof_flags));
-    smart_str s = {0};
-    smart_str_append_printf(&s, "xhprof/1 %s begin %lld %s wt%s%s%s ", runid,
-                            (long long)time(NULL), host, flags & HPROF_CPU ? ",cpu" : "",
-                            flags & HPROF_MU ? ",mu" : "", flags & HPROF_PMU ? ",pmu" : "");
-    append_escaped(&s, entry, strlen(entry));
-    smart_str_appendc(&s, '\n');
-    *nlines = 1;
-
-    zval sorted;
-    ZVAL_ARR(&sorted, zend_array_dup(Z_ARRVAL_P(run)));
-    zend_hash_sort(Z_ARRVAL(sorted), by_wt_descending, 0);
-    size_t cap = EXCIMER_G(hprof_max_bytes) > 0 ? (size_t)EXCIMER_G(hprof_max_bytes) : SIZE_MAX;
-    zend_long sent = 0, left = 0;
-    zend_string *key;
-    zval *v;
-    ZEND_HASH_FOREACH_STR_KEY_VAL(Z_ARRVAL(sorted), key, v) {
-        if (!key || Z_TYPE_P(v) != IS_ARRAY)
-            continue;
-        size_t before = s.s ? ZSTR_LEN(s.s) : 0;
-        smart_str_append_printf(&s, "xhprof/1 %s arc", runid);
-        append_metric(&s, Z_ARRVAL_P(v), "ct");
-        append_metric(&s, Z_ARRVAL_P(v), "wt");
-        append_metric(&s, Z_ARRVAL_P(v), "cpu");
-        append_metric(&s, Z_ARRVAL_P(v), "mu");
-        append_metric(&s, Z_ARRVAL_P(v), "pmu");
-        smart_str_appendc(&s, ' ');
-        append_escaped(&s, ZSTR_VAL(key), ZSTR_LEN(key));
-        smart_str_appendc(&s, '\n');
-        if (ZSTR_LEN(s.s) > cap) { /* over the cap: this and the rest are left out */
-            ZSTR_LEN(s.s) = before;
-            left++;
-            continue;
-        }
-        sent++;
-        (*nlines)++;
-    } ZEND_HASH_FOREACH_END();
-    zval_ptr_dtor(&sorted);
-    smart_str_append_printf(&s, "xhprof/1 %s end " ZEND_LONG_FMT " " ZEND_LONG_FMT, runid, sent,
-                            left);
-    (*nlines)++;
-    smart_str_0(&s);
-    return s.s;
-}
-
 static void write_run_file(zval *run, const char *runid)
 {
     const char *dir = zend_ini_string_ex("xhprof.output_dir", sizeof("xhprof.output_dir") - 1, 0,
@@ -186,8 +93,6 @@ static void write_run_file(zval *run, const char *runid)
     smart_str_free(&buf);
 }
 
-static void collect_run(zval *run, const char *entry);
-
 bool excimer_hprof_collect_skip(void)
 {
     if (!EXCIMER_G(hprof_auto))
@@ -203,6 +108,49 @@ bool excimer_hprof_collect_skip(void)
     return true;
 }
 
+static void new_runid(char *runid, size_t len)
+{
+    snprintf(runid, len, "%08x%08x", (unsigned)(timerlib_random() * 4294967296.0),
+             (unsigned)(timerlib_random() * 4294967296.0));
+}
+
+static bool output_dir_set(void)
+{
+    const char *x = zend_ini_string_ex("xhprof.output_dir", sizeof("xhprof.output_dir") - 1, 0, NULL);
+    const char *u = zend_ini_string_ex("uprofiler.output_dir", sizeof("uprofiler.output_dir") - 1,
+                                       0, NULL);
+    return (x && *x) || (u && *u);
+}
+
+/* Stops the run and sends it (and writes it to the output directory);
+ * nothing when the script took the run over (xhprof_disable()). */
+static void collect_run(const char *entry)
+{
+    char runid[32];
+    new_runid(runid, sizeof runid);
+    transport_target t;
+    bool send = excimer_target_for(EXCIMER_G(hprof_target), "excimer.hprof_target", "xhprof",
+                                   &t) == 0;
+    bool write = output_dir_set();
+    zval array;
+    ZVAL_UNDEF(&array);
+    strbuf lines = STRBUF_INIT;
+    uint64_t left_out = 0;
+    size_t cap = EXCIMER_G(hprof_max_bytes) > 0 ? (size_t)EXCIMER_G(hprof_max_bytes) : 0;
+    size_t nlines = excimer_hprof_stop_lines(&lines, runid, entry, cap, &left_out,
+                                             write ? &array : NULL);
+    if (nlines && write)
+        write_run_file(&array, runid);
+    zval_ptr_dtor(&array);
+    if (nlines && send) {
+        sender_submit(&t, lines.data, lines.len, nlines, EXCIMER_G(arclamp_timeout),
+                      EXCIMER_G(arclamp_send_delay)); /* (the sender owns the text now) */
+        EXCIMER_G(hprof_runs_sent)++;
+    } else {
+        strbuf_free(&lines);
+    }
+}
+
 void excimer_hprof_collect_request_end(void)
 {
     if (!EXCIMER_G(hprof_auto))
@@ -210,33 +158,7 @@ void excimer_hprof_collect_request_end(void)
     EXCIMER_G(hprof_auto) = false;
     zend_string *entry = EXCIMER_G(hprof_entry);
     EXCIMER_G(hprof_entry) = NULL;
-    zval run;
-    excimer_hprof_stop(&run);
-    /* not an array: the script took the run over (xhprof_disable()) */
-    if (Z_TYPE(run) == IS_ARRAY)
-        collect_run(&run, entry ? ZSTR_VAL(entry) : "unknown");
-    zval_ptr_dtor(&run);
+    collect_run(entry ? ZSTR_VAL(entry) : "unknown");
     if (entry)
         zend_string_release(entry);
-}
-
-static void collect_run(zval *run, const char *entry)
-{
-    char runid[32];
-    snprintf(runid, sizeof runid, "%08x%08x", (unsigned)(timerlib_random() * 4294967296.0),
-             (unsigned)(timerlib_random() * 4294967296.0));
-    write_run_file(run, runid);
-    transport_target t;
-    if (excimer_target_for(EXCIMER_G(hprof_target), "excimer.hprof_target", "xhprof", &t) == 0) {
-        size_t nlines;
-        zend_string *lines = run_lines(run, runid, entry, &nlines);
-        char *text = malloc(ZSTR_LEN(lines) + 1);
-        if (text) {
-            memcpy(text, ZSTR_VAL(lines), ZSTR_LEN(lines) + 1);
-            sender_submit(&t, text, ZSTR_LEN(lines), nlines, EXCIMER_G(arclamp_timeout),
-                          EXCIMER_G(arclamp_send_delay));
-            EXCIMER_G(hprof_runs_sent)++;
-        }
-        zend_string_release(lines);
-    }
 }

@@ -17,6 +17,8 @@
 #include "cpuclock.h"
 #include "hprof.h"
 #include "hprof_run.h"
+#include "php_excimer.h"
+#include "runline.h"
 #include "strbuf.h"
 
 static double us_per_tick(const struct hprof *h)
@@ -88,4 +90,53 @@ void hprof_result_array(const struct hprof *h, zval *rv)
     }
     if (Z_TYPE(main_values) != IS_UNDEF)
         zend_hash_str_update(Z_ARRVAL_P(rv), "main()", sizeof("main()") - 1, &main_values);
+}
+
+/* ---- the wire format --------------------------------------------------------- */
+
+static unsigned metrics_of(unsigned flags)
+{
+    return 1u << RL_CT | 1u << RL_WT | (flags & HPROF_CPU ? 1u << RL_CPU : 0) |
+           (flags & HPROF_MU ? 1u << RL_MU : 0) | (flags & HPROF_PMU ? 1u << RL_PMU : 0);
+}
+
+/* The run's arcs as the writer takes them (µs, rounded down as above). */
+static void arcs_for_lines(const struct hprof *h, double per_tick, struct runline_arc *out)
+{
+    for (uint32_t i = 0; i < h->narcs; i++) {
+        const hprof_arc *a = &h->arcs[i];
+        struct runline_arc *o = &out[i];
+        o->caller = a->pname == NO_NAME ? RUNLINE_NO_CALLER : a->pname;
+        o->caller_level = a->plevel;
+        o->callee = a->cname;
+        o->callee_level = a->clevel;
+        o->v[RL_CT] = a->ct;
+        o->v[RL_WT] = wt_us(a, per_tick);
+        o->v[RL_CPU] = a->cpu / 1000;
+        o->v[RL_MU] = (h->flags & HPROF_ALLOC_AS_MU) ? a->aa : a->mu;
+        o->v[RL_PMU] = a->pmu;
+    }
+}
+
+/* The writer's tables are malloc'd: at a request's end, memory_limit may
+ * have been reached by the script itself. */
+size_t hprof_result_lines(const struct hprof *h, strbuf *sb, const char *runid,
+                          const char *entry, size_t max_bytes, uint64_t *left_out)
+{
+    struct runline_name *names = safe_pemalloc(h->nnames, sizeof *names, 0, 1);
+    struct runline_arc *arcs = safe_pemalloc(h->narcs, sizeof *arcs, 0, 1);
+    for (uint32_t i = 0; i < h->nnames; i++)
+        names[i] = (struct runline_name){ZSTR_VAL(h->names[i].name), ZSTR_LEN(h->names[i].name)};
+    arcs_for_lines(h, us_per_tick(h), arcs);
+    char host[256];
+    excimer_host_field(host, sizeof host);
+    struct runline_run run = {
+        .runid = runid, .time = (int64_t)time(NULL), .host = host,
+        .metrics = metrics_of(h->flags), .entry = entry, .entry_len = strlen(entry),
+        .names = names, .nnames = h->nnames,
+    };
+    size_t lines = runline_write_run(sb, &run, arcs, h->narcs, max_bytes, left_out);
+    pefree(names, 1);
+    pefree(arcs, 1);
+    return lines;
 }

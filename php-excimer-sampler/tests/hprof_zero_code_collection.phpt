@@ -1,5 +1,5 @@
 --TEST--
-Zero-code hierarchical profiling: with excimer.hprof_sample_rate=1 a request's run is sent at its end in the documented line format (begin, arcs heaviest first, end with the count left out past excimer.hprof_max_bytes) and written to xhprof.output_dir as <runid>.xhprof.xhprof (serialize() of the raw array); rate 0 profiles nothing
+Zero-code hierarchical profiling: with excimer.hprof_sample_rate=1 a request's run is sent at its end in the documented line format (xhprof/2: begin, each function named once before the arcs that use it, arcs heaviest first, end with the count left out past excimer.hprof_max_bytes) and written to xhprof.output_dir as <runid>.xhprof.xhprof (serialize() of the raw array); rate 0 profiles nothing
 --EXTENSIONS--
 excimer
 --SKIPIF--
@@ -9,6 +9,7 @@ if (getenv('USE_ZEND_ALLOC') === '0') die('skip the request under test runs outs
 ?>
 --FILE--
 <?php
+require __DIR__ . '/hprof_helpers.inc';
 preg_match('#\s(/\S*/)excimer\.so$#m', file_get_contents('/proc/self/maps'), $m);
 $lib = $m[1];
 require_once __DIR__ . '/tempdir.inc';
@@ -53,17 +54,24 @@ var_dump(trim(run_php($lib, $script, $ini)));
 $lines = receive_lines($server, 0.5);
 [$tag, $runid, $kind, $ts, $host, $flags, $entry] = explode(' ', $lines[0], 7);
 var_dump($tag, $kind, abs($ts - time()) < 60, $flags, $entry === realpath($script));
-$arcs = [];
 foreach (array_slice($lines, 1, -1) as $l) {
-    [$t, $id, $k, $ct, $wt, $cpu, $mu, $pmu, $key] = explode(' ', $l, 9);
-    if ($id !== $runid || $k !== 'arc') { echo "bad line: $l\n"; }
-    $arcs[$key] = (int)$ct;
+    if (!preg_match("#^xhprof/2 $runid (fn|arc) #", $l)) { echo "bad line: $l\n"; }
 }
+/* each name once, before the first arc using it; arcs heaviest first */
+$fns = preg_grep('#^xhprof/2 \S+ fn #', $lines);
+$names = array_map(fn($l) => explode(' ', $l, 5)[4], $fns);
+var_dump(count($names) === count(array_unique($names)));
+$wts = array_map(fn($l) => (int)explode(' ', $l)[5], preg_grep('#^xhprof/2 \S+ arc #', $lines));
+$sorted = $wts;
+rsort($sorted);
+var_dump($wts === array_values($sorted) || array_values($wts) === $sorted);
+$arcs = array_map(fn($v) => $v[0], hprof_runs_from_lines($lines)[$runid]['arcs']);
+hprof_check_arcs(hprof_runs_from_lines($lines)[$runid]['arcs']);
 /* from RINIT on: the script's compile and top-level code are in the run */
 $rs = realpath($script);
 var_dump($arcs["main()==>run_init::$rs"], $arcs["run_init::$rs==>work"], $arcs['work==>leaf'],
          $arcs['leaf==>str_repeat'], $arcs['main()'], isset($arcs["main()==>load::$rs"]));
-var_dump(end($lines) === "xhprof/1 $runid end " . count($arcs) . " 0");
+var_dump(end($lines) === "xhprof/2 $runid end " . count($arcs) . " 0");
 
 // The same run in the output directory, as xhprof_html reads it.
 $files = glob("$dir/runs/*.xhprof.xhprof");
@@ -76,7 +84,9 @@ $ini['excimer.hprof_max_bytes'] = '400';
 run_php($lib, $script, $ini);
 $lines = receive_lines($server, 0.5);
 $end = explode(' ', end($lines));
-var_dump(count($lines) < count($arcs) + 2, (int)$end[3] === count($lines) - 2, (int)$end[4] > 0);
+$sent = count(preg_grep('#^xhprof/2 \S+ arc #', $lines));
+var_dump($sent < count($arcs), (int)$end[3] === $sent, (int)$end[4] === count($arcs) - $sent,
+         strlen(implode("\n", $lines)) <= 400);
 
 // Rate 0: nothing profiled, nothing sent.
 $ini['excimer.hprof_sample_rate'] = '0';
@@ -85,10 +95,12 @@ var_dump(receive_lines($server, 0.3));
 ?>
 --EXPECT--
 string(6) "served"
-string(8) "xhprof/1"
+string(8) "xhprof/2"
 string(5) "begin"
 bool(true)
 string(13) "wt,cpu,mu,pmu"
+bool(true)
+bool(true)
 bool(true)
 int(1)
 int(1)
@@ -112,6 +124,7 @@ array(5) {
   [4]=>
   string(3) "pmu"
 }
+bool(true)
 bool(true)
 bool(true)
 bool(true)
