@@ -100,6 +100,8 @@ def ini_for(tmp, sock, sampler, hierarchical, tiers, opcache):
                   "excimer.tiers_flush_interval=60"]
     if tiers == "switched":
         lines.append("excimer.tiers_control=%s" % (tmp / "tiers-switch"))
+    if VALGRIND:  # code PCRE's JIT makes is a mystery to memcheck (false reports)
+        lines.append("pcre.jit=0")
     lines += ["display_errors=1", "error_reporting=E_ALL", "html_errors=0",
               "excimer.arclamp_timeout=1", "excimer.arclamp_timeout_max=5"]
     path = tmp / "php.ini"
