@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from appkit import REPO_ROOT, collector, mediawiki, phpcgi
+from appkit.fpmpool import Pool
 from appkit.mediawiki import URLS
 
 from conftest import api_module, excimer_so
@@ -79,7 +80,6 @@ def fpm_runs(wiki):
     try:
         ini = mediawiki.write_ini(d / "php.ini", str(d / "php-errors.log"), opcache=True,
                                   extensions=[excimer_so()], settings=hprof(arclamp))
-        from appkit.fpmpool import Pool
         pool = Pool(wiki, d, ini, children=2).start()
         results = pool.load(FPM_URLS, FPM_RUN_VIEWS, concurrency=1)
         check_fpm_views(results)

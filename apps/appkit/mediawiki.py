@@ -81,11 +81,6 @@ EXPECT = {
 }
 
 
-def entry_of(url):
-    """'index', 'api' or 'load': the entry point (trace log tag) of a URL."""
-    return url.lstrip("/").split(".php", 1)[0]
-
-
 # --- the long article ----------------------------------------------------
 
 _SUBJECTS = ["the carbon arc", "the regulator", "the open arc", "the enclosed arc",

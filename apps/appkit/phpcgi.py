@@ -8,8 +8,8 @@ QUERY_STRING, ...: Wiki.cgi_params). The responses are written one after the
 other to stdout, each with its CGI headers; `parse_responses` splits them.
 """
 
-import os
 import re
+import resource
 import signal
 import subprocess
 import time
@@ -62,12 +62,16 @@ def parse_responses(out):
 class CgiRun:
     """What one php-cgi -T process did."""
 
-    def __init__(self, argv, returncode, responses, stderr, elapsed, parse_error=None):
+    def __init__(self, argv, returncode, responses, stderr, elapsed, cpu, parse_error=None):
         self.argv = argv
         self.returncode = returncode      # negative: killed by that signal
         self.responses = responses
         self.stderr = stderr              # str
         self.elapsed = elapsed            # s, wall
+        # s of CPU (user + system) of php-cgi and its threads: the rusage of
+        # this process's children over the call, so only when no other child
+        # of this process was reaped meanwhile (the benchmark's case)
+        self.cpu = cpu
         self.parse_error = parse_error
 
     def describe(self):
@@ -87,18 +91,21 @@ def run(wiki, ini, url, n, env=None, timeout=None):
     e.update(env or {})
     argv = [PHP_CGI, "-n", "-c", str(ini), "-T", str(int(n)), script]
     t0 = time.monotonic()
+    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     # A bound only against a hang: 60 s a request is far beyond a page view on
     # a loaded 2-core machine.
     cp = subprocess.run(argv, cwd=str(MW_SRC), env=e, stdin=subprocess.DEVNULL,
                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                         timeout=timeout or 60 * n + 60)
     elapsed = time.monotonic() - t0
+    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
     try:
         responses, err = parse_responses(cp.stdout), None
     except ValueError as exc:
         responses, err = [], str(exc)
     return CgiRun(argv, cp.returncode, responses, cp.stderr.decode("utf-8", "replace"),
-                  elapsed, err)
+                  elapsed, cpu, err)
 
 def php_errors(path):
     """The PHP error log's lines that are errors (fatal, warning, exception),
