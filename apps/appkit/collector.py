@@ -11,9 +11,11 @@ import glob
 import json
 import os
 import subprocess
+import time
 from pathlib import Path
 
 from harness.arclamp import ArclampLog, arclamp_report_bin, report_generate
+from testkit import WAIT, metric_sum
 
 
 class Host:
@@ -63,9 +65,26 @@ class Collector:
     def metric(self, name, **labels):
         return self.log.metric(name, **labels)
 
-    def wait_quiet(self, settle=1.0):
-        """Until what arrives has been written for `settle` s (metrics)."""
-        return self.log.wait_quiet(settle=settle)
+    # What moves while arclamp-log takes in what was sent: messages of every
+    # input, and what it made of them (sample lines, runs, tier lines).
+    PROGRESS = ("arclamp_log_messages_received_total", "arclamp_log_lines_written_total",
+                "arclamp_log_lines_invalid_total", "arclamp_log_runs_received_total",
+                "arclamp_log_runs_written_total", "arclamp_log_tier_lines_received_total")
+
+    def wait_quiet(self, settle=1.0, timeout=WAIT):
+        """Until none of PROGRESS has moved for `settle` s, read from fresh
+        metrics files (rewritten every 0.2 s): call it once the senders have
+        exited (their datagrams are then all queued on the socket). Returns
+        the last metrics; at most `timeout` s."""
+        deadline = time.monotonic() + timeout
+        last, since = None, time.monotonic()
+        while True:
+            m = self.log.wait_metrics_fresh(timeout=max(1.0, deadline - time.monotonic()))
+            now = tuple(metric_sum(m, name) for name in self.PROGRESS)
+            if now != last:
+                last, since = now, time.monotonic()
+            elif time.monotonic() - since >= settle or time.monotonic() >= deadline:
+                return m
 
     def stderr(self):
         return self.log.proc.log_text()
@@ -87,7 +106,7 @@ class Collector:
         out = []
         for path in glob.glob(os.path.join(str(self.base_path), period, "*.%s.log" % tag)):
             with open(path, "rb") as f:
-                out += [l.rsplit(b" ", 1)[0].decode("utf-8", "replace") for l in f]
+                out += [line.rsplit(b" ", 1)[0].decode("utf-8", "replace") for line in f]
         return out
 
     # --- run logs, through arclamp-report

@@ -9,7 +9,6 @@ fcgi.py), one connection per request. `stop()` stops the master gracefully
 log, where a worker that crashed is "child N exited on signal 11".
 """
 
-import re
 import signal
 import threading
 from pathlib import Path
@@ -134,7 +133,7 @@ class Pool:
 
     def crashes(self):
         """php-fpm's lines about workers that died of a signal."""
-        return [l for l in self.log_text().splitlines() if re.search(r"exited on signal", l)]
+        return [line for line in self.log_text().splitlines() if "exited on signal" in line]
 
     def describe(self):
         return "php-fpm log:\n%s\nstderr:\n%s" % (tail(self.fpm_log, 3000),

@@ -108,13 +108,12 @@ def run(wiki, ini, url, n, env=None, timeout=None):
                   elapsed, cpu, err)
 
 def php_errors(path):
-    """The PHP error log's lines that are errors (fatal, warning, exception),
+    """The PHP error log's lines that are errors (fatal, warning, exception)
+    or the extension's complaints (`excimer: ...`, e.g. a transport failing),
     not notices or deprecations."""
     try:
         text = Path(path).read_text(errors="replace")
     except OSError:
         return []
-    return [l for l in text.splitlines()
-            if re.search(r"PHP (Fatal|Warning|Parse|Recoverable)|Uncaught|exception", l, re.I)]
-
-__all__ = ["run", "parse_responses", "Response", "CgiRun", "php_errors", "os"]
+    bad = re.compile(r"PHP (Fatal|Warning|Parse|Recoverable)|Uncaught|exception|excimer:", re.I)
+    return [line for line in text.splitlines() if bad.search(line)]
