@@ -4,7 +4,8 @@
 changed) as a wiki of its own under build/apps/mediawiki/: a SQLite database,
 the installer's settings (maintenance/install.php) and ours on top, the pages
 of apps/mediawiki/pages/ plus a long generated article, imported with
-maintenance/importDump.php, and the localisation cache built once. Nothing
+maintenance/importDump.php, the localisation cache built once, and each URL
+viewed once (what MediaWiki makes on first use is made then). Nothing
 is written to /etc/mediawiki or /var/lib/mediawiki: MediaWiki finds its
 settings through MW_CONFIG_FILE (an environment variable for php-cgi, the
 pool's env[] for php-fpm), so the entry points run from /usr/share/mediawiki
@@ -17,8 +18,9 @@ and made again, under a lock (two test runs at once wait for each other).
 
 Settings on top of the installer's (LocalSettings.php), so that every view
 does the whole work and a view writes nothing:
-  - parser cache, main cache and message cache off (CACHE_NONE): every view
-    parses its page again;
+  - parser cache, main cache, message cache and main stash off (CACHE_NONE):
+    every view parses its page again, and none writes to the SQLite files
+    (two php-fpm workers would otherwise take turns at their locks);
   - no jobs run at the end of requests ($wgJobRunRate = 0);
   - the localisation cache built at install and never rebuilt by a request
     (manualRecache);
@@ -263,6 +265,7 @@ require __DIR__ . '/LocalSettings.install.php';
 $wgParserCacheType = CACHE_NONE;
 $wgMainCacheType = CACHE_NONE;
 $wgMessageCacheType = CACHE_NONE;
+$wgMainStash = CACHE_NONE;
 $wgJobRunRate = 0;
 $wgRequestTimeLimit = null;
 $wgLocalisationCacheConf['manualRecache'] = true;
@@ -300,6 +303,23 @@ def _install(root, log):
     # importDump leaves the links tables to jobs; the category page lists its
     # members from them.
     _run_php([str(MW_SRC / "maintenance/refreshLinks.php")], root, ini, log)
+    _warm_up(root, log)
+
+
+def _warm_up(root, log):
+    """One view of every URL, so that what MediaWiki makes on first use (the
+    object cache's table in wikicache.sqlite) is made now: the tests' views
+    then write nothing. A view that fails fails the install."""
+    from . import phpcgi
+    ini = write_ini(root / "web.ini", error_log=str(root / "php-errors.log"))
+    for name, url in URLS.items():
+        run = phpcgi.run(Wiki(root), ini, url, 1)
+        ok = (run.returncode == 0 and len(run.responses) == 1
+              and run.responses[0].status == 200 and EXPECT[name] in run.responses[0].text())
+        with open(log, "a") as f:
+            f.write("warm-up view %s: %s\n" % (url, "ok" if ok else run.describe()))
+        if not ok:
+            raise RuntimeError("warm-up view of %s failed: %s" % (url, run.describe()))
 
 
 def check(root=DEFAULT_DIR):
