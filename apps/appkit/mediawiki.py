@@ -44,10 +44,11 @@ import subprocess
 import time
 from pathlib import Path
 
+from harness import fcgi
+
 from . import REPO_ROOT
 
 MW_SRC = Path("/usr/share/mediawiki")
-PHP_EXT_DIR = "/usr/lib/php/20220829"
 PHP_CLI = "/usr/bin/php8.2"
 PHP_CGI = "/usr/bin/php-cgi8.2"
 PHP_FPM = "/usr/sbin/php-fpm8.2"
@@ -234,8 +235,7 @@ class Wiki:
     def cgi_params(self, url, extra=None):
         """The CGI variables of a GET of url ('/index.php?title=X'), as a web
         server hands them to php-cgi (environment) or php-fpm (params)."""
-        from harness.fcgi import cgi_params
-        p = cgi_params(self.docroot, url, {"SERVER_NAME": HOST, "HTTP_HOST": HOST,
+        p = fcgi.cgi_params(self.docroot, url, {"SERVER_NAME": HOST, "HTTP_HOST": HOST,
                                            "REMOTE_ADDR": "127.0.0.1",
                                            "SERVER_SOFTWARE": "arclamp-apps"})
         p.update(self.env())
@@ -310,7 +310,7 @@ def _warm_up(root, log):
     """One view of every URL, so that what MediaWiki makes on first use (the
     object cache's table in wikicache.sqlite) is made now: the tests' views
     then write nothing. A view that fails fails the install."""
-    from . import phpcgi
+    from . import phpcgi  # here: phpcgi imports this module
     ini = write_ini(root / "web.ini", error_log=str(root / "php-errors.log"))
     for name, url in URLS.items():
         run = phpcgi.run(Wiki(root), ini, url, 1)
