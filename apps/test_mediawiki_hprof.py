@@ -110,12 +110,15 @@ def test_fpm_runs_arrive_whole(fpm_runs):
     assert summaries["all"]["incomplete"] == 0 and summaries["all"]["bad_lines"] == 0, summaries
 
 
-@pytest.mark.xfail(strict=True, reason="issue #12 §2: at the default excimer.hprof_max_bytes "
-                   "(1 MiB) a page view's run leaves arcs out (19 % observed); and no run "
-                   "arrives at all today (see test_fpm_runs_arrive_whole)")
+@pytest.mark.xfail(strict=True, reason="issue #12 §2: no run arrives today (see "
+                   "test_fpm_runs_arrive_whole); and an article view's run is ~1.13 MiB of "
+                   "lines here (~9,900 arcs), past the default excimer.hprof_max_bytes (1 MiB)")
 def test_fpm_runs_fit_the_default_max_bytes(fpm_runs):
+    """Article views' runs (~10,000 arcs) among those that arrived, and not
+    an arc left out of any (a load.php run, ~4,800 arcs, fits even today:
+    it alone proves nothing)."""
     served, metrics, summaries = fpm_runs
-    assert summaries.get("all", {}).get("runs", 0) > 0, "no run arrived: %r" % summaries
+    assert summaries.get("index", {}).get("runs", 0) > 0, "no index.php run: %r" % summaries
     assert summaries["all"]["arcs_left_out"] == 0, summaries
 
 
