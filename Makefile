@@ -42,7 +42,7 @@ SAN_TESTS  := $(BUILD)/asan/tests/test-common $(BUILD)/asan/tests/test-arclamp-l
 BENCH_BINS := $(BENCH_SRC:bench/src/%.c=$(BUILD)/bench/%)
 
 .PHONY: all deps check demo-stop unit-tests asan-tests log-tests svg-tests report-tests php-tests php-tests-valgrind \
-        demo bench install clean nix-tests integration system-tests
+        app-tests demo bench install clean nix-tests integration system-tests
 # The extension's API modules (see "the API modules" below); set before the
 # rules that name them, as make expands prerequisites when it reads a rule.
 EXT_API     := xhprof tideways_xhprof uprofiler
@@ -181,6 +181,17 @@ php-tests: $(BUILD)/php/excimer.so $(EXT_API_SO)
 	NO_INTERACTION=1 REPORT_EXIT_STATUS=1 php -n $(RUN_TESTS) -n -q --show-diff \
 	  $(EXT_LOAD) $(EXT_DIR)/tests
 
+# The app tests (apps/README.md): Debian's MediaWiki, installed into
+# build/apps/mediawiki (once; reused while its inputs are unchanged), with the
+# extension in php-cgi -T and a php-fpm pool, arclamp-log on a unix socket,
+# runs read with arclamp-report. The reference profiler of the naming tests,
+# Debian's tideways_xhprof, is fetched into build/compare/ (never installed).
+app-tests: $(BUILD)/bin/arclamp-log $(BUILD)/bin/arclamp-report $(BUILD)/php/excimer.so $(EXT_API_SO)
+	@echo "== app tests: MediaWiki with the extension"
+	scripts/fetch-deb-module php8.2-tideways tideways_xhprof.so $(BUILD)/compare/php-tideways
+	ARCLAMP_LOG_BIN=$(BUILD)/bin/arclamp-log ARCLAMP_REPORT_BIN=$(BUILD)/bin/arclamp-report \
+	  ARCLAMP_EXCIMER_SO=$(BUILD)/php/excimer.so $(PYTEST) -q -p no:cacheprovider -rxX apps
+
 # --fair-sched: valgrind's default thread lock lets a busy PHP thread starve
 # the timer helper thread, so timers would barely fire. Some timing tests
 # need more than run-tests' default 60 s under valgrind.
@@ -271,7 +282,7 @@ report-tests: $(BUILD)/bin/arclamp-report $(BUILD)/asan/bin/arclamp-report
 check: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory unit-tests asan-tests log-tests svg-tests report-tests php-tests \
-	  php-tests-valgrind nix-tests integration system-tests
+	  app-tests php-tests-valgrind nix-tests integration system-tests
 
 # --- demo and benchmarks --------------------------------------------------
 demo: deps
