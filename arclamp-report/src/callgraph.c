@@ -1,5 +1,6 @@
 /* callgraph: the run as a Graphviz graph drawn by libgvc (see callgraph.h). */
 #include "callgraph.h"
+#include "numtext.h"
 
 #include <gvc.h>
 #include <stdlib.h>
@@ -133,19 +134,30 @@ static void critical_path(const run *r, const flat *f, int metric, char *on_path
     }
 }
 
+/* "1.234 ms (12.3%)": a value of the graph's metric and its share of the
+ * total. */
+static void append_value(strbuf *out, const flat *f, double v, int metric)
+{
+    double total = f->totals[metric] > 0 ? f->totals[metric] : 1;
+    const char *unit = metric == M_WT ? " ms" : "";
+    double scale = metric == M_WT ? 1000.0 : 1.0;
+    strbuf_appendf(out, "%.3f%s (%.1f%%)", v / scale, unit, 100 * v / total);
+}
+
 static void node_dot(strbuf *out, const flat *f, size_t i, int metric, int red)
 {
     const arc *s = &f->syms.arcs[i];
     double total = f->totals[metric] > 0 ? f->totals[metric] : 1;
-    double incl = s->v[metric], excl = f->excl[i][metric];
-    const char *unit = metric == M_WT ? " ms" : "";
-    double scale = metric == M_WT ? 1000.0 : 1.0;
-    double share = excl / total;
+    double share = f->excl[i][metric] / total;
     strbuf_appendf(out, "  N%zu [label=\"", i);
     append_dot_text(out, s->key, s->klen);
-    strbuf_appendf(out, "\\nInc: %.3f%s (%.1f%%)\\nExcl: %.3f%s (%.1f%%)\\n%.0f total calls\"",
-                   incl / scale, unit, 100 * incl / total, excl / scale, unit, 100 * share,
-                   s->v[M_CT]);
+    strbuf_appends(out, "\\nInc: ");
+    append_value(out, f, s->v[metric], metric);
+    strbuf_appends(out, "\\nExcl: ");
+    append_value(out, f, f->excl[i][metric], metric);
+    strbuf_appends(out, "\\n");
+    numtext_counted(out, s->v[M_CT], "total call", "total calls");
+    strbuf_appendc(out, '"');
     strbuf_appendf(out, " fontsize=%.1f", 10 + 25 * (share > 0 ? share : 0));
     if (red)
         strbuf_appends(out, " color=red style=filled fillcolor=\"#ffe0e0\"");
@@ -176,9 +188,9 @@ void callgraph_dot(const run *r, const flat *f, double threshold, const char *fo
         if (!draw[k])
             continue;
         long pi = sym_index(f, p, pl), ci = sym_index(f, c, cl);
-        double ct = r->arcs[k].v[M_CT];
-        strbuf_appendf(out, "  N%ld -> N%ld [label=\"%.0f call%s\"%s];\n", pi, ci, ct,
-                       ct == 1 ? "" : "s", arc_on[k] ? " color=red penwidth=2" : "");
+        strbuf_appendf(out, "  N%ld -> N%ld [label=\"", pi, ci);
+        numtext_counted(out, r->arcs[k].v[M_CT], "call", "calls");
+        strbuf_appendf(out, "\"%s];\n", arc_on[k] ? " color=red penwidth=2" : "");
     }
     strbuf_appends(out, "}\n");
     free(keep);

@@ -3,7 +3,8 @@
  * above `threshold` of the total inclusive time (or, with a focus, that
  * function, its parents and its children), the critical path from main()
  * (the heaviest child at each step) in red, a box's size by its exclusive
- * time, arcs labelled with their calls. */
+ * time, arcs labelled with their calls ("1 call", "2 calls", "0.5 calls"
+ * in a mean run). */
 #ifndef ARCLAMP_REPORT_CALLGRAPH_H
 #define ARCLAMP_REPORT_CALLGRAPH_H
 

@@ -4,6 +4,7 @@
 #include "callgraph.h"
 #include "html.h"
 #include "jobfs.h"
+#include "numtext.h"
 #include "runlog.h"
 #include "strbuf.h"
 #include "tiers.h"
@@ -180,8 +181,11 @@ static int write_report(const struct generate_opts *o, const struct entry *e, co
     char path[PATH_MAX], title[512], link[PATH_MAX];
     flat f;
     flat_compute(r, &f);
-    snprintf(title, sizeof title, "XHProf: %s - %s - %.*s - mean of %zu runs", e->tag, e->period,
-             (int)e->bucket_len, e->name, st->runs);
+    strbuf runs = STRBUF_INIT;
+    numtext_counted(&runs, (double)st->runs, "run", "runs");
+    snprintf(title, sizeof title, "XHProf: %s - %s - %.*s - mean of %s", e->tag, e->period,
+             (int)e->bucket_len, e->name, strbuf_cstr(&runs));
+    strbuf_free(&runs);
     snprintf(link, sizeof link, "../callgraph/%s.svg", e->name);
     page_path(o, e, K_REPORT, path, sizeof path);
     int rc = html_write(path, title, r, &f, NULL, NULL, link, err, errlen);

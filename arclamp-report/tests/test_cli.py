@@ -181,9 +181,22 @@ def svg_of(*args):
 SVG = "{http://www.w3.org/2000/svg}"
 
 
+def nodes(root):
+    """Graphviz's node groups: {its DOT name ("N3", "C3"): its text lines}."""
+    return {g.find(SVG + "title").text: [t.text for t in g.findall(SVG + "text")]
+            for g in root.iter(SVG + "g") if g.get("class") == "node"}
+
+
+def edges(root):
+    """Graphviz's edge groups: {("C3", "N3"): its label lines}."""
+    return {tuple(g.find(SVG + "title").text.split("->")):
+            [t.text for t in g.findall(SVG + "text")]
+            for g in root.iter(SVG + "g") if g.get("class") == "edge"}
+
+
 def node_titles(root):
-    return sorted(t.text for g in root.iter(SVG + "g") if g.get("class") == "node"
-                  for t in g.findall(SVG + "text")[:1])
+    """The functions drawn (the first line of each box; placeholders "C<n>" left out)."""
+    return sorted(lines[0] for name, lines in nodes(root).items() if name.startswith("N"))
 
 
 def test_callgraph_threshold_critical_path_and_focus(tmp_path):
@@ -242,3 +255,18 @@ def test_html_links_to_its_callgraph(tmp_path):
            php_write(tmp_path / "r.xhprof", RUN))
     page = out.read_text()
     assert '<a id="callgraph" href="cg.svg?x=&quot;1&quot;">Callgraph</a>' in page
+
+
+def test_callgraph_labels_say_call_and_calls(tmp_path):
+    """Singular for one, plural otherwise, also for the fractions of a mean
+    run (arclamp-report generate draws the mean of a bucket's runs)."""
+    run = {"main()": {"ct": 1, "wt": 1000}, "main()==>a": {"ct": 1.5, "wt": 600},
+           "a==>b": {"ct": 1, "wt": 300}, "main()==>d": {"ct": 0.25, "wt": 100}}
+    r = tmp_path / "mean.json"
+    r.write_text(json.dumps(run))
+    root, _ = svg_of(r)
+    labels = sorted(l[0] for l in edges(root).values())
+    assert labels == ["0.25 calls", "1 call", "1.5 calls"]
+    totals = {lines[0]: lines[-1] for name, lines in nodes(root).items()}
+    assert totals == {"main()": "1 total call", "a": "1.5 total calls", "b": "1 total call",
+                      "d": "0.25 total calls"}

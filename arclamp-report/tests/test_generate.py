@@ -156,6 +156,29 @@ def test_pages_follow_their_inputs(tmp_path):
     assert not (tmp_path / "reports" / "daily").exists()
 
 
+def test_mean_run_labels_say_call_and_calls(tmp_path):
+    """The callgraph of a bucket's mean run: calls need not be whole (1 and
+    2 calls make 1.5), and one is "1 call", never "1 calls"; the page's title
+    says "1 run" for one."""
+    one = {"main()": (1, 100, 80), "main()==>a": (1, 60, 50), "a==>b": (1, 30, 20)}
+    two = {"main()": (1, 100, 80), "main()==>a": (2, 60, 50), "a==>b": (1, 30, 20)}
+    write_log(tmp_path, "hourly", "2026-11-26_03.excimer.index",
+              run_lines("r1", one) + run_lines("r2", two))
+    write_log(tmp_path, "hourly", "2026-11-26_04.excimer.index", run_lines("r3", one))
+    generate(tmp_path)
+    rep = tmp_path / "reports" / "hourly"
+    svg = ET.parse(rep / "callgraph/2026-11-26_03.excimer.index.svg").getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    texts = lambda kind: sorted(" | ".join(t.text for t in g.findall(ns + "text"))
+                                for g in svg.iter(ns + "g") if g.get("class") == kind)
+    assert [t.split(" | ")[0] for t in texts("edge")] == ["1 call", "1.5 calls"]
+    assert sorted(t.split(" | ")[-1] for t in texts("node")) == \
+        ["1 total call", "1 total call", "1.5 total calls"]
+    assert "mean of 2 runs" in page_data(rep / "report/2026-11-26_03.excimer.index.html")["title"]
+    assert page_data(rep / "report/2026-11-26_04.excimer.index.html")["title"].endswith(
+        "mean of 1 run")
+
+
 def test_only_complete_runs_count(tmp_path):
     text = (run_lines("ok1", RUN_A)
             + run_lines("short", RUN_A, sent=5)          # an arc line missing
