@@ -164,6 +164,115 @@ static void node_dot(strbuf *out, const flat *f, size_t i, int metric, int red)
     strbuf_appends(out, "];\n");
 }
 
+/* What the graph shows, and why the rest is not shown. */
+struct selection {
+    const char *keep;     /* keep[i]: function i is a box */
+    const char *draw;     /* draw[k]: arc k is an arrow */
+    double threshold;     /* without a focus, functions below it of the total are left out */
+    const char *focus;    /* the function the graph is about; NULL: none */
+};
+
+/* Why an arc into a box is not drawn: its caller is below the threshold,
+ * not next to the focus, not among the CALLGRAPH_MAX_NODES heaviest, or
+ * is a box whose arrow is not among the CALLGRAPH_MAX_EDGES drawn. */
+enum cut_reason { CUT_THRESHOLD, CUT_FOCUS, CUT_MAX_NODES, CUT_MAX_EDGES, CUT_REASONS };
+
+/* The callers of one box whose arcs into it are not drawn. */
+struct cut {
+    size_t callers[CUT_REASONS];  /* by reason (a box's callers are its arcs in) */
+    double calls;                 /* their calls into it */
+    double value;                 /* their inclusive value into it (the graph's metric) */
+};
+
+static enum cut_reason cut_reason(const flat *f, const struct selection *sel, long caller,
+                                  int metric)
+{
+    if (caller >= 0 && sel->keep[caller])
+        return CUT_MAX_EDGES;
+    if (sel->focus)
+        return CUT_FOCUS;
+    if (caller >= 0 && f->syms.arcs[caller].v[metric] >= sel->threshold * f->totals[metric])
+        return CUT_MAX_NODES;
+    return CUT_THRESHOLD;
+}
+
+/* Per box, the arcs into it that are not drawn (calloc'd, one per function). */
+static struct cut *collect_cuts(const run *r, const flat *f, const struct selection *sel,
+                                int metric)
+{
+    struct cut *cuts = xcalloc(f->syms.n + 1, sizeof *cuts);
+    for (size_t k = 0; k < r->n; k++) {
+        const char *p, *c;
+        size_t pl, cl;
+        arc_split(&r->arcs[k], &p, &pl, &c, &cl);
+        long ci = p && !sel->draw[k] ? sym_index(f, c, cl) : -1;
+        if (ci < 0 || !sel->keep[ci])
+            continue;
+        struct cut *cu = &cuts[ci];
+        cu->callers[cut_reason(f, sel, sym_index(f, p, pl), metric)]++;
+        cu->calls += r->arcs[k].v[M_CT];
+        cu->value += r->arcs[k].v[metric];
+    }
+    return cuts;
+}
+
+static void append_cut_reason(strbuf *out, enum cut_reason why, const struct selection *sel)
+{
+    switch (why) {
+    case CUT_THRESHOLD:
+        strbuf_appendf(out, " below the %g%% threshold", 100 * sel->threshold);
+        break;
+    case CUT_FOCUS:
+        strbuf_appends(out, " outside the focus");
+        break;
+    case CUT_MAX_NODES:
+        strbuf_appendf(out, " beyond the %d-box limit", CALLGRAPH_MAX_NODES);
+        break;
+    default:
+        strbuf_appendf(out, " beyond the %d-arrow limit", CALLGRAPH_MAX_EDGES);
+        break;
+    }
+}
+
+/* The placeholder of box i's callers that are not drawn, and its dashed
+ * arrow into the box: "3 callers below the 1% threshold / Inc: 0.400 ms
+ * (0.4%)", the arrow labelled with their calls. */
+static void cut_dot(strbuf *out, const flat *f, size_t i, const struct cut *cu,
+                    const struct selection *sel, int metric)
+{
+    strbuf_appendf(out, "  C%zu [label=\"", i);
+    for (int why = 0; why < CUT_REASONS; why++) {
+        if (!cu->callers[why])
+            continue;
+        numtext_counted(out, (double)cu->callers[why], "caller", "callers");
+        append_cut_reason(out, (enum cut_reason)why, sel);
+        strbuf_appends(out, "\\n");
+    }
+    strbuf_appends(out, "Inc: ");
+    append_value(out, f, cu->value, metric);
+    strbuf_appends(out, "\" " CALLGRAPH_CUT_STYLE "];\n");
+    strbuf_appendf(out, "  C%zu -> N%zu [label=\"", i, i);
+    numtext_counted(out, cu->calls, "call", "calls");
+    strbuf_appends(out, "\" " CALLGRAPH_CUT_EDGE_STYLE "];\n");
+}
+
+/* One placeholder per box that has callers not drawn: no box floats
+ * without saying where its calls came from. */
+static void cut_callers_dot(strbuf *out, const run *r, const flat *f,
+                            const struct selection *sel, int metric)
+{
+    struct cut *cuts = collect_cuts(r, f, sel, metric);
+    for (size_t i = 0; i < f->syms.n; i++) {
+        const struct cut *cu = &cuts[i];
+        size_t callers = 0;
+        for (int why = 0; why < CUT_REASONS; why++)
+            callers += cu->callers[why];
+        if (callers)
+            cut_dot(out, f, i, cu, sel, metric);
+    }
+    free(cuts);
+}
+
 void callgraph_dot(const run *r, const flat *f, double threshold, const char *focus, strbuf *out)
 {
     int metric = main_metric(f);
@@ -172,6 +281,7 @@ void callgraph_dot(const run *r, const flat *f, double threshold, const char *fo
     choose_nodes(r, f, threshold, focus, metric, keep);
     critical_path(r, f, metric, on_path, arc_on);
     choose_edges(r, f, keep, arc_on, metric, draw);
+    struct selection sel = {keep, draw, threshold, focus};
     /* nslimit/mclimit/searchsize bound dot's network simplex and crossing
      * minimisation: on a dense graph they otherwise run for minutes */
     strbuf_appends(out, "digraph xhprof {\n  graph [nslimit=4 nslimit1=4 mclimit=0.5 "
@@ -192,6 +302,7 @@ void callgraph_dot(const run *r, const flat *f, double threshold, const char *fo
         numtext_counted(out, r->arcs[k].v[M_CT], "call", "calls");
         strbuf_appendf(out, "\"%s];\n", arc_on[k] ? " color=red penwidth=2" : "");
     }
+    cut_callers_dot(out, r, f, &sel, metric);
     strbuf_appends(out, "}\n");
     free(keep);
     free(on_path);
