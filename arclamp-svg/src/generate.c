@@ -205,7 +205,8 @@ static int write_graph(struct run *run, int pfd, const struct logfile *lf, struc
     const struct gen_config *cfg = run->cfg;
     strbuf title = STRBUF_INIT, subtitle = STRBUF_INIT;
     struct gen_title_vars vars = {lf->period, lf->time_from_name ? lf->time : lf->name, lf->name,
-                                  lf->entrypoint, fn ? fn->label : NULL, reversed};
+                                  lf->entrypoint, fn ? fn->label : NULL, reversed,
+                                  flame_total(f)};
     gen_title(&title, cfg->title, &vars);
     if (fn)
         strbuf_appendf(&subtitle, "Stacks holding %s", fn->function);
