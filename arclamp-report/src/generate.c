@@ -5,6 +5,7 @@
 #include "html.h"
 #include "jobfs.h"
 #include "numtext.h"
+#include "reportsummary.h"
 #include "runlog.h"
 #include "strbuf.h"
 #include "tiers.h"
@@ -167,12 +168,10 @@ static int load_mean(const struct generate_opts *o, const struct entry *e, run *
 static void summary_json(strbuf *out, const struct entry *e, const struct runlog_stats *st,
                          size_t arcs)
 {
-    strbuf_appendf(out,
-                   "{\"period\": \"%s\", \"name\": \"%s\", \"entrypoint\": \"%s\", "
-                   "\"runs\": %zu, \"incomplete\": %zu, \"bad_lines\": %zu, "
-                   "\"arcs\": %zu, \"arcs_left_out\": %zu, \"first\": %lld, \"last\": %lld}\n",
-                   e->period, e->name, e->tag, st->runs, st->incomplete, st->bad_lines, arcs,
-                   st->arcs_left_out, (long long)st->first, (long long)st->last);
+    struct report_summary sum = {e->period, e->name, e->tag, st->runs, st->incomplete,
+                                 st->bad_lines, arcs, st->arcs_left_out,
+                                 (long long)st->first, (long long)st->last};
+    report_summary_write(out, &sum);
 }
 
 static int write_report(const struct generate_opts *o, const struct entry *e, const run *r,

@@ -160,14 +160,15 @@ static void write_header(strbuf *out, const struct geometry *g, const struct svg
                    "</style>\n",
                    opt->font_size, opt->font_size + 5);
     strbuf_appendf(out,
-                   "<script type=\"text/ecmascript\"><![CDATA[\nvar arclamp = {\"fontsize\":%g,"
+                   "<script type=\"text/ecmascript\"><![CDATA[" SVG_SETTINGS_START
+                   "\"fontsize\":%g,"
                    "\"fontwidth\":%g,\"xpad\":%g,\"inverted\":%s,"
                    "\"searchcolor\":\"rgb(230,0,230)\",\"nametype\":",
                    opt->font_size, opt->font_width, XPAD, opt->inverted ? "true" : "false");
     js_string(out, opt->name_type, strlen(opt->name_type));
     strbuf_appends(out, ",\"countname\":");
     js_string(out, opt->count_name, strlen(opt->count_name));
-    strbuf_appendf(out, ",\"total\":%.17g};\n]]></script>\n", total);
+    strbuf_appendf(out, SVG_TOTAL_KEY "%.17g};\n]]></script>\n", total);
     strbuf_appends(out, "<script type=\"text/ecmascript\"><![CDATA[\n");
     strbuf_append(out, flamegraph_js, sizeof(flamegraph_js) - 1);
     strbuf_appends(out, "]]></script>\n");
@@ -491,4 +492,25 @@ void svg_render(const struct flame *f, enum flame_direction dir,
     if (opt->encoding && strcasecmp(opt->encoding, "UTF-8") != 0 &&
         strcasecmp(opt->encoding, "UTF8") != 0)
         xml_to_ascii(out, from);
+}
+
+int svg_head_total(const char *head, size_t len, double *total)
+{
+    const char *start = memmem(head, len, SVG_SETTINGS_START, strlen(SVG_SETTINGS_START));
+    if (!start)
+        return -1;
+    start += strlen(SVG_SETTINGS_START);
+    const char *eol = memchr(start, '\n', len - (size_t)(start - head));
+    /* the strings before it are \u-escaped: no '"' of theirs can fake the key */
+    const char *key = eol ? memmem(start, (size_t)(eol - start), SVG_TOTAL_KEY,
+                                   strlen(SVG_TOTAL_KEY)) : NULL;
+    if (!key)
+        return -1;
+    const char *num = key + strlen(SVG_TOTAL_KEY);
+    char *end;
+    double v = strtod(num, &end);
+    if (end == num || end + 2 > eol || memcmp(end, "};", 2) != 0 || !isfinite(v) || v < 0)
+        return -1;
+    *total = v;
+    return 0;
 }

@@ -2,10 +2,16 @@
 its title its entry point, its period and bucket, and the number of samples
 it is drawn from (forward, reversed and per-function graphs alike), while
 `render` keeps a title given with --title exactly as given (flamegraph.pl's
-drop-in)."""
+drop-in); and the index shows next to each graph the samples it covers and
+next to each XHProf report the runs it is the mean of, read from what is on
+disk (the graphs' heads, arclamp-report's summaries), also on a run that
+draws nothing."""
 
+import json
+import os
 import subprocess
 import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
 
 from conftest import EDIT, RUN, read_svgz, stack
 
@@ -118,3 +124,119 @@ def test_render_keeps_a_given_title_exactly(arclamp_svg, tmp_path):
     assert title(render(arclamp_svg, tmp_path)) == "Flame Graph"
     assert title(render(arclamp_svg, tmp_path, "--inverted")) == "Icicle Graph"
 
+
+# --- the index --------------------------------------------------------------
+
+
+class IndexRows(HTMLParser):
+    """The rows of index.html as lists of cell texts, and the count notes
+    (span.count) of each row."""
+
+    def __init__(self):
+        super().__init__()
+        self.rows, self.counts = [], []
+        self._cell = self._count = None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "tr":
+            self.rows.append([])
+            self.counts.append([])
+        elif tag == "td":
+            self._cell = ""
+        elif tag == "span" and ("class", "count") in attrs:
+            self._count = ""
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell += data
+        if self._count is not None:
+            self._count += data
+
+    def handle_endtag(self, tag):
+        if tag == "td":
+            self.rows[-1].append(self._cell)
+            self._cell = None
+        elif tag == "span" and self._count is not None:
+            self.counts[-1].append(self._count)
+            self._count = None
+
+
+def index_rows(tree):
+    p = IndexRows()
+    p.feed((tree.root / "index.html").read_text())
+    head = ["Entry point", "Time", "Samples", "Graphs", "Log", "Size"]
+    rows = [(r, c) for r, c in zip(p.rows, p.counts) if len(r) == len(head)]
+    return {(r[4].rsplit(".log", 1)[0], r[1]): (r, c) for r, c in rows}
+
+
+def check_index_counts(tree, total_all):
+    rows = index_rows(tree)
+    for tag, counts in list(LOGS.items()) + [("all", None)]:
+        for period, bucket, time in (("hourly", HOUR, "2026-11-28 14"), ("daily", DAY, DAY)):
+            if tag == "all" and period == "daily":
+                continue
+            n = sum(counts) if counts else total_all
+            name = "%s.excimer.%s" % (bucket, tag)
+            cells, notes = rows[(name, time)]
+            assert cells[2] == "{:,}".format(n), (name, cells)
+            # the count is the graph's own
+            assert root_total(read_svgz(tree.svgs / period / (name + ".svgz"))) == n
+            assert notes == (["(7 samples)"] if tag == "all" else []), notes
+    index = json.loads((tree.root / "index.json").read_text())
+    by_name = {e["name"]: e for e in index["logs"]}
+    assert by_name[HOUR + ".excimer.index"]["samples"] == 12345
+    assert by_name[HOUR + ".excimer.api"]["samples"] == 1
+    entry = by_name[HOUR + ".excimer.all"]
+    assert entry["samples"] == total_all
+    assert [(f["label"], f["samples"]) for f in entry["functions"]] == [("EditAction", 7)]
+    assert entry["report"] is None and entry["report_runs"] is None
+
+
+def test_index_shows_the_samples_of_every_graph(tree):
+    total_all = write_logs(tree)
+    proc = tree.ok("generate")
+    assert "0 up to date" in proc.stdout.decode()
+    check_index_counts(tree, total_all)
+    # a run that draws nothing reads them back from the graphs
+    proc = tree.ok("generate")
+    assert " 0 drawn" in proc.stdout.decode()
+    check_index_counts(tree, total_all)
+
+
+def report_tree(tree, name, summary):
+    for kind, text in (("report", "<html></html>"), ("summary", summary)):
+        d = tree.root / "reports" / "hourly" / kind
+        d.mkdir(parents=True, exist_ok=True)
+        (d / (name + (".html" if kind == "report" else ".json"))).write_text(text)
+
+
+def summary(name, runs):
+    return ('{"period": "hourly", "name": "%s", "entrypoint": "%s", "runs": %s, '
+            '"incomplete": 0, "bad_lines": 0, "arcs": 3, "arcs_left_out": 0, '
+            '"first": 1, "last": 2}\n' % (name, name.rsplit(".", 1)[1], runs))
+
+
+def test_index_shows_the_runs_of_each_report_from_its_summary(tree):
+    """arclamp-report's summaries, as it writes them (its own test runs both
+    programs: arclamp-report/tests/test_generate.py); one that is not a
+    summary, or a symlink, shows no count and breaks nothing."""
+    names = {tag: "%s.excimer.%s" % (HOUR, tag) for tag in ("index", "api", "load", "rest")}
+    for tag, name in names.items():
+        tree.log("hourly", name, lines_of([3]))
+    report_tree(tree, names["index"], summary(names["index"], 1234))
+    report_tree(tree, names["api"], summary(names["api"], 1))
+    report_tree(tree, names["load"], '<script>alert("runs": 5)</script>{"runs": 5}')
+    report_tree(tree, names["rest"], summary(names["rest"], 9))
+    link = tree.root / "reports/hourly/summary" / (names["rest"] + ".json")
+    os.replace(link, tree.root / "elsewhere.json")
+    os.symlink(tree.root / "elsewhere.json", link)
+    tree.ok("generate")
+    rows = index_rows(tree)
+    notes = {tag: rows[(name, "2026-11-28 14")][1] for tag, name in names.items()}
+    assert notes == {"index": ["(1,234 runs)"], "api": ["(1 run)"], "load": [], "rest": []}
+    page = (tree.root / "index.html").read_text()
+    assert "<script" not in page and "alert" not in page
+    runs = {e["name"]: e["report_runs"] for e in json.loads((tree.root / "index.json")
+                                                            .read_text())["logs"]}
+    assert runs == {names["index"]: 1234, names["api"]: 1, names["load"]: None,
+                    names["rest"]: None}

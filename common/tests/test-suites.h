@@ -19,5 +19,6 @@ Suite *tierline_suite(void);
 Suite *linefields_suite(void);
 Suite *redisconn_suite(void);
 Suite *numtext_suite(void);
+Suite *reportsummary_suite(void);
 
 #endif
