@@ -1,5 +1,6 @@
 /* callgraph: the run as a Graphviz graph drawn by libgvc (see callgraph.h). */
 #include "callgraph.h"
+#include "numtext.h"
 
 #include <gvc.h>
 #include <stdlib.h>
@@ -133,23 +134,143 @@ static void critical_path(const run *r, const flat *f, int metric, char *on_path
     }
 }
 
+/* "1.234 ms (12.3%)": a value of the graph's metric and its share of the
+ * total. */
+static void append_value(strbuf *out, const flat *f, double v, int metric)
+{
+    double total = f->totals[metric] > 0 ? f->totals[metric] : 1;
+    const char *unit = metric == M_WT ? " ms" : "";
+    double scale = metric == M_WT ? 1000.0 : 1.0;
+    strbuf_appendf(out, "%.3f%s (%.1f%%)", v / scale, unit, 100 * v / total);
+}
+
 static void node_dot(strbuf *out, const flat *f, size_t i, int metric, int red)
 {
     const arc *s = &f->syms.arcs[i];
     double total = f->totals[metric] > 0 ? f->totals[metric] : 1;
-    double incl = s->v[metric], excl = f->excl[i][metric];
-    const char *unit = metric == M_WT ? " ms" : "";
-    double scale = metric == M_WT ? 1000.0 : 1.0;
-    double share = excl / total;
+    double share = f->excl[i][metric] / total;
     strbuf_appendf(out, "  N%zu [label=\"", i);
     append_dot_text(out, s->key, s->klen);
-    strbuf_appendf(out, "\\nInc: %.3f%s (%.1f%%)\\nExcl: %.3f%s (%.1f%%)\\n%.0f total calls\"",
-                   incl / scale, unit, 100 * incl / total, excl / scale, unit, 100 * share,
-                   s->v[M_CT]);
+    strbuf_appends(out, "\\nInc: ");
+    append_value(out, f, s->v[metric], metric);
+    strbuf_appends(out, "\\nExcl: ");
+    append_value(out, f, f->excl[i][metric], metric);
+    strbuf_appends(out, "\\n");
+    numtext_counted(out, s->v[M_CT], "total call", "total calls");
+    strbuf_appendc(out, '"');
     strbuf_appendf(out, " fontsize=%.1f", 10 + 25 * (share > 0 ? share : 0));
     if (red)
         strbuf_appends(out, " color=red style=filled fillcolor=\"#ffe0e0\"");
     strbuf_appends(out, "];\n");
+}
+
+/* What the graph shows, and why the rest is not shown. */
+struct selection {
+    const char *keep;     /* keep[i]: function i is a box */
+    const char *draw;     /* draw[k]: arc k is an arrow */
+    double threshold;     /* without a focus, functions below it of the total are left out */
+    const char *focus;    /* the function the graph is about; NULL: none */
+};
+
+/* Why an arc into a box is not drawn: its caller is below the threshold,
+ * not next to the focus, not among the CALLGRAPH_MAX_NODES heaviest, or
+ * is a box whose arrow is not among the CALLGRAPH_MAX_EDGES drawn. */
+enum cut_reason { CUT_THRESHOLD, CUT_FOCUS, CUT_MAX_NODES, CUT_MAX_EDGES, CUT_REASONS };
+
+/* The callers of one box whose arcs into it are not drawn. */
+struct cut {
+    size_t callers[CUT_REASONS];  /* by reason (a box's callers are its arcs in) */
+    double calls;                 /* their calls into it */
+    double value;                 /* their inclusive value into it (the graph's metric) */
+};
+
+static enum cut_reason cut_reason(const flat *f, const struct selection *sel, long caller,
+                                  int metric)
+{
+    if (caller >= 0 && sel->keep[caller])
+        return CUT_MAX_EDGES;
+    if (sel->focus)
+        return CUT_FOCUS;
+    if (caller >= 0 && f->syms.arcs[caller].v[metric] >= sel->threshold * f->totals[metric])
+        return CUT_MAX_NODES;
+    return CUT_THRESHOLD;
+}
+
+/* Per box, the arcs into it that are not drawn (calloc'd, one per function). */
+static struct cut *collect_cuts(const run *r, const flat *f, const struct selection *sel,
+                                int metric)
+{
+    struct cut *cuts = xcalloc(f->syms.n + 1, sizeof *cuts);
+    for (size_t k = 0; k < r->n; k++) {
+        const char *p, *c;
+        size_t pl, cl;
+        arc_split(&r->arcs[k], &p, &pl, &c, &cl);
+        long ci = p && !sel->draw[k] ? sym_index(f, c, cl) : -1;
+        if (ci < 0 || !sel->keep[ci])
+            continue;
+        struct cut *cu = &cuts[ci];
+        cu->callers[cut_reason(f, sel, sym_index(f, p, pl), metric)]++;
+        cu->calls += r->arcs[k].v[M_CT];
+        cu->value += r->arcs[k].v[metric];
+    }
+    return cuts;
+}
+
+static void append_cut_reason(strbuf *out, enum cut_reason why, const struct selection *sel)
+{
+    switch (why) {
+    case CUT_THRESHOLD:
+        strbuf_appendf(out, " below the %g%% threshold", 100 * sel->threshold);
+        break;
+    case CUT_FOCUS:
+        strbuf_appends(out, " outside the focus");
+        break;
+    case CUT_MAX_NODES:
+        strbuf_appendf(out, " beyond the %d-box limit", CALLGRAPH_MAX_NODES);
+        break;
+    default:
+        strbuf_appendf(out, " beyond the %d-arrow limit", CALLGRAPH_MAX_EDGES);
+        break;
+    }
+}
+
+/* The placeholder of box i's callers that are not drawn, and its dashed
+ * arrow into the box: "3 callers below the 1% threshold / Inc: 0.400 ms
+ * (0.4%)", the arrow labelled with their calls. */
+static void cut_dot(strbuf *out, const flat *f, size_t i, const struct cut *cu,
+                    const struct selection *sel, int metric)
+{
+    strbuf_appendf(out, "  C%zu [label=\"", i);
+    for (int why = 0; why < CUT_REASONS; why++) {
+        if (!cu->callers[why])
+            continue;
+        numtext_counted(out, (double)cu->callers[why], "caller", "callers");
+        append_cut_reason(out, (enum cut_reason)why, sel);
+        strbuf_appends(out, "\\n");
+    }
+    strbuf_appends(out, "Inc: ");
+    append_value(out, f, cu->value, metric);
+    strbuf_appends(out, "\" " CALLGRAPH_CUT_STYLE "];\n");
+    strbuf_appendf(out, "  C%zu -> N%zu [label=\"", i, i);
+    numtext_counted(out, cu->calls, "call", "calls");
+    strbuf_appends(out, "\" " CALLGRAPH_CUT_EDGE_STYLE "];\n");
+}
+
+/* One placeholder per box that has callers not drawn: no box floats
+ * without saying where its calls came from. */
+static void cut_callers_dot(strbuf *out, const run *r, const flat *f,
+                            const struct selection *sel, int metric)
+{
+    struct cut *cuts = collect_cuts(r, f, sel, metric);
+    for (size_t i = 0; i < f->syms.n; i++) {
+        const struct cut *cu = &cuts[i];
+        size_t callers = 0;
+        for (int why = 0; why < CUT_REASONS; why++)
+            callers += cu->callers[why];
+        if (callers)
+            cut_dot(out, f, i, cu, sel, metric);
+    }
+    free(cuts);
 }
 
 void callgraph_dot(const run *r, const flat *f, double threshold, const char *focus, strbuf *out)
@@ -160,6 +281,7 @@ void callgraph_dot(const run *r, const flat *f, double threshold, const char *fo
     choose_nodes(r, f, threshold, focus, metric, keep);
     critical_path(r, f, metric, on_path, arc_on);
     choose_edges(r, f, keep, arc_on, metric, draw);
+    struct selection sel = {keep, draw, threshold, focus};
     /* nslimit/mclimit/searchsize bound dot's network simplex and crossing
      * minimisation: on a dense graph they otherwise run for minutes */
     strbuf_appends(out, "digraph xhprof {\n  graph [nslimit=4 nslimit1=4 mclimit=0.5 "
@@ -176,10 +298,11 @@ void callgraph_dot(const run *r, const flat *f, double threshold, const char *fo
         if (!draw[k])
             continue;
         long pi = sym_index(f, p, pl), ci = sym_index(f, c, cl);
-        double ct = r->arcs[k].v[M_CT];
-        strbuf_appendf(out, "  N%ld -> N%ld [label=\"%.0f call%s\"%s];\n", pi, ci, ct,
-                       ct == 1 ? "" : "s", arc_on[k] ? " color=red penwidth=2" : "");
+        strbuf_appendf(out, "  N%ld -> N%ld [label=\"", pi, ci);
+        numtext_counted(out, r->arcs[k].v[M_CT], "call", "calls");
+        strbuf_appendf(out, "\"%s];\n", arc_on[k] ? " color=red penwidth=2" : "");
     }
+    cut_callers_dot(out, r, f, &sel, metric);
     strbuf_appends(out, "}\n");
     free(keep);
     free(on_path);

@@ -3,7 +3,9 @@
  * above `threshold` of the total inclusive time (or, with a focus, that
  * function, its parents and its children), the critical path from main()
  * (the heaviest child at each step) in red, a box's size by its exclusive
- * time, arcs labelled with their calls. */
+ * time, arcs labelled with their calls ("1 call", "2 calls", "0.5 calls"
+ * in a mean run), and for each box whose callers were left out a dashed
+ * placeholder saying what was cut. */
 #ifndef ARCLAMP_REPORT_CALLGRAPH_H
 #define ARCLAMP_REPORT_CALLGRAPH_H
 
@@ -18,6 +20,15 @@
  * 3.5 s). */
 #define CALLGRAPH_MAX_NODES 120
 #define CALLGRAPH_MAX_EDGES 300
+
+/* A box whose callers (some or all) are not drawn gets one placeholder,
+ * "C<n>" for box "N<n>", with a dashed arrow into it: how many callers and
+ * why (below the threshold, outside the focus, beyond the box or arrow
+ * limit), their inclusive time into it, and the arrow labelled with their
+ * calls. These are its look (also for tests telling it apart). */
+#define CALLGRAPH_CUT_STYLE \
+    "shape=box style=\"dashed,rounded\" color=gray50 fontcolor=gray30 fontsize=9"
+#define CALLGRAPH_CUT_EDGE_STYLE "style=dashed color=gray50 fontcolor=gray30"
 
 /* The DOT text of the graph into out. */
 void callgraph_dot(const run *r, const flat *f, double threshold, const char *focus, strbuf *out);

@@ -4,6 +4,8 @@
 #include "callgraph.h"
 #include "html.h"
 #include "jobfs.h"
+#include "numtext.h"
+#include "reportsummary.h"
 #include "runlog.h"
 #include "strbuf.h"
 #include "tiers.h"
@@ -284,14 +286,10 @@ static int load_mean(const struct generate_opts *o, const struct entry *e, run *
 static void summary_json(strbuf *out, const struct entry *e, const struct runlog_stats *st,
                          size_t arcs)
 {
-    strbuf_appendf(out,
-                   "{\"period\": \"%s\", \"name\": \"%s\", \"entrypoint\": \"%s\", "
-                   "\"runs\": %zu, \"incomplete\": %zu, \"bad_lines\": %zu, "
-                   "\"duplicates\": %zu, \"logs\": %zu, "
-                   "\"arcs\": %zu, \"arcs_left_out\": %zu, \"first\": %lld, \"last\": %lld}\n",
-                   e->period, e->name, e->tag, st->runs, st->incomplete, st->bad_lines,
-                   st->duplicates, e->ninputs, arcs, st->arcs_left_out, (long long)st->first,
-                   (long long)st->last);
+    struct report_summary sum = {e->period, e->name, e->tag, st->runs, st->incomplete,
+                                 st->bad_lines, st->duplicates, e->ninputs, arcs,
+                                 st->arcs_left_out, (long long)st->first, (long long)st->last};
+    report_summary_write(out, &sum);
 }
 
 static int write_report(const struct generate_opts *o, const struct entry *e, const run *r,
@@ -300,8 +298,11 @@ static int write_report(const struct generate_opts *o, const struct entry *e, co
     char path[PATH_MAX], title[512], link[PATH_MAX];
     flat f;
     flat_compute(r, &f);
-    snprintf(title, sizeof title, "XHProf: %s - %s - %.*s - mean of %zu runs", e->tag, e->period,
-             (int)e->bucket_len, e->name, st->runs);
+    strbuf runs = STRBUF_INIT;
+    numtext_counted(&runs, (double)st->runs, "run", "runs");
+    snprintf(title, sizeof title, "XHProf: %s - %s - %.*s - mean of %s", e->tag, e->period,
+             (int)e->bucket_len, e->name, strbuf_cstr(&runs));
+    strbuf_free(&runs);
     snprintf(link, sizeof link, "../callgraph/%s.svg", e->name);
     page_path(o, e, K_REPORT, path, sizeof path);
     int rc = html_write(path, title, r, &f, NULL, NULL, link, err, errlen);

@@ -26,6 +26,16 @@
     var s = Math.round(v).toLocaleString("en-US");
     return (data.diff && v > 0 ? "+" : "") + s;
   }
+  // Calls of a mean run need not be whole: 0.5 calls is not "1" (the
+  // callgraph's labels read the same: common/src/numtext.c).
+  function fmtCalls(v) {
+    v = v * sign;
+    var small = v !== 0 && Math.abs(v) < 0.005;
+    var s = v.toLocaleString("en-US", small ? {maximumSignificantDigits: 2}
+                                            : {maximumFractionDigits: 2});
+    return (data.diff && v > 0 ? "+" : "") + s;
+  }
+  function counted(n, one, many) { return n + " " + (n === 1 ? one : many); }
   function pct(v, total) {
     if (!total) return "";
     return (100 * v / total).toFixed(1) + "%";
@@ -69,7 +79,7 @@
       td.textContent = name;
     }
     tr.appendChild(td);
-    tr.appendChild(el("td", fmt(value(row, "ct")), "num"));
+    tr.appendChild(el("td", fmtCalls(value(row, "ct")), "num"));
     tr.appendChild(el("td", pct(value(row, "ct"), data.totals.ct), "num"));
     metrics.forEach(function (m) {
       tr.appendChild(el("td", fmt(value(row, m)), "num"));
@@ -88,7 +98,7 @@
       dl.appendChild(el("dd", fmt(data.totals[m])));
     });
     dl.appendChild(el("dt", "Function calls"));
-    dl.appendChild(el("dd", fmt(data.totals.ct)));
+    dl.appendChild(el("dd", fmtCalls(data.totals.ct)));
     box.appendChild(dl);
   }
 
@@ -113,7 +123,7 @@
       table.appendChild(tr);
     });
     document.getElementById("count").textContent =
-      "Showing " + shown.length + " of " + names.length + " functions";
+      "Showing " + shown.length + " of " + counted(names.length, "function", "functions");
     document.getElementById("toggle").textContent = showAll ? "Top " + LIMIT : "All";
   }
 
@@ -139,7 +149,7 @@
       link.href = "#fn=" + encodeURIComponent(other);
       td.appendChild(link);
       tr.appendChild(td);
-      tr.appendChild(el("td", fmt(value(a[2], "ct")), "num"));
+      tr.appendChild(el("td", fmtCalls(value(a[2], "ct")), "num"));
       tr.appendChild(el("td", pct(value(a[2], "ct"), own.ct), "num"));
       metrics.forEach(function (m) {
         tr.appendChild(el("td", fmt(value(a[2], m)), "num"));

@@ -1,5 +1,6 @@
 /* tierpage: the request-tier pages' HTML (see tierpage.h). */
 #include "tierpage.h"
+#include "numtext.h"
 #include "xmlesc.h"
 
 #include <math.h>
@@ -49,18 +50,6 @@ void tier_format_us(strbuf *out, double us)
     /* three significant digits, none after the point for whole µs */
     int decimals = u == 0 ? (v < 10 && v != floor(v) ? 1 : 0) : v < 10 ? 2 : v < 100 ? 1 : 0;
     strbuf_appendf(out, "%.*f %s", decimals, v, units[u].name);
-}
-
-/* 1234567 as "1,234,567". */
-static void format_count(strbuf *out, double n)
-{
-    char digits[32];
-    int len = snprintf(digits, sizeof digits, "%.0f", n);
-    for (int i = 0; i < len; i++) {
-        if (i && (len - i) % 3 == 0)
-            strbuf_appendc(out, ',');
-        strbuf_appendc(out, digits[i]);
-    }
 }
 
 static void format_pct(strbuf *out, double share)
@@ -248,26 +237,30 @@ static void figures(strbuf *out, const struct tier_table *t)
                         "<th>breaker resumes</th><th>tier calls skipped</th></tr>\n<tr>"
                         "<td class=\"n\">",
                    (unsigned long long)t->minutes, t->minutes == 1 ? "" : "s");
-    format_count(out, (double)t->requests);
+    numtext_count(out, (double)t->requests);
     strbuf_appends(out, "</td><td class=\"n\">");
-    format_count(out, (double)t->traced);
+    numtext_count(out, (double)t->traced);
     if (t->requests)
         strbuf_appendf(out, " (%.1f%%)", 100.0 * (double)t->traced / (double)t->requests);
     const double rest[] = {(double)t->trips, (double)t->resumes, (double)t->skipped};
     for (size_t i = 0; i < 3; i++) {
         strbuf_appends(out, "</td><td class=\"n\">");
-        format_count(out, rest[i]);
+        numtext_count(out, rest[i]);
     }
     strbuf_appends(out, "</td></tr></table>\n");
-    if (t->trips)
-        strbuf_appendf(out, "<p class=\"warn\">The overload breaker tripped %llu times "
-                            "(%llu resumes): tracing paused while it was open, so calls "
-                            "and totals are lower than the traffic was.</p>\n",
-                       (unsigned long long)t->trips, (unsigned long long)t->resumes);
-    if (t->skipped)
-        strbuf_appendf(out, "<p class=\"warn\">%llu tier calls were not recorded (a "
-                            "process's tables were full).</p>\n",
-                       (unsigned long long)t->skipped);
+    if (t->trips) {
+        strbuf_appends(out, "<p class=\"warn\">The overload breaker tripped ");
+        numtext_counted(out, (double)t->trips, "time", "times");
+        strbuf_appends(out, " (");
+        numtext_counted(out, (double)t->resumes, "resume", "resumes");
+        strbuf_appends(out, "): tracing paused while it was open, so calls and totals are "
+                            "lower than the traffic was.</p>\n");
+    }
+    if (t->skipped) {
+        strbuf_appends(out, "<p class=\"warn\">");
+        numtext_counted(out, (double)t->skipped, "tier call was", "tier calls were");
+        strbuf_appends(out, " not recorded (a process's tables were full).</p>\n");
+    }
     strbuf_appends(out, "<p class=\"note\">Calls and times are those of the traced requests. "
                         "A tier's share is its time over its identity's _total; tiers "
                         "may be nested or siblings, so shares need not add up.</p>\n");
@@ -281,9 +274,9 @@ static void trend_note(strbuf *out, const struct tier_page *p)
                             "trend.</p>\n");
         return;
     }
-    strbuf_appendf(out, "<p class=\"note\">Trends: the %u buckets before this one and this "
-                        "one, oldest on the left (",
-                   TIERS_TREND - first);
+    strbuf_appends(out, "<p class=\"note\">Trends: the ");
+    numtext_counted(out, (double)(TIERS_TREND - first), "bucket", "buckets");
+    strbuf_appends(out, " before this one and this one, oldest on the left (");
     xml_escape(out, p->slot_bucket[first], strlen(p->slot_bucket[first]));
     strbuf_appends(out, " to ");
     xml_escape(out, p->bucket, strlen(p->bucket));
@@ -319,7 +312,7 @@ static void summary(strbuf *out, const struct tier_table *t, const struct tier_p
         name_text(out, id->name);
         strbuf_appends(out, "</a></td><td class=\"n\">");
         if (r)
-            format_count(out, r->calls);
+            numtext_count(out, r->calls);
         strbuf_appends(out, "</td>");
         num_cell(out, r ? r->total_us : NAN);
         strbuf_appends(out, "<td class=\"n\">");
@@ -341,8 +334,9 @@ static void summary(strbuf *out, const struct tier_table *t, const struct tier_p
     if (!t->nids)
         strbuf_appends(out, "<p>No identity in this bucket.</p>\n");
     if (t->ids_left_out) {
-        strbuf_appendf(out, "<p class=\"note\">%zu more identities not shown: ",
-                       t->ids_left_out);
+        strbuf_appends(out, "<p class=\"note\">");
+        numtext_counted(out, (double)t->ids_left_out, "more identity", "more identities");
+        strbuf_appends(out, " not shown: ");
         tier_format_us(out, t->left_out_us);
         strbuf_appends(out, " of _total time (");
         format_pct(out, t->all_us > 0 ? t->left_out_us / t->all_us : NAN);
@@ -356,7 +350,7 @@ static void tier_row_html(strbuf *out, const struct tier_row *r, const struct ti
     strbuf_appends(out, total ? "<tr class=\"total\"><td>" : "<tr><td>");
     name_text(out, r->name);
     strbuf_appends(out, "</td><td class=\"n\">");
-    format_count(out, r->calls);
+    numtext_count(out, r->calls);
     strbuf_appends(out, "</td>");
     num_cell(out, r->total_us);
     strbuf_appends(out, "<td class=\"n\">");
@@ -392,9 +386,11 @@ static void identity_html(strbuf *out, const struct tier_identity *id, size_t ra
     for (size_t r = 0; r < id->nrows; r++)
         tier_row_html(out, &id->rows[r], p);
     strbuf_appends(out, "</table>\n");
-    if (id->rows_left_out)
-        strbuf_appendf(out, "<p class=\"note\">%zu more tiers not shown.</p>\n",
-                       id->rows_left_out);
+    if (id->rows_left_out) {
+        strbuf_appends(out, "<p class=\"note\">");
+        numtext_counted(out, (double)id->rows_left_out, "more tier", "more tiers");
+        strbuf_appends(out, " not shown.</p>\n");
+    }
 }
 
 void tier_page_render(strbuf *out, const struct tier_table *t, const struct tier_page *p)

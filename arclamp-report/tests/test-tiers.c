@@ -369,11 +369,11 @@ START_TEST(page_shows_the_figures_and_what_was_left_out)
     page_for(&out, &t, 0, 0);
     const char *html = strbuf_cstr(&out);
     ck_assert_ptr_nonnull(strstr(html, "<td class=\"n\">1,000</td><td class=\"n\">100 (10.0%)"));
-    ck_assert_ptr_nonnull(strstr(html, "breaker tripped 2 times (1 resumes)"));
+    ck_assert_ptr_nonnull(strstr(html, "breaker tripped 2 times (1 resume)"));
     ck_assert_ptr_nonnull(strstr(html, "7 tier calls were not recorded"));
     ck_assert_ptr_nonnull(strstr(html, "2 more identities not shown: 1.00 ms of _total time "
                                        "(16.7%)"));
-    ck_assert_ptr_nonnull(strstr(html, "1 more tiers not shown."));
+    ck_assert_ptr_nonnull(strstr(html, "1 more tier not shown."));
     ck_assert_ptr_nonnull(strstr(html, "From 2025-11-26 03:00 UTC to 2025-11-26 04:00 UTC"));
     tier_table_free(&t);
     strbuf_free(&b);

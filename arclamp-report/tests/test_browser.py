@@ -71,6 +71,27 @@ def test_flat_table_top_all_sort_search(browser, tmp_path):
     box = b.find_element("id", "search")
     box.send_keys("f14")
     wait_until(lambda: sorted(rows(b)) == sorted(["f14"] + ["f14%d" % i for i in range(10)]))
+    assert b.find_element("id", "count").text == "Showing 11 of 11 functions"
+    box.send_keys("9")
+    wait_until(lambda: rows(b) == ["f149"])
+    assert b.find_element("id", "count").text == "Showing 1 of 1 function"
+    assert b.get_log("browser") == []
+
+
+def test_calls_of_a_mean_run_keep_their_fraction(browser, tmp_path):
+    """A bucket's mean run has calls such as 1.5 or 0.25: the page shows
+    them as they are (as the callgraph's labels do), not rounded to 2 or 0."""
+    run = tmp_path / "mean.json"
+    run.write_text(json.dumps({"main()": {"ct": 1, "wt": 1000},
+                               "main()==>a": {"ct": 1.5, "wt": 600},
+                               "main()==>b": {"ct": 0.25, "wt": 100}}))
+    b = page(browser, tmp_path, run)
+    calls = b.execute_script(
+        "return Object.fromEntries(Array.from(document.querySelectorAll('#flat tr')).slice(1)"
+        ".map(r => [r.cells[0].textContent, r.cells[1].textContent]))")
+    assert calls == {"main()": "1", "a": "1.5", "b": "0.25"}
+    summary = b.find_element("id", "summary").text
+    assert "Function calls\n2.75" in summary
     assert b.get_log("browser") == []
 
 

@@ -181,17 +181,37 @@ def svg_of(*args):
 SVG = "{http://www.w3.org/2000/svg}"
 
 
+def nodes(root):
+    """Graphviz's node groups: {its DOT name ("N3", "C3"): its text lines}."""
+    return {g.find(SVG + "title").text: [t.text for t in g.findall(SVG + "text")]
+            for g in root.iter(SVG + "g") if g.get("class") == "node"}
+
+
+def edges(root):
+    """Graphviz's edge groups: {("C3", "N3"): its label lines}."""
+    return {tuple(g.find(SVG + "title").text.split("->")):
+            [t.text for t in g.findall(SVG + "text")]
+            for g in root.iter(SVG + "g") if g.get("class") == "edge"}
+
+
 def node_titles(root):
-    return sorted(t.text for g in root.iter(SVG + "g") if g.get("class") == "node"
-                  for t in g.findall(SVG + "text")[:1])
+    """The functions drawn (the first line of each box; placeholders "C<n>" left out)."""
+    return sorted(lines[0] for name, lines in nodes(root).items() if name.startswith("N"))
+
+
+def placeholders(root):
+    return {name: lines for name, lines in nodes(root).items() if name.startswith("C")}
 
 
 def test_callgraph_threshold_critical_path_and_focus(tmp_path):
     r = php_write(tmp_path / "r.xhprof", RUN)
     root, _ = svg_of(r)
     assert node_titles(root) == ["a", "b", "b@1", "main()"]
+    assert placeholders(root) == {}                   # nothing was cut
+    assert not [l for l in edges(root).values() if "callers" in " ".join(l)]
     root, _ = svg_of("--threshold", "0.1", r)         # b@1 is 5% of main()
     assert node_titles(root) == ["a", "b", "main()"]
+    assert placeholders(root) == {}                   # a cut callee is no cut caller
     dot = report("callgraph", "--dot", r).stdout.decode()
     # the critical path main() -> a -> b -> b@1 is red, main() -> b is not
     red = [l for l in dot.splitlines() if "->" in l and "color=red" in l]
@@ -220,10 +240,15 @@ def test_callgraph_of_a_dense_run_is_bounded(tmp_path):
     r = tmp_path / "dense.json"
     r.write_text(json.dumps(run))
     dot = report("callgraph", "--dot", "--threshold", "0", r).stdout.decode().splitlines()
-    nodes = [l for l in dot if l.startswith("  N") and "->" not in l]
-    edges = [l for l in dot if "->" in l]
-    assert len(nodes) == 120 and len(edges) == 300, (len(nodes), len(edges))
-    assert any("color=red" in l for l in edges)
+    boxes = [l for l in dot if l.startswith("  N") and "->" not in l]
+    arrows = [l for l in dot if l.startswith("  N") and "->" in l]
+    assert len(boxes) == 120 and len(arrows) == 300, (len(boxes), len(arrows))
+    assert any("color=red" in l for l in arrows)
+    # what the caps left out is said, at most one placeholder per box
+    cut = [l for l in dot if l.startswith("  C") and "->" not in l]
+    assert 0 < len(cut) <= 120
+    assert any("beyond the 120-box limit" in l for l in cut)
+    assert any("beyond the 300-arrow limit" in l for l in cut)
     root, _ = svg_of("--threshold", "0", r)
     assert len(node_titles(root)) == 120
 
@@ -242,3 +267,64 @@ def test_html_links_to_its_callgraph(tmp_path):
            php_write(tmp_path / "r.xhprof", RUN))
     page = out.read_text()
     assert '<a id="callgraph" href="cg.svg?x=&quot;1&quot;">Callgraph</a>' in page
+
+
+def cut_callers_run():
+    """call_user_func@1 (4.5% of main()) is called by ten functions of 0.5%
+    each: at the 1% threshold they are left out, it is not. c is called by a
+    (kept) and by y (0.5%, left out)."""
+    run = {"main()": {"ct": 1, "wt": 100000}, "main()==>a": {"ct": 1, "wt": 80000},
+           "a==>c": {"ct": 2, "wt": 20000}, "main()==>y": {"ct": 1, "wt": 500},
+           "y==>c": {"ct": 1, "wt": 400}}
+    for i in range(10):
+        run["main()==>x%d" % i] = {"ct": 1, "wt": 500}
+        run["x%d==>call_user_func@1" % i] = {"ct": 1, "wt": 450}
+    return run
+
+
+def test_callgraph_says_which_callers_were_cut(tmp_path):
+    r = tmp_path / "cut.json"
+    r.write_text(json.dumps(cut_callers_run()))
+    root, _ = svg_of(r)
+    assert node_titles(root) == ["a", "c", "call_user_func@1", "main()"]
+    boxes = {lines[0]: name for name, lines in nodes(root).items() if name.startswith("N")}
+    ph = placeholders(root)
+    arrows = edges(root)
+    cuf, c = boxes["call_user_func@1"], boxes["c"]
+    # one placeholder per box with callers left out, its dashed arrow into the box
+    assert ph == {"C" + cuf[1:]: ["10 callers below the 1% threshold", "Inc: 4.500 ms (4.5%)"],
+                  "C" + c[1:]: ["1 caller below the 1% threshold", "Inc: 0.400 ms (0.4%)"]}
+    assert arrows[("C" + cuf[1:], cuf)] == ["10 calls"]
+    assert arrows[("C" + c[1:], c)] == ["1 call"]
+    assert arrows[(boxes["a"], c)] == ["2 calls"]
+    # no box floats: each but main() has an arrow in
+    into = {dst for _src, dst in arrows}
+    assert set(boxes.values()) - into == {boxes["main()"]}
+    dot = report("callgraph", "--dot", r).stdout.decode()
+    cut_arrows = [l for l in dot.splitlines() if l.startswith("  C") and "->" in l]
+    assert len(cut_arrows) == 2 and all("style=dashed" in l for l in cut_arrows)
+    # at 0.1% nothing is cut: no placeholder
+    root, _ = svg_of("--threshold", "0.001", r)
+    assert len(node_titles(root)) == 15 and placeholders(root) == {}
+    # around a focus, the callers of its parents are outside it
+    root, _ = svg_of("--focus", "c", r)
+    assert node_titles(root) == ["a", "c", "y"]
+    assert sorted(placeholders(root).values()) == [["1 caller outside the focus",
+                                                    "Inc: 0.500 ms (0.5%)"],
+                                                   ["1 caller outside the focus",
+                                                    "Inc: 80.000 ms (80.0%)"]]
+
+
+def test_callgraph_labels_say_call_and_calls(tmp_path):
+    """Singular for one, plural otherwise, also for the fractions of a mean
+    run (arclamp-report generate draws the mean of a bucket's runs)."""
+    run = {"main()": {"ct": 1, "wt": 1000}, "main()==>a": {"ct": 1.5, "wt": 600},
+           "a==>b": {"ct": 1, "wt": 300}, "main()==>d": {"ct": 0.25, "wt": 100}}
+    r = tmp_path / "mean.json"
+    r.write_text(json.dumps(run))
+    root, _ = svg_of(r)
+    labels = sorted(l[0] for l in edges(root).values())
+    assert labels == ["0.25 calls", "1 call", "1.5 calls"]
+    totals = {lines[0]: lines[-1] for name, lines in nodes(root).items()}
+    assert totals == {"main()": "1 total call", "a": "1.5 total calls", "b": "1 total call",
+                      "d": "0.25 total calls"}

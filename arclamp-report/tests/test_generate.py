@@ -302,6 +302,28 @@ def test_v2_runs_whose_names_do_not_resolve_do_not_count(tmp_path):
     d = page_data(tmp_path / "reports/hourly/report/2026-11-26_03.excimer.index.html")
     assert d["totals"]["wt"] == (1000 + 100) / 2
 
+def test_mean_run_labels_say_call_and_calls(tmp_path):
+    """The callgraph of a bucket's mean run: calls need not be whole (1 and
+    2 calls make 1.5), and one is "1 call", never "1 calls"; the page's title
+    says "1 run" for one."""
+    one = {"main()": (1, 100, 80), "main()==>a": (1, 60, 50), "a==>b": (1, 30, 20)}
+    two = {"main()": (1, 100, 80), "main()==>a": (2, 60, 50), "a==>b": (1, 30, 20)}
+    write_log(tmp_path, "hourly", "2026-11-26_03.excimer.index",
+              run_lines("r1", one) + run_lines("r2", two))
+    write_log(tmp_path, "hourly", "2026-11-26_04.excimer.index", run_lines("r3", one))
+    generate(tmp_path)
+    rep = tmp_path / "reports" / "hourly"
+    svg = ET.parse(rep / "callgraph/2026-11-26_03.excimer.index.svg").getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    texts = lambda kind: sorted(" | ".join(t.text for t in g.findall(ns + "text"))
+                                for g in svg.iter(ns + "g") if g.get("class") == kind)
+    assert [t.split(" | ")[0] for t in texts("edge")] == ["1 call", "1.5 calls"]
+    assert sorted(t.split(" | ")[-1] for t in texts("node")) == \
+        ["1 total call", "1 total call", "1.5 total calls"]
+    assert "mean of 2 runs" in page_data(rep / "report/2026-11-26_03.excimer.index.html")["title"]
+    assert page_data(rep / "report/2026-11-26_04.excimer.index.html")["title"].endswith(
+        "mean of 1 run")
+
 
 def test_only_complete_runs_count(tmp_path):
     text = (run_lines("ok1", RUN_A)
@@ -405,20 +427,32 @@ def test_a_second_generate_waits_for_nobody(tmp_path):
 
 
 def test_flame_graph_index_links_the_report(tmp_path):
-    write_log(tmp_path, "hourly", "2026-11-26_03.excimer.index", run_lines("r1", RUN_A))
-    (tmp_path / "logs/hourly/2026-11-26_03.excimer.index.log").write_text("index.php;main 3\n")
-    (tmp_path / "logs/hourly/2026-11-26_03.excimer.api.log").write_text("api.php;main 3\n")
+    """arclamp-svg's index links the report of a trace log's bucket and
+    entry point, and says how many runs (profiled requests) it is the mean
+    of, from the summary written here."""
+    write_log(tmp_path, "hourly", "2026-11-26_03.excimer.index",
+              "".join(run_lines("r%d" % i, RUN_A) for i in range(3)))
+    write_log(tmp_path, "hourly", "2026-11-26_04.excimer.index", run_lines("r9", RUN_B))
+    for name, entry in (("2026-11-26_03.excimer.index", "index"),
+                        ("2026-11-26_04.excimer.index", "index"),
+                        ("2026-11-26_03.excimer.api", "api")):
+        (tmp_path / "logs/hourly" / (name + ".log")).write_text(entry + ".php;main 3\n")
     generate(tmp_path)
     subprocess.run([SVG_BIN, "generate", "--data-dir", str(tmp_path)], check=True,
                    capture_output=True, timeout=120)
     index = (tmp_path / "index.html").read_text()
     assert 'href="reports/index.html"' in index
-    assert 'href="reports/hourly/report/2026-11-26_03.excimer.index.html"' in index
+    link = '<a href="reports/hourly/report/2026-11-26_%s.excimer.index.html">XHProf report</a>'
+    assert link % "03" + ' <span class="count">(3 runs)</span>' in index
+    assert link % "04" + ' <span class="count">(1 run)</span>' in index
     assert "2026-11-26_03.excimer.api.html" not in index
-    logs = {e["name"]: e["report"] for e in json.loads((tmp_path / "index.json").read_text())["logs"]}
+    logs = {e["name"]: (e["report"], e["report_runs"])
+            for e in json.loads((tmp_path / "index.json").read_text())["logs"]}
     assert logs == {"2026-11-26_03.excimer.index":
-                    "reports/hourly/report/2026-11-26_03.excimer.index.html",
-                    "2026-11-26_03.excimer.api": None}
+                    ("reports/hourly/report/2026-11-26_03.excimer.index.html", 3),
+                    "2026-11-26_04.excimer.index":
+                    ("reports/hourly/report/2026-11-26_04.excimer.index.html", 1),
+                    "2026-11-26_03.excimer.api": (None, None)}
 
 
 def test_root_becomes_the_owner_of_the_reports(tmp_path):

@@ -183,7 +183,7 @@ def test_hostile_identities_stay_text_and_are_capped(tmp_path):
     run("tiers", tmp_path, "--reports-dir", str(tmp_path / "other"), "--max-identities", "2",
         "--max-tiers", "1")
     text = (tmp_path / "other/tiers/hourly" / f"{hour(2)}.html").read_text()
-    assert "151 more identities not shown" in text and "1 more tiers not shown" in text
+    assert "151 more identities not shown" in text and "1 more tier not shown." in text
 
 
 def test_a_malformed_table_costs_only_its_page(tmp_path):
@@ -279,7 +279,7 @@ def test_a_table_past_the_size_cap_is_refused(tmp_path):
     proc = run("tiers", tmp_path, "--max-mb", "1", ok=False)
     assert proc.returncode == 1 and b"larger than the size cap (1048576 bytes" in proc.stderr
     run("tiers", tmp_path)  # the default cap (16 MiB) takes it
-    assert "11900 more identities not shown" in \
+    assert "11,900 more identities not shown" in \
         (tmp_path / "reports/tiers/hourly" / f"{hour(1)}.html").read_text()
 
 

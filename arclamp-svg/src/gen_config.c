@@ -5,6 +5,7 @@
 #include "conftable.h"
 #include "fnfilter.h"
 #include "log.h"
+#include "numtext.h"
 #include "palette.h"
 #include "yamldoc.h"
 
@@ -47,7 +48,8 @@ static const struct opt gen_opts[] = {
             "from its tag (default: %Y-%m-%d_%H.excimer, %Y-%m-%d.excimer, the -wall "
             "variants, %Y-%m-%d_%H, %Y-%m-%d)"},
     {"title", OPT_STRING, offsetof(struct gen_config, title), "MediaWiki - {period} - {time}",
-     .doc = "graph title; {period} {time} {name} {entrypoint} are replaced"},
+     .doc = "graph title; {period} {time} {name} {entrypoint} {samples} are replaced; "
+            "the entry point and the sample count are appended when it does not show them"},
     {"font_type", OPT_STRING, offsetof(struct gen_config, font_type), "monospace",
      .doc = "font family of the graphs"},
     {"font_size", OPT_CUSTOM, offsetof(struct gen_config, font_size), "11", 4, 100,
@@ -106,7 +108,10 @@ struct format_list {
     size_t n;
 };
 
-static const char *const title_placeholders[] = {"period", "time", "name", "entrypoint"};
+/* In the order of gen_title's values. */
+static const char *const title_placeholders[] = {"period", "time", "name", "entrypoint",
+                                                 "samples"};
+enum { PH_PERIOD, PH_TIME, PH_NAME, PH_ENTRYPOINT, PH_SAMPLES };
 
 static int bind_number(const struct opt *opt, const struct ynode *node, void *field,
                        const char *key, struct conf_ctx *ctx)
@@ -277,7 +282,7 @@ static int check_title(const char *title, const struct ynode *root, struct conf_
         if (name && placeholder_index(name, len) < 0)
             return conf_error(ctx, ynode_get(root, "title"), "title",
                               "unknown placeholder {%.*s} (known: {period} {time} {name} "
-                              "{entrypoint})", (int)len, name);
+                              "{entrypoint} {samples})", (int)len, name);
     }
     return 0;
 }
@@ -444,11 +449,14 @@ static void append_time(strbuf *out, const char *s)
         strbuf_appendc(out, *s == '_' ? ' ' : *s);
 }
 
-void gen_title(strbuf *out, const char *tmpl, const struct gen_title_vars *vars)
+/* Appends the template with its placeholders filled; *used gets the bit
+ * (1 << PH_*) of each placeholder it holds. */
+static void fill_template(strbuf *out, const char *tmpl, const struct gen_title_vars *vars,
+                          unsigned *used)
 {
     const char *values[] = {vars->period, vars->time, vars->name, vars->entrypoint};
-    const char *t = tmpl;
-    while (*t) {
+    *used = 0;
+    for (const char *t = tmpl; *t;) {
         size_t len;
         const char *name = *t == '{' ? placeholder_at(t, &len) : NULL;
         int i = name ? placeholder_index(name, len) : -1;
@@ -456,17 +464,35 @@ void gen_title(strbuf *out, const char *tmpl, const struct gen_title_vars *vars)
             strbuf_appendc(out, *t++);
             continue;
         }
-        const char *v = values[i] ? values[i] : "";
-        if (i == 1)
-            append_time(out, v);
+        *used |= 1u << i;
+        if (i == PH_SAMPLES)
+            numtext_counted(out, vars->samples, "sample", "samples");
+        else if (i == PH_TIME)
+            append_time(out, values[i] ? values[i] : "");
         else
-            strbuf_appends(out, v);
+            strbuf_appends(out, values[i] ? values[i] : "");
         t += len + 2;
     }
+}
+
+void gen_title(strbuf *out, const char *tmpl, const struct gen_title_vars *vars)
+{
+    unsigned used;
+    fill_template(out, tmpl, vars, &used);
+    /* every graph says what it is of and how many samples it shows, also
+     * under a template written before {entrypoint} and {samples} were
+     * known ({name} holds the entry point too) */
+    if (!(used & (1u << PH_ENTRYPOINT | 1u << PH_NAME)) && vars->entrypoint)
+        strbuf_appendf(out, " - %s", vars->entrypoint);
     if (vars->label)
         strbuf_appendf(out, " - %s", vars->label);
     if (vars->reversed)
         strbuf_appends(out, " - reversed");
+    if (!(used & 1u << PH_SAMPLES)) {
+        strbuf_appends(out, " (");
+        numtext_counted(out, vars->samples, "sample", "samples");
+        strbuf_appendc(out, ')');
+    }
 }
 
 void gen_graph_name(strbuf *out, const char *name, const char *label, int reversed)

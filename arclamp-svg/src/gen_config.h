@@ -37,7 +37,7 @@ struct gen_config {
     double lock_timeout;  /* seconds a run waits for the lock before it is skipped */
     char **log_formats;   /* arclamp-log's bucket formats: tell a log's bucket from its tag */
     size_t nlog_formats;
-    char *title;          /* title template: {period} {time} {name} {entrypoint} */
+    char *title;          /* title template: {period} {time} {name} {entrypoint} {samples} */
     char *font_type;      /* SVG font family */
     double font_size;     /* px */
     double min_width;     /* px; narrower boxes are left out */
@@ -78,6 +78,7 @@ struct gen_title_vars {
     const char *entrypoint;  /* "index", "all", ... */
     const char *label;       /* per-function graph label, or NULL */
     int reversed;            /* appends " - reversed" */
+    double samples;          /* the samples the graph is drawn from */
 };
 
 /* Appends the file name of a graph of log `name`:
@@ -85,7 +86,11 @@ struct gen_title_vars {
 void gen_graph_name(strbuf *out, const char *name, const char *label, int reversed);
 
 /* Appends the title: the template with {period} {time} {name} {entrypoint}
- * replaced, then " - LABEL" for a per-function graph and " - reversed". */
+ * replaced ({samples}: "12,345 samples", "1 sample"), then " - ENTRYPOINT"
+ * unless the template names it ({entrypoint} or {name}), " - LABEL" for a
+ * per-function graph, " - reversed", and " (12,345 samples)" unless the
+ * template has {samples}: "MediaWiki - hourly - 2026-11-22 05 - index -
+ * reversed (12,345 samples)". */
 void gen_title(strbuf *out, const char *tmpl, const struct gen_title_vars *vars);
 
 #endif

@@ -13,6 +13,7 @@
 #include "input.h"
 #include "log.h"
 #include "logset.h"
+#include "reportsummary.h"
 #include "runlock.h"
 #include "runstate.h"
 #include "svg.h"
@@ -21,12 +22,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 /* One run's state. */
 struct run {
@@ -39,6 +42,11 @@ struct run {
     int logs_pfd;         /* logs_dir/<the period being processed> */
     strbuf doc;           /* the SVG being written (reused: bounded by min_width) */
 };
+
+/* How far into a graph its sample count is looked for: it is in the first
+ * kilobyte or two (svg.h), after a style whose font name only the
+ * configuration makes longer. */
+#define GRAPH_HEAD_MAX (64 * 1024)
 
 /* What one read of a log feeds. */
 struct reader {
@@ -205,7 +213,8 @@ static int write_graph(struct run *run, int pfd, const struct logfile *lf, struc
     const struct gen_config *cfg = run->cfg;
     strbuf title = STRBUF_INIT, subtitle = STRBUF_INIT;
     struct gen_title_vars vars = {lf->period, lf->time_from_name ? lf->time : lf->name, lf->name,
-                                  lf->entrypoint, fn ? fn->label : NULL, reversed};
+                                  lf->entrypoint, fn ? fn->label : NULL, reversed,
+                                  flame_total(f)};
     gen_title(&title, cfg->title, &vars);
     if (fn)
         strbuf_appendf(&subtitle, "Stacks holding %s", fn->function);
@@ -407,38 +416,99 @@ static void fail_period(struct run *run, const char *period, struct index_entry 
         entries[i].failed = 1;
 }
 
+/* The period and name of a log whose report arclamp-report may have
+ * written: only names of [A-Za-z0-9_.-] are looked for (arclamp-report
+ * takes no others), so they need no escaping in the index's JSON either. */
+static int report_name_ok(const struct logfile *lf)
+{
+    static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-";
+    return strspn(lf->name, ok) == strlen(lf->name) &&
+           strspn(lf->period, ok) == strlen(lf->period);
+}
+
 /* Whether arclamp-report wrote the page of this log's bucket and entry
- * point. Only names of [A-Za-z0-9_.-] are looked for: they need no
- * escaping in the index's JSON either. */
+ * point. */
 static int has_report(int data_fd, const struct logfile *lf)
 {
     char path[PATH_MAX];
-    for (const char *p = lf->name; *p; p++) {
-        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", *p))
-            return 0;
-    }
-    for (const char *p = lf->period; *p; p++) {
-        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", *p))
-            return 0;
-    }
+    if (!report_name_ok(lf))
+        return 0;
     int n = snprintf(path, sizeof path, INDEX_REPORTS_DIR "/%s/report/%s.html", lf->period,
                      lf->name);
     return n > 0 && (size_t)n < sizeof path &&
            faccessat(data_fd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
+/* The runs that report is the mean of, from the summary arclamp-report
+ * writes beside it (a few hundred bytes: the run log is not read); -1 when
+ * there is none or it cannot be read. */
+static long long report_runs(int data_fd, const struct logfile *lf)
+{
+    char path[PATH_MAX], err[256], text[REPORT_SUMMARY_MAX];
+    int n = snprintf(path, sizeof path, INDEX_REPORTS_DIR "/%s/" REPORT_SUMMARY_DIR "/%s.json",
+                     lf->period, lf->name);
+    if (n <= 0 || (size_t)n >= sizeof path)
+        return -1;
+    struct stat st;
+    int fd = datadir_open_regular(data_fd, path, &st, err, sizeof err);
+    if (fd < 0)
+        return -1;
+    ssize_t len = read(fd, text, sizeof text);
+    close(fd);
+    unsigned long long runs;
+    if (len <= 0 || report_summary_runs(text, (size_t)len, &runs) < 0 || runs > LLONG_MAX)
+        return -1;
+    return (long long)runs;
+}
+
+/* The samples a graph on disk was drawn from, read back from its first
+ * kilobytes (svg_head_total), so that the index shows them on every run
+ * without reading the logs of graphs that are up to date; -1 when it
+ * cannot be read. */
+static double graph_samples(int pfd, const char *name)
+{
+    char err[256], buf[2048];
+    struct stat st;
+    int fd = datadir_open_regular(pfd, name, &st, err, sizeof err);
+    gzFile gz = fd >= 0 ? gzdopen(fd, "rb") : NULL;
+    if (!gz) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    gzbuffer(gz, sizeof buf);   /* the count is in the first 2 KB: inflate no more */
+    strbuf head = STRBUF_INIT;
+    double total = -1;
+    int n;
+    while (head.len < GRAPH_HEAD_MAX && (n = gzread(gz, buf, sizeof buf)) > 0) {
+        strbuf_append(&head, buf, (size_t)n);
+        if (svg_head_total(head.data, head.len, &total) == 0)
+            break;
+    }
+    gzclose(gz);
+    strbuf_free(&head);
+    return total;
+}
+
+/* Which graphs of a log (and of its functions) exist, and their samples. */
 static void note_presence(const struct gen_config *cfg, int pfd, struct index_entry *e)
 {
     struct timespec zero = {0, 0};
     for (int rev = 0; rev < 2; rev++) {
         char *name = graph_name(e->log, NULL, rev);
-        if (graph_current(pfd, name, &zero))
+        if (graph_current(pfd, name, &zero)) {
             e->graphs |= rev ? INDEX_REVERSED : INDEX_FORWARD;
+            if (e->samples < 0)
+                e->samples = graph_samples(pfd, name);
+        }
         free(name);
         for (size_t i = 0; e->fn && i < cfg->nfunctions; i++) {
             name = graph_name(e->log, cfg->functions[i].label, rev);
-            if (graph_current(pfd, name, &zero))
+            if (graph_current(pfd, name, &zero)) {
                 e->fn[i] |= rev ? INDEX_REVERSED : INDEX_FORWARD;
+                if (e->fn_samples[i] < 0)
+                    e->fn_samples[i] = graph_samples(pfd, name);
+            }
             free(name);
         }
     }
@@ -478,6 +548,8 @@ static void process_period(struct run *run, const char *period, const struct log
     for (size_t i = 0; i < n; i++) {
         note_presence(run->cfg, pfd, &entries[i]);
         entries[i].report = has_report(run->data_fd, &files[i]);
+        if (entries[i].report)
+            entries[i].report_runs = report_runs(run->data_fd, &files[i]);
     }
     close(pfd);
 }
@@ -569,16 +641,24 @@ static struct index_entry *make_entries(const struct gen_config *cfg, const stru
     struct index_entry *e = xcalloc(set->n + 1, sizeof *e);
     for (size_t i = 0; i < set->n; i++) {
         e[i].log = &set->files[i];
-        if (is_all_log(&set->files[i]) && cfg->nfunctions)
+        e[i].samples = -1;
+        e[i].report_runs = -1;
+        if (is_all_log(&set->files[i]) && cfg->nfunctions) {
             e[i].fn = xcalloc(cfg->nfunctions, 1);
+            e[i].fn_samples = xcalloc(cfg->nfunctions, sizeof *e[i].fn_samples);
+            for (size_t f = 0; f < cfg->nfunctions; f++)
+                e[i].fn_samples[f] = -1;
+        }
     }
     return e;
 }
 
 static void free_entries(struct index_entry *e, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         free(e[i].fn);
+        free(e[i].fn_samples);
+    }
     free(e);
 }
 

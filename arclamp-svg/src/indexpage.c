@@ -4,11 +4,15 @@
  *   {"version": 1, "generated": "2026-11-22T05:00:00Z", "data_dir": "...",
  *    "logs": [{"period", "name", "time" (or null), "date", "entrypoint",
  *              "timestamp", "log", "log_size", "log_mtime", "compressed",
- *              "svg", "reversed_svg" (null when missing), "failed",
- *              "functions": [{"label", "function", "svg", "reversed_svg"}]}]}
+ *              "svg", "reversed_svg" (null when missing), "samples" (read from
+ *              the graph; null when unknown), "failed", "report" (or null),
+ *              "report_runs" (from arclamp-report's summary; null when unknown),
+ *              "functions": [{"label", "function", "svg", "reversed_svg",
+ *                             "samples"}]}]}
  * in the order of the HTML page. */
 #include "indexpage.h"
 #include "atomicfile.h"
+#include "numtext.h"
 #include "xmlesc.h"
 
 #include <errno.h>
@@ -153,8 +157,8 @@ static const char page_head[] =
     "body{font-family:sans-serif;margin:1em 2em;color:#222}\n"
     "table{border-collapse:collapse;margin-bottom:1.5em}\n"
     "th,td{border:1px solid #ccc;padding:2px 8px;text-align:left;vertical-align:top}\n"
-    "th{background:#eee}td.size{text-align:right}\n"
-    ".failed{color:#b00}.fn{white-space:nowrap}\n"
+    "th{background:#eee}td.size,td.num{text-align:right}\n"
+    ".failed{color:#b00}.fn{white-space:nowrap}.count{color:#555}\n"
     "</style>\n</head>\n<body>\n<h1>Arc Lamp flame graphs</h1>\n";
 
 static void html_link(strbuf *out, const char *rel, const char *text)
@@ -187,6 +191,14 @@ static void human_size(strbuf *out, long long bytes)
     strbuf_appendf(out, u ? "%.1f %s" : "%.0f %s", v, units[u]);
 }
 
+/* " <span class="count">(12 runs)</span>": what a link is drawn from. */
+static void counted_note(strbuf *out, double n, const char *one, const char *many)
+{
+    strbuf_appends(out, " <span class=\"count\">(");
+    numtext_counted(out, n, one, many);
+    strbuf_appends(out, ")</span>");
+}
+
 static void graphs_cell(strbuf *out, const struct gen_config *cfg, const struct index_entry *e,
                         const char *svgs_rel)
 {
@@ -210,6 +222,8 @@ static void graphs_cell(strbuf *out, const struct gen_config *cfg, const struct 
         strbuf_appends(out, " · ");
         html_link(out, strbuf_cstr(&rel), "XHProf report");
         strbuf_free(&rel);
+        if (e->report_runs >= 0)
+            counted_note(out, (double)e->report_runs, "run", "runs");
     }
     for (size_t i = 0; e->fn && i < cfg->nfunctions; i++) {
         if (!e->fn[i])
@@ -225,6 +239,8 @@ static void graphs_cell(strbuf *out, const struct gen_config *cfg, const struct 
             strbuf_appends(out, (e->fn[i] & INDEX_FORWARD) ? " · " : "");
             graph_link(out, svgs_rel, lf, cfg->functions[i].label, 1, "reversed");
         }
+        if (e->fn_samples[i] >= 0)
+            counted_note(out, e->fn_samples[i], "sample", "samples");
         strbuf_appends(out, "</span>");
     }
     strbuf_appends(out, "</td>");
@@ -252,6 +268,9 @@ static void row(strbuf *out, const struct gen_config *cfg, const struct index_en
     }
     strbuf_appends(out, "</td><td>");
     time_text(out, lf);
+    strbuf_appends(out, "</td><td class=\"num\">");
+    if (e->samples >= 0)
+        numtext_amount(out, e->samples);
     strbuf_appends(out, "</td>");
     graphs_cell(out, cfg, e, svgs_rel);
     strbuf_appends(out, "<td>");
@@ -269,7 +288,8 @@ static void table_start(strbuf *out, const char *date)
     strbuf_appends(out, "<h3>");
     html(out, date);
     strbuf_appends(out, "</h3>\n<table>\n<thead><tr><th>Entry point</th><th>Time</th>"
-                        "<th>Graphs</th><th>Log</th><th>Size</th></tr></thead>\n<tbody>\n");
+                        "<th>Samples</th><th>Graphs</th><th>Log</th><th>Size</th></tr></thead>\n"
+                        "<tbody>\n");
 }
 
 static void period_nav(strbuf *out, const struct index_entry **v, size_t n)
@@ -332,8 +352,11 @@ void index_render_html(strbuf *out, const struct gen_config *cfg,
     char when[64];
     utc_text(when, sizeof when, now, 0);
     strbuf_appends(out, page_head);
-    strbuf_appendf(out, "<p>Generated %s from %zu trace logs. Machine-readable: "
-                        "<a href=\"index.json\">index.json</a>.</p>\n", when, n);
+    strbuf_appendf(out, "<p>Generated %s from ", when);
+    numtext_counted(out, (double)n, "trace log", "trace logs");
+    strbuf_appends(out, ". Machine-readable: <a href=\"index.json\">index.json</a>. "
+                        "<i>Samples</i>: the stack samples a graph is drawn from; an XHProf "
+                        "report's <i>runs</i>: the profiled requests it is the mean of.</p>\n");
     if (indexes & INDEX_HAS_REPORTS)
         strbuf_appends(out, "<p>Hierarchical profiles (XHProf) of the fleet: <a href=\""
                             INDEX_REPORTS_INDEX "\">reports</a>.</p>\n");
@@ -351,6 +374,16 @@ void index_render_html(strbuf *out, const struct gen_config *cfg,
 static void json_key(strbuf *out, const char *key)
 {
     strbuf_appendf(out, "\"%s\": ", key);
+}
+
+/* "key": N (whole counts print whole), or null when unknown (< 0). */
+static void json_count(strbuf *out, const char *key, double v)
+{
+    json_key(out, key);
+    if (v >= 0)
+        strbuf_appendf(out, "%.17g", v);
+    else
+        strbuf_appends(out, "null");
 }
 
 static void json_graph(strbuf *out, const char *key, const char *svgs_rel,
@@ -389,6 +422,8 @@ static void json_functions(strbuf *out, const struct gen_config *cfg,
         strbuf_appends(out, ", ");
         json_graph(out, "reversed_svg", svgs_rel, e->log, cfg->functions[i].label, 1,
                    e->fn[i] & INDEX_REVERSED);
+        strbuf_appends(out, ", ");
+        json_count(out, "samples", e->fn_samples[i]);
         strbuf_appendc(out, '}');
     }
     strbuf_appendc(out, ']');
@@ -423,6 +458,8 @@ static void json_entry(strbuf *out, const struct gen_config *cfg, const struct i
     json_graph(out, "svg", svgs_rel, lf, NULL, 0, e->graphs & INDEX_FORWARD);
     strbuf_appends(out, ", ");
     json_graph(out, "reversed_svg", svgs_rel, lf, NULL, 1, e->graphs & INDEX_REVERSED);
+    strbuf_appends(out, ", ");
+    json_count(out, "samples", e->samples);
     strbuf_appendf(out, ", \"failed\": %s, ", e->failed ? "true" : "false");
     json_key(out, "report");
     if (e->report) {
@@ -434,6 +471,8 @@ static void json_entry(strbuf *out, const struct gen_config *cfg, const struct i
     } else {
         strbuf_appends(out, "null");
     }
+    strbuf_appends(out, ", ");
+    json_count(out, "report_runs", e->report ? (double)e->report_runs : -1);
     strbuf_appends(out, ",\n   ");
     json_functions(out, cfg, e, svgs_rel);
     strbuf_appendc(out, '}');

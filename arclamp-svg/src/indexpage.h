@@ -28,14 +28,19 @@
 #define INDEX_FORWARD 1u   /* the forward graph exists */
 #define INDEX_REVERSED 2u  /* the reversed graph exists */
 
-/* One log and the graphs it has on disk. */
+/* One log and the graphs it has on disk. Counts are < 0 when unknown. */
 struct index_entry {
     const struct logfile *log;
     unsigned graphs;        /* INDEX_FORWARD | INDEX_REVERSED */
+    double samples;         /* samples its graphs are drawn from (read from the graph) */
     unsigned char *fn;      /* per cfg->functions[i]: INDEX_* bits; NULL for none */
+    double *fn_samples;     /* per cfg->functions[i]: the samples of its graphs; NULL
+                               with fn */
     int failed;             /* drawing its graphs failed in this run */
     int report;             /* arclamp-report's page of the same bucket and entry point
                                exists (INDEX_REPORTS_DIR/<period>/report/<name>.html) */
+    long long report_runs;  /* the runs (profiled requests) that page is the mean of,
+                               from arclamp-report's summary beside it */
 };
 
 /* Where arclamp-report generate writes by default (its --data-dir), relative

@@ -78,4 +78,16 @@ void svg_options_init(struct svg_options *opt);
 void svg_render(const struct flame *f, enum flame_direction dir,
                 const struct svg_options *opt, strbuf *out);
 
+/* The line of the document's head that holds its settings for the script,
+ * and the key of the count spanning the full width in it (the samples of
+ * the graph, times --factor, or --total when wider). */
+#define SVG_SETTINGS_START "\nvar arclamp = {"
+#define SVG_TOTAL_KEY ",\"total\":"
+
+/* Reads that count back from the first `len` bytes of a document
+ * svg_render wrote: 0 with *total set, or -1 when they do not hold it
+ * (another document, or cut before the end of that line). The timer job's
+ * index reads it from each graph's first kilobytes instead of the log. */
+int svg_head_total(const char *head, size_t len, double *total);
+
 #endif

@@ -113,12 +113,12 @@ END_TEST
 
 START_TEST(keys_are_read)
 {
-    const char *yaml = "title: \"{entrypoint} at {time}\"\n"
+    const char *yaml = "title: \"{entrypoint} at {time}: {samples}\"\n"
                        "font_type: Verdana\nfont_size: 12.5\nmin_width: 0.1\nwidth: 1600\n"
                        "colors: java\nreversed_colors: aqua\ngzip_level: 9\nlog_target: stderr\n"
                        "functions:\n  - {function: 'Foo::bar', label: Foo_1}\n";
     ck_assert_int_eq(load(yaml, NULL), 0);
-    ck_assert_str_eq(cfg.title, "{entrypoint} at {time}");
+    ck_assert_str_eq(cfg.title, "{entrypoint} at {time}: {samples}");
     ck_assert_str_eq(cfg.font_type, "Verdana");
     ck_assert_double_eq(cfg.font_size, 12.5);
     ck_assert_double_eq(cfg.min_width, 0.1);
@@ -183,25 +183,50 @@ END_TEST
 START_TEST(title_fills_placeholders_and_shows_time_with_spaces)
 {
     struct gen_title_vars v = {"hourly", "2026-11-22_05", "2026-11-22_05.excimer.index", "index",
-                               NULL, 0};
-    char *t = title_of("MediaWiki - {period} - {time}", &v);
-    ck_assert_str_eq(t, "MediaWiki - hourly - 2026-11-22 05");
+                               NULL, 0, 12345};
+    char *t = title_of("MediaWiki - {period} - {time} - {entrypoint} - {samples}", &v);
+    ck_assert_str_eq(t, "MediaWiki - hourly - 2026-11-22 05 - index - 12,345 samples");
     free(t);
-    t = title_of("{name} {entrypoint} {x} {", &v);
-    ck_assert_str_eq(t, "2026-11-22_05.excimer.index index {x} {");
+    t = title_of("{name} {entrypoint} {x} { {samples}", &v);
+    ck_assert_str_eq(t, "2026-11-22_05.excimer.index index {x} { 12,345 samples");
+    free(t);
+}
+END_TEST
+
+START_TEST(title_always_says_entry_point_and_samples)
+{
+    /* a template without them (the original's, the packaged default) gets
+     * both appended, the samples last */
+    struct gen_title_vars v = {"hourly", "2026-11-22_05", "2026-11-22_05.excimer.api", "api",
+                               NULL, 0, 1};
+    char *t = title_of("MediaWiki - {period} - {time}", &v);
+    ck_assert_str_eq(t, "MediaWiki - hourly - 2026-11-22 05 - api (1 sample)");
+    free(t);
+    v.samples = 0;
+    t = title_of("{name}", &v);   /* {name} holds the entry point already */
+    ck_assert_str_eq(t, "2026-11-22_05.excimer.api (0 samples)");
+    free(t);
+    v.samples = 2.5;
+    t = title_of("{samples} of {entrypoint}", &v);
+    ck_assert_str_eq(t, "2.5 samples of api");
     free(t);
 }
 END_TEST
 
 START_TEST(title_of_reversed_and_function_graphs)
 {
-    struct gen_title_vars v = {"daily", "2026-11-22", "2026-11-22.all", "all", "EditAction", 1};
+    struct gen_title_vars v = {"daily", "2026-11-22", "2026-11-22.all", "all", "EditAction", 1,
+                               1234567};
     char *t = title_of("MediaWiki - {period} - {time}", &v);
-    ck_assert_str_eq(t, "MediaWiki - daily - 2026-11-22 - EditAction - reversed");
+    ck_assert_str_eq(t, "MediaWiki - daily - 2026-11-22 - all - EditAction - reversed "
+                        "(1,234,567 samples)");
     free(t);
     v.label = NULL;
     t = title_of("MediaWiki - {period} - {time}", &v);
-    ck_assert_str_eq(t, "MediaWiki - daily - 2026-11-22 - reversed");
+    ck_assert_str_eq(t, "MediaWiki - daily - 2026-11-22 - all - reversed (1,234,567 samples)");
+    free(t);
+    t = title_of("{entrypoint}: {samples}", &v);
+    ck_assert_str_eq(t, "all: 1,234,567 samples - reversed");
     free(t);
 }
 END_TEST
@@ -430,6 +455,7 @@ Suite *gen_config_suite(void)
     tcase_add_test(tc, bad_values_are_refused);
     tcase_add_test(tc, bad_functions_are_refused);
     tcase_add_test(tc, title_fills_placeholders_and_shows_time_with_spaces);
+    tcase_add_test(tc, title_always_says_entry_point_and_samples);
     tcase_add_test(tc, title_of_reversed_and_function_graphs);
     tcase_add_test(tc, graph_names);
     suite_add_tcase(s, tc);

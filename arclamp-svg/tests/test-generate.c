@@ -248,11 +248,11 @@ START_TEST(draws_forward_reversed_and_function_graphs)
     ck_assert(!exists(root, "svgs/hourly/2026-11-22_05.all.fn-Upload.svgz")); /* no samples */
     ck_assert(!exists(root, "svgs/hourly/2026-11-22_05.index.fn-EditAction.svgz"));
     char *svg = read_graph(root, "svgs/hourly/2026-11-22_05.all.svgz");
-    ck_assert_ptr_nonnull(strstr(svg, "MediaWiki - hourly - 2026-11-22 05<"));
+    ck_assert_ptr_nonnull(strstr(svg, "MediaWiki - hourly - 2026-11-22 05 - all (6 samples)<"));
     ck_assert_ptr_nonnull(strstr(svg, "all (6 samples, 100%)"));
     free(svg);
     svg = read_graph(root, "svgs/hourly/2026-11-22_05.all.fn-EditAction.reversed.svgz");
-    ck_assert_ptr_nonnull(strstr(svg, "2026-11-22 05 - EditAction - reversed<"));
+    ck_assert_ptr_nonnull(strstr(svg, "2026-11-22 05 - all - EditAction - reversed (3 samples)<"));
     ck_assert_ptr_nonnull(strstr(svg, "all (3 samples, 100%)"));
     ck_assert_ptr_null(strstr(svg, "ApiMain"));
     free(svg);

@@ -413,6 +413,39 @@ START_TEST(input_cut_is_said_in_the_subtitle)
 }
 END_TEST
 
+START_TEST(total_is_read_back_from_the_head)
+{
+    struct svg_options opt;
+    svg_options_init(&opt);
+    const char *const lines[] = {"a;b 1200", "a;c 34.5", NULL};
+    char *doc = render(lines, FLAME_FORWARD, &opt);
+    double total = -1;
+    size_t head = (size_t)(strstr(doc, "]]></script>") - doc);
+    ck_assert_int_eq(svg_head_total(doc, strlen(doc), &total), 0);
+    ck_assert_double_eq(total, 1234.5);
+    total = -1;
+    ck_assert_int_eq(svg_head_total(doc, head, &total), 0);   /* the head is enough */
+    /* cut inside the line, or no document of ours: no count */
+    ck_assert_int_eq(svg_head_total(doc, head - 3, &total), -1);
+    ck_assert_int_eq(svg_head_total(doc, 100, &total), -1);
+    const char *other = "<svg>\nvar arclamp = {\"total\":5};\n</svg>";
+    ck_assert_int_eq(svg_head_total(other, strlen(other), &total), -1);
+    free(doc);
+    /* the empty graph says 0; a count name cannot fake the key (strings are
+     * \u-escaped) */
+    const char *const none[] = {NULL};
+    opt.count_name = ",\"total\":99};";
+    doc = render(none, FLAME_FORWARD, &opt);
+    ck_assert_int_eq(svg_head_total(doc, strlen(doc), &total), 0);
+    ck_assert_double_eq(total, 0);
+    free(doc);
+    doc = render(lines, FLAME_REVERSED, &opt);
+    ck_assert_int_eq(svg_head_total(doc, strlen(doc), &total), 0);
+    ck_assert_double_eq(total, 1234.5);
+    free(doc);
+}
+END_TEST
+
 Suite *svg_suite(void)
 {
     Suite *s = suite_create("svg");
@@ -435,6 +468,7 @@ Suite *svg_suite(void)
     tcase_add_test(tc, graph_within_the_limits_has_no_note);
     tcase_add_test(tc, document_past_max_bytes_leaves_deep_boxes_out);
     tcase_add_test(tc, input_cut_is_said_in_the_subtitle);
+    tcase_add_test(tc, total_is_read_back_from_the_head);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -76,14 +76,14 @@ def test_draws_forward_reversed_and_function_graphs(tree):
             ok, why = xml_well_formed(svg)
             assert ok, (name, why)
     fwd = read_svgz(tree.svgs / "hourly" / (HOUR + ".all.svgz"))
-    assert title_of(fwd) == "MediaWiki - hourly - 2026-11-22 05"
+    assert title_of(fwd) == "MediaWiki - hourly - 2026-11-22 05 - all (10 samples)"
     assert total_of(fwd) == 10
     assert "font-family:monospace" in fwd and "font-size:11px" in fwd
     rev = read_svgz(tree.svgs / "hourly" / (HOUR + ".all.reversed.svgz"))
-    assert title_of(rev) == "MediaWiki - hourly - 2026-11-22 05 - reversed"
+    assert title_of(rev) == "MediaWiki - hourly - 2026-11-22 05 - all - reversed (10 samples)"
     assert total_of(rev) == 10
     assert title_of(read_svgz(tree.svgs / "daily" / (DAY + ".all.svgz"))) == \
-        "MediaWiki - daily - 2026-11-21"
+        "MediaWiki - daily - 2026-11-21 - all (10 samples)"
 
 
 def test_reversed_graph_puts_leaves_at_the_bottom(tree):
@@ -109,7 +109,7 @@ def test_function_graphs_hold_only_stacks_with_the_function(tree):
     svg = read_svgz(tree.svgs / "hourly" / (HOUR + ".all.fn-EditAction.svgz"))
     assert total_of(svg) == 9
     assert "Foo::bar" not in svg and "Skin::output" not in svg
-    assert title_of(svg) == "MediaWiki - hourly - 2026-11-22 05 - EditAction"
+    assert title_of(svg) == "MediaWiki - hourly - 2026-11-22 05 - all - EditAction (9 samples)"
     assert not (tree.svgs / "hourly" / (HOUR + ".all.fn-PreSend.svgz")).exists()
 
 
@@ -122,7 +122,7 @@ def test_function_list_and_title_come_from_the_config(tree):
     assert HOUR + ".all.fn-FooBar.svgz" in names
     assert not any("EditAction" in n for n in names)
     svg = read_svgz(tree.svgs / "hourly" / (HOUR + ".all.fn-FooBar.reversed.svgz"))
-    assert title_of(svg) == "Wiki all @ 2026-11-22 05 (hourly) - FooBar - reversed"
+    assert title_of(svg) == "Wiki all @ 2026-11-22 05 (hourly) - FooBar - reversed (3 samples)"
     assert total_of(svg) == 3
 
 

@@ -18,5 +18,7 @@ Suite *tierhist_suite(void);
 Suite *tierline_suite(void);
 Suite *linefields_suite(void);
 Suite *redisconn_suite(void);
+Suite *numtext_suite(void);
+Suite *reportsummary_suite(void);
 
 #endif
