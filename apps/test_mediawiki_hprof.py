@@ -1,9 +1,8 @@
 """Issue #12 on MediaWiki: the hierarchical profiler (excimer.hprof_sample_rate)
 and request tiers (excimer.tiers) on real page views.
 
-Tests marked xfail(strict=True) fail with today's extension for the reason
-they give, and pass (turning the run red until the mark is removed) the day
-it is fixed. apps/README.md lists them with what was observed.
+Each test is one of the issue's findings on MediaWiki 1.39 (apps/README.md
+says what the extension did before it was fixed).
 
 The runs of the naming tests are read with arclamp-report (flat and
 aggregate --json), from the files the extension writes to xhprof.output_dir,
@@ -43,17 +42,12 @@ def hprof(arclamp=None, **more):
 
 # --- (i) hierarchical profiling together with request tiers -----------------
 
-@pytest.mark.xfail(strict=True, reason="issue #12 §1: hprof.c and tiers_hook.c each save the "
-                   "other's zend_compile_file as 'previous': the second request of a process "
-                   "recurses until the stack runs out (php-cgi -T exits on SIGSEGV)")
 @pytest.mark.parametrize("opcache", [False, True], ids=["no-opcache", "opcache"])
 def test_cgi_hprof_with_tiers_does_not_crash(wiki, php_ini, opcache):
     ini = php_ini(opcache=opcache, excimer=hprof(**{"excimer.tiers": TIERS}))
     check_cgi_views(phpcgi.run(wiki, ini, URLS["index"], 3), "index", 3)
 
 
-@pytest.mark.xfail(strict=True, reason="issue #12 §1: workers exit on signal 11 from their "
-                   "second request on (hprof_sample_rate=1 with excimer.tiers)")
 def test_fpm_hprof_with_tiers_does_not_crash(wiki, php_ini, arclamp, fpm_pool):
     pool = fpm_pool(php_ini(opcache=True, excimer=hprof(arclamp, **{"excimer.tiers": TIERS})))
     results = pool.load(FPM_URLS, 8, concurrency=2)
@@ -96,9 +90,6 @@ def fpm_runs(wiki):
         shutil.rmtree(str(d), ignore_errors=True)
 
 
-@pytest.mark.xfail(strict=True, reason="issue #12 §2: a page view's run (~1 MiB of lines) goes "
-                   "as back-to-back datagrams with MSG_DONTWAIT; all after the first fail with "
-                   "EAGAIN, so arclamp-log drops every run incomplete (reason=stopped)")
 def test_fpm_runs_arrive_whole(fpm_runs):
     served, metrics, summaries = fpm_runs
     written = metric(metrics, "arclamp_log_runs_written_total", group="hourly")
@@ -110,9 +101,6 @@ def test_fpm_runs_arrive_whole(fpm_runs):
     assert summaries["all"]["incomplete"] == 0 and summaries["all"]["bad_lines"] == 0, summaries
 
 
-@pytest.mark.xfail(strict=True, reason="issue #12 §2: no run arrives today (see "
-                   "test_fpm_runs_arrive_whole); and an article view's run is ~1.13 MiB of "
-                   "lines here (~9,900 arcs), past the default excimer.hprof_max_bytes (1 MiB)")
 def test_fpm_runs_fit_the_default_max_bytes(fpm_runs):
     """Article views' runs (~10,000 arcs) among those that arrived, and not
     an arc left out of any (a load.php run, ~4,800 arcs, fits even today:
@@ -126,9 +114,7 @@ def test_fpm_runs_fit_the_default_max_bytes(fpm_runs):
 
 @pytest.mark.parametrize("stop", [
     "SIGQUIT",
-    pytest.param("SIGTERM", marks=pytest.mark.xfail(
-        strict=True, reason="issue #12 §2: a php-fpm worker terminated with SIGTERM (as "
-        "systemd stops php-fpm) never sends the tier aggregates it holds: 0 lines arrive"))])
+    "SIGTERM"])
 def test_fpm_tier_lines_reach_the_table_when_php_fpm_stops(wiki, php_ini, arclamp, fpm_pool,
                                                            stop):
     """Tiers on every request; aggregates flushed only at a worker's exit
@@ -308,29 +294,17 @@ def test_the_reference_passes_the_naming_checks(reference_runs):
         check(reference_runs)
 
 
-@pytest.mark.xfail(strict=True, reason="issue #12 §3: recursion is keyed by code, not by printed "
-                   "name: a closure called under another of the same name gets no @1 "
-                   "(RestrictionStore::{closure}==>RestrictionStore::{closure}, "
-                   "OOUIImageModule's likewise)")
 def test_recursion_is_by_printed_name(view_runs):
     check_recursion_by_printed_name(view_runs)
 
 
-@pytest.mark.xfail(strict=True, reason="issue #12 §3: RevisionStore's closure called under "
-                   "another RevisionStore closure lacks its @1")
 def test_nested_revisionstore_closures_get_a_level(view_runs):
     check_nested_revisionstore_closures(view_runs)
 
 
-@pytest.mark.xfail(strict=True, reason="issue #12 §3: same-named arcs overwrite each other: "
-                   "createService==>ServiceContainer::{closure} ct=1 per level, 9 of 106 "
-                   "instantiator calls counted in an article view")
 def test_same_named_arcs_add_up(view_runs):
     check_instantiator_calls_add_up(view_runs)
 
 
-@pytest.mark.xfail(strict=True, reason="issue #12 §3: arcs lost to same-named arcs leave "
-                   "their callers' exclusive time negative (ServiceContainer::{closure} "
-                   "-160 ms, AutoLoader::autoload, MediaWikiServices getters)")
 def test_no_negative_exclusive_wall_time(view_runs):
     check_no_negative_exclusive(view_runs)

@@ -24,7 +24,7 @@
 #define IDLE_FLUSH 0.5           /* seconds without a request before the aggregates go */
 #define WAKE_IDLE 'I'            /* a request ended */
 #define WAKE_TERM_IDLE 'T'       /* SIGTERM between requests: the aggregates too */
-#define WAKE_TERM_BUSY 'B'       /* SIGTERM during a request: only what is queued */
+#define WAKE_TERM_BUSY 'B'       /* SIGTERM during a request: it gets until the deadline */
 #define WAKE_EXIT 'X'            /* module shutdown */
 #define SLACK_MS 50
 
@@ -36,6 +36,7 @@ static struct {
     bool decided;                /* whether this process is a php-fpm worker is decided */
     pid_t pid;                   /* the worker with the thread (not a pcntl_fork() child) */
     volatile sig_atomic_t in_request;
+    volatile sig_atomic_t term_pending; /* SIGTERM came during a request */
     pthread_mutex_t lock;        /* the PHP thread's during a request */
     int wake[2], done[2];        /* PHP thread and handler -> thread, thread -> handler */
     int wait_ms;
@@ -51,10 +52,19 @@ static void flush_between_requests(bool now)
     }
 }
 
-static void terminate(bool idle)
+/* SIGTERM's default action, now. */
+static void die_of_sigterm(void)
 {
-    if (idle)
-        flush_between_requests(false);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(SIGTERM, &dfl, NULL);
+    raise(SIGTERM);
+}
+
+static void terminate_idle(void)
+{
+    flush_between_requests(false);
     sender_module_shutdown(); /* delivers the queue, each job within its deadline */
     char done = 1;
     while (write(fw.done[1], &done, 1) < 0 && errno == EINTR)
@@ -87,8 +97,14 @@ static void *worker_main(void *arg)
                 flush_at = clock_mono() + IDLE_FLUSH;
             else if (why[i] == WAKE_EXIT)
                 return NULL;
-            else if (why[i] == WAKE_TERM_IDLE || why[i] == WAKE_TERM_BUSY) {
-                terminate(why[i] == WAKE_TERM_IDLE);
+            else if (why[i] == WAKE_TERM_IDLE) {
+                terminate_idle();
+                return NULL;
+            } else if (why[i] == WAKE_TERM_BUSY) {
+                /* the request's end delivers and dies (request_end): if it
+                 * has not by the deadline, the process dies without it */
+                poll(NULL, 0, fw.wait_ms);
+                die_of_sigterm();
                 return NULL;
             }
         }
@@ -101,11 +117,20 @@ static void wake(char why)
         ;
 }
 
+/* Between requests: waits (bounded) for the thread's delivery, then dies.
+ * During one (MediaWiki goes on with deferred updates after its response):
+ * the request may end first, within the same bound, and deliver. */
 static void on_sigterm(int sig)
 {
     int saved_errno = errno;
+    if (getpid() == fw.pid && fw.in_request) {
+        fw.term_pending = 1;
+        wake(WAKE_TERM_BUSY);
+        errno = saved_errno;
+        return;
+    }
     if (getpid() == fw.pid) {
-        wake(fw.in_request ? WAKE_TERM_BUSY : WAKE_TERM_IDLE);
+        wake(WAKE_TERM_IDLE);
         struct pollfd p = {.fd = fw.done[0], .events = POLLIN};
         while (poll(&p, 1, fw.wait_ms) < 0 && errno == EINTR)
             ;
@@ -197,6 +222,12 @@ void excimer_fpm_worker_request_start(void)
 void excimer_fpm_worker_request_end(void)
 {
     if (fw.pid == getpid()) {
+        if (fw.term_pending) { /* told to stop during the request: its end is the last */
+            if (fw.flush)
+                fw.flush(false);
+            sender_module_shutdown();
+            die_of_sigterm();
+        }
         pthread_mutex_unlock(&fw.lock);
         wake(WAKE_IDLE);
     }

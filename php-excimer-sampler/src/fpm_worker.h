@@ -13,11 +13,14 @@
  *  - flushes the aggregates of a worker that stayed idle IDLE_FLUSH seconds
  *    after a request, at once (no send delay): a pool stopped after its
  *    traffic has delivered everything already;
- *  - on SIGTERM, whose handler (registered through the engine's signal
- *    handling at every request's start) wakes it and waits at most
- *    excimer.arclamp_timeout and a little: hands the aggregates over (only
- *    between requests) and delivers the sender's queue; then SIGTERM's
- *    default action ends the process, as before.
+ *  - on SIGTERM, whose handler is registered through the engine's signal
+ *    handling at every request's start: between requests the handler wakes
+ *    the thread, which hands the aggregates over and delivers the sender's
+ *    queue, and waits for it at most excimer.arclamp_timeout and a little;
+ *    during a request (MediaWiki goes on with deferred updates after its
+ *    response) the request may go on for as long, and its end delivers;
+ *    then SIGTERM's default action ends the process, as before (a request
+ *    that has not ended by then ends with it).
  * The aggregates belong to the PHP thread during a request: it holds the
  * worker's lock from the request's start to its end, and the thread only
  * ever tries the lock. */

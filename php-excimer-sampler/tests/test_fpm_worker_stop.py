@@ -66,7 +66,8 @@ def fpm_config(tmp, recv, control_timeout):
     (tmp / "index.php").write_text(
         "<?php $t = hrtime(true); $n = 0;\n"
         "while (hrtime(true) - $t < 20e6) { $n += strlen(str_repeat('x', 100)); }\n"
-        "echo 'served ', $n > 0 ? 'yes' : 'no', \"\\n\";\n")
+        "echo 'served ', $n > 0 ? 'yes' : 'no', \"\\n\";\n"
+        "if (isset($_GET['deferred'])) { fastcgi_finish_request(); usleep(300000); }\n")
     return ini, conf
 
 
@@ -83,6 +84,7 @@ def gone(pids):
 # for the idle flush first, whether the held samples must arrive)
 WAYS = {
     "SIGTERM to the worker right after its requests": ("0", False, True),
+    "SIGTERM to the worker during deferred work after its response": ("0", False, True),
     "systemctl stop (SIGTERM to all) after the traffic": ("0", True, False),
     "the master's fast shutdown, process_control_timeout=5s": ("5s", False, True),
 }
@@ -102,13 +104,16 @@ def test_a_stopped_worker_delivers_what_it_holds(way):
                                stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         try:
             wait_until(lambda: (tmp / "fpm.sock").exists(), what="php-fpm's socket")
+            url = "/index.php?deferred=1" if "deferred" in way else "/index.php"
             for _ in range(REQUESTS):
-                r = request(str(tmp / "fpm.sock"), cgi_params(str(tmp), "/index.php"))
+                r = request(str(tmp / "fpm.sock"), cgi_params(str(tmp), url))
                 assert b"served yes" in r.body, (r.body, r.stderr)
             workers = wait_until(lambda: children_of(fpm.pid), what="php-fpm's worker")
             if wait_idle:  # the idle worker's aggregates, without any stop
                 wait_until(lambda: tier_totals(receiver.lines)[0] == REQUESTS,
                            what="the idle worker's tier lines")
+            if "deferred" in way:  # (the last request goes on after its response)
+                assert not gone(workers)
             if way.startswith("SIGTERM to the worker"):
                 os.kill(workers[0], signal.SIGTERM)
                 wait_until(lambda: gone(workers), what="the worker's end")
