@@ -33,6 +33,8 @@
 
 #include "clock.h"
 #include "linefields.h"
+#include "runline.h"
+#include "stackline.h"
 #include "cpuclock.h"
 #include "php_excimer.h"
 #include "fpm_worker.h"
@@ -95,6 +97,7 @@ static struct {
     bool in_request;
     char identity[TIERLINE_IDENTITY_MAX + 1];
     size_t identity_len;
+    bool identity_named;                     /* by the script, or a token */
     int id_slot;                             /* ids[] index of identity, -1: not yet */
     uint64_t request_start, segment_start;   /* cpuclock ticks */
     char request_id[17];
@@ -107,6 +110,11 @@ static struct {
     long window_failed0;
     uint64_t trips, resumes;
     const char *last_trip;
+    struct trip_figures {                    /* what the window that tripped measured */
+        double window_s, requests_ms, cost_ratio, ns_per_call;
+        uint64_t timed_calls;
+        long backlog, failed_lines;
+    } last_trip_figures;
     double last_cost_ratio;
     double ns_per_call;                      /* 0: not measured yet */
     double ns_per_tick;                      /* cpuclock ticks to ns */
@@ -124,6 +132,7 @@ static struct {
 /* --- configuration ----------------------------------------------------- */
 
 static void config_apply(void);
+static void default_identity(void);
 static void decide_tracing(void);
 static void calibrate(void);
 
@@ -305,8 +314,11 @@ static void config_apply(void)
     if (ts.configured && ts.ns_per_call == 0)
         calibrate();
     tiers_hook_apply();
-    if (ts.in_request && ts.configured && !ts.request_start)
+    if (ts.in_request && ts.configured && !ts.request_start) {
         ts.request_start = ts.segment_start = cpuclock_ticks(); /* ini_set(): timed from now */
+        if (!ts.identity_named)
+            default_identity();
+    }
     if (ts.in_request)
         decide_tracing();
 }
@@ -451,6 +463,32 @@ static size_t flush_now(void)
 
 /* --- the breaker ------------------------------------------------------ */
 
+#define CALIBRATION_ROUNDS 9
+#define CALIBRATION_CALLS 100
+
+/* The cheapest of a few short rounds of `calls` clock reads and histogram
+ * updates, in ns a call: the fastest round is the one nothing interrupted
+ * (a round the scheduler cut into on a busy machine once measured a call
+ * a hundred times dearer, and the breaker tripped on an ordinary load). */
+static double cheapest_round_ns(int calls)
+{
+    double best = 0;
+    for (int r = 0; r < CALIBRATION_ROUNDS; r++) {
+        struct tierhist h = TIERHIST_INIT;
+        uint64_t begin = clock_mono_ns();
+        for (int i = 0; i < calls; i++) {
+            uint64_t a = cpuclock_ticks();
+            tierhist_add(&h, (uint64_t)((double)(cpuclock_ticks() - a) * ts.ns_per_tick) +
+                                 (uint64_t)i * 1000);
+        }
+        double ns = (double)(clock_mono_ns() - begin) / calls;
+        tierhist_reset(&h);
+        if (r == 0 || ns < best)
+            best = ns;
+    }
+    return best;
+}
+
 /* The clock reads and the histogram update of one timed call, measured
  * here (they depend on the machine's clock source). */
 static void calibrate(void)
@@ -464,14 +502,7 @@ static void calibrate(void)
         ;
     ts.ns_per_tick = 1e9 / cpuclock_ticks_per_second(ts.rate_ticks0, ts.rate_mono0, cpuclock_ticks(),
                                                      clock_mono());
-    struct tierhist h = TIERHIST_INIT;
-    uint64_t begin = clock_mono_ns();
-    for (int i = 0; i < 1000; i++) {
-        uint64_t a = cpuclock_ticks();
-        tierhist_add(&h, (uint64_t)((double)(cpuclock_ticks() - a) * ts.ns_per_tick) + (uint64_t)i * 1000);
-    }
-    ts.ns_per_call = (double)(clock_mono_ns() - begin) / 1000.0 + VM_NS_PER_CALL;
-    tierhist_reset(&h);
+    ts.ns_per_call = cheapest_round_ns(CALIBRATION_CALLS) + VM_NS_PER_CALL;
 }
 
 static void refine_tick_rate(void)
@@ -482,16 +513,23 @@ static void refine_tick_rate(void)
                                                          cpuclock_ticks(), now);
 }
 
-static void breaker_trip(const char *why, double now)
+/* Pauses tracing; the log line says what the window measured. */
+static void breaker_trip(const char *why, const struct trip_figures *f, double now)
 {
     ts.paused = true;
     ts.resume_at = now + EXCIMER_G(tiers_breaker_cooldown);
     ts.trips++;
     ts.trips_w++;
     ts.last_trip = why;
-    char msg[200];
-    snprintf(msg, sizeof msg, "excimer: request tiers paused for %g s: %s",
-             EXCIMER_G(tiers_breaker_cooldown), why);
+    ts.last_trip_figures = *f;
+    char msg[400];
+    snprintf(msg, sizeof msg,
+             "excimer: request tiers paused for %g s: %s (over %.1f s: %" PRIu64 " timed calls "
+             "x %.0f ns = %.3f ms of %.1f ms of requests, cost %.5f of excimer.tiers_breaker_cost "
+             "%g; %ld lines queued, %ld failed)",
+             EXCIMER_G(tiers_breaker_cooldown), why, f->window_s, f->timed_calls, f->ns_per_call,
+             (double)f->timed_calls * f->ns_per_call / 1e6, f->requests_ms, f->cost_ratio,
+             EXCIMER_G(tiers_breaker_cost), f->backlog, f->failed_lines);
     php_log_err(msg);
 }
 
@@ -503,13 +541,18 @@ static void breaker_window_end(double now)
     double ratio = ts.window_req_ns ? (double)ts.window_calls * ts.ns_per_call / (double)ts.window_req_ns : 0;
     ts.last_cost_ratio = ratio;
     long failed = st.lines_failed - ts.window_failed0;
+    struct trip_figures f = {
+        .window_s = now - ts.window_began, .requests_ms = (double)ts.window_req_ns / 1e6,
+        .cost_ratio = ratio, .ns_per_call = ts.ns_per_call, .timed_calls = ts.window_calls,
+        .backlog = queued, .failed_lines = failed,
+    };
     if (!ts.paused && ts.configured && !ts.switched_off) {
         if (ratio > EXCIMER_G(tiers_breaker_cost))
-            breaker_trip("own cost over excimer.tiers_breaker_cost", now);
+            breaker_trip("own cost over excimer.tiers_breaker_cost", &f, now);
         else if (queued > EXCIMER_G(tiers_breaker_backlog))
-            breaker_trip("transport backlog over excimer.tiers_breaker_backlog", now);
+            breaker_trip("transport backlog over excimer.tiers_breaker_backlog", &f, now);
         else if (EXCIMER_G(tiers_breaker_failures) > 0 && failed >= EXCIMER_G(tiers_breaker_failures))
-            breaker_trip("transport failures reached excimer.tiers_breaker_failures", now);
+            breaker_trip("transport failures reached excimer.tiers_breaker_failures", &f, now);
     }
     ts.window_began = now;
     ts.window_req_ns = ts.window_calls = 0;
@@ -620,11 +663,26 @@ static void decide_tracing(void)
     tiers_rt.tracing = ts.configured && !ts.switched_off && !ts.paused && request_sampled();
 }
 
+/* A request's identity until it names one: its entry point as the trace
+ * logs name it (index.php is "index"), else "undefined". */
+static void default_identity(void)
+{
+    zend_string *entry = excimer_request_entry_point();
+    char tag[STACKLINE_TAG_MAX + 1];
+    size_t n = runline_entry_tag(ZSTR_VAL(entry), ZSTR_LEN(entry), tag);
+    zend_string_release(entry);
+    if (n && tierline_identity_valid(tag, n))
+        set_identity(tag, n);
+    else
+        set_identity(UNDEFINED, strlen(UNDEFINED));
+}
+
 /* Without tiers (nothing configured, no switch file) a request costs a few
  * stores here: no clock read, no random number. */
 void excimer_tiers_request_start(void)
 {
     ts.in_request = true;
+    ts.identity_named = false;
     set_identity(UNDEFINED, strlen(UNDEFINED));
     ts.request_id[0] = 0;
     ts.sampled_known = false;
@@ -637,6 +695,7 @@ void excimer_tiers_request_start(void)
     }
     double now = clock_mono();
     ts.request_start = ts.segment_start = cpuclock_ticks();
+    default_identity();
     breaker_maybe_resume(now);
     if (!ts.window_began)
         ts.window_began = now;
@@ -711,6 +770,7 @@ ZEND_FUNCTION(excimer_tiers_set_identity)
         RETURN_FALSE;
     }
     set_identity(ZSTR_VAL(identity), ZSTR_LEN(identity));
+    ts.identity_named = true;
     RETURN_TRUE;
 }
 
@@ -797,6 +857,7 @@ ZEND_FUNCTION(excimer_tiers_continue)
     tiers_call_done(TIERS_TOTAL, now - ts.segment_start);
     ts.segment_start = now;
     set_identity(identity, identity_len);
+    ts.identity_named = true;
     memcpy(ts.request_id, rid, sizeof rid);
     bool was_traced = tiers_rt.tracing;
     ts.sampled = sampled;
@@ -848,10 +909,23 @@ ZEND_FUNCTION(excimer_tiers_status)
     add_assoc_bool(return_value, "paused", ts.paused);
     add_assoc_long(return_value, "trips", (zend_long)ts.trips);
     add_assoc_long(return_value, "resumes", (zend_long)ts.resumes);
-    if (ts.last_trip)
+    if (ts.last_trip) {
         add_assoc_string(return_value, "last_trip", ts.last_trip);
-    else
+        const struct trip_figures *f = &ts.last_trip_figures;
+        zval figures;
+        array_init(&figures);
+        add_assoc_double(&figures, "window_s", f->window_s);
+        add_assoc_double(&figures, "requests_ms", f->requests_ms);
+        add_assoc_long(&figures, "timed_calls", (zend_long)f->timed_calls);
+        add_assoc_double(&figures, "cost_per_call_ns", f->ns_per_call);
+        add_assoc_double(&figures, "cost_ratio", f->cost_ratio);
+        add_assoc_long(&figures, "backlog", f->backlog);
+        add_assoc_long(&figures, "failed_lines", f->failed_lines);
+        add_assoc_zval(return_value, "last_trip_figures", &figures);
+    } else {
         add_assoc_null(return_value, "last_trip");
+        add_assoc_null(return_value, "last_trip_figures");
+    }
     add_assoc_double(return_value, "cost_ratio", ts.last_cost_ratio);
     add_assoc_double(return_value, "cost_per_call_ns", ts.ns_per_call);
     add_assoc_long(return_value, "requests", (zend_long)ts.requests);

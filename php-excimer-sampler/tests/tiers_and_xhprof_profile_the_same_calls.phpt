@@ -31,6 +31,6 @@ main()==>u 3
 u==>Exception::__construct 3
 Array
 (
-    [undefined/t] => 3
-    [undefined/u] => 3
+    [tiers_and_xhprof_profile_the_same_calls/t] => 3
+    [tiers_and_xhprof_profile_the_same_calls/u] => 3
 )

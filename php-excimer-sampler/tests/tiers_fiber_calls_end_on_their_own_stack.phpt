@@ -13,7 +13,7 @@ $f->start();                                  // slow() is open, suspended
 usleep(10000);
 try { thrower(); } catch (Exception $e) {}    // handled in main, not in the fiber
 $f->resume();
-$s = excimer_tiers_stats()['undefined'];
+$s = excimer_tiers_stats()['tiers_fiber_calls_end_on_their_own_stack'];
 var_dump($s['slow']['calls'], $s['thrower']['calls']);
 // wall time from call to return, the suspension included
 var_dump($s['slow']['total_us'] >= 30000, $s['thrower']['total_us'] >= 1000);

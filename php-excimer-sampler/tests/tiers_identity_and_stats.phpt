@@ -20,7 +20,7 @@ namespace {
 
     $db = new App\Db;
     $p = new Parser;
-    $p->parse('before any identity');               // "undefined"
+    $p->parse('before any identity');   // the entry point's name until one is set
     var_dump(excimer_tiers_set_identity('view'));
     for ($i = 0; $i < 3; $i++) {
         $p->parse("x$i");
@@ -60,7 +60,7 @@ namespace {
 bool(true)
 Array
 (
-    [undefined/parse] => 1
+    [tiers_identity_and_stats/parse] => 1
     [view/db] => 5
     [view/fmt] => 3
     [view/parse] => 3

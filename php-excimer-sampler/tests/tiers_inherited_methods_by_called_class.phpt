@@ -40,6 +40,6 @@ Jobs\Refresh
 Jobs\Index
 Array
 (
-    [undefined/find] => 2
-    [undefined/job] => 3
+    [tiers_inherited_methods_by_called_class/find] => 2
+    [tiers_inherited_methods_by_called_class/job] => 3
 )

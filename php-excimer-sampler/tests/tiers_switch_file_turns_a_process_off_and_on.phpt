@@ -21,7 +21,7 @@ $n = (int)@file_get_contents(__DIR__ . "/n");
 file_put_contents(__DIR__ . "/n", $n + 1);
 $s = excimer_tiers_status();
 printf("request %d: enabled=%d tracing=%d work=%d\n", $n, $s["enabled"], $s["tracing"],
-       excimer_tiers_stats()["undefined"]["w"]["calls"] ?? 0);
+       excimer_tiers_stats()["app"]["w"]["calls"] ?? 0);
 $next = ["off", "off", "on", "nonsense", "0", "1"][$n] ?? null;
 if ($next === "gone") unlink(__DIR__ . "/control");
 elseif ($next !== null) file_put_contents(__DIR__ . "/control", "$next\n");
@@ -72,6 +72,6 @@ Warning: ini_set(): excimer.tiers: a tier name must be 1-64 of [A-Za-z0-9_.-], n
 bool(false)
 Array
 (
-    [undefined/x] => 3
-    [undefined/y] => 1
+    [tiers_switch_file_turns_a_process_off_and_on/x] => 3
+    [tiers_switch_file_turns_a_process_off_and_on/y] => 1
 )
