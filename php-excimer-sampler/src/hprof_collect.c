@@ -50,8 +50,8 @@ void excimer_hprof_collect_request_start(void)
 {
     EXCIMER_G(hprof_auto) = false;
     zend_long rate = EXCIMER_G(hprof_sample_rate);
-    if (rate <= 0 || excimer_hprof_running())
-        return;
+    if (rate <= 0 || !EXCIMER_G(hprof_enabled) || excimer_hprof_running())
+        return; /* (excimer.hprof = 0 with a rate was said at start-up) */
     if (rate > 1 && timerlib_random() * (double)rate >= 1.0)
         return;
     if (excimer_hprof_start(excimer_hprof_flags_of_ini(EXCIMER_G(hprof_flags)), NULL) == SUCCESS) {

@@ -736,9 +736,14 @@ static void worker_flush(bool now)
     flush_lines(true, now ? 0 : EXCIMER_G(arclamp_send_delay));
 }
 
+/* A combination that cannot work is said at start-up: tiers configured
+ * where user functions cannot be patched (opcache's JIT). */
 void excimer_tiers_module_init(void)
 {
-    tiers_hook_module_init();
+    const char *why;
+    if (!tiers_hook_module_init() && ts.pending.nfns > 0 && !tiers_hook_user_functions(&why))
+        php_error_docref(NULL, E_WARNING, "excimer.tiers: user functions cannot be tiers here (%s); "
+                         "internal functions still are", why);
     excimer_fpm_worker_module_init(worker_flush);
 }
 
