@@ -284,11 +284,12 @@ static int load_mean(const struct generate_opts *o, const struct entry *e, run *
 
 /* Names are [A-Za-z0-9_.-] (period_name_ok, read_name): JSON as they are. */
 static void summary_json(strbuf *out, const struct entry *e, const struct runlog_stats *st,
-                         size_t arcs)
+                         size_t arcs, size_t over_main)
 {
     struct report_summary sum = {e->period, e->name, e->tag, st->runs, st->incomplete,
                                  st->bad_lines, st->duplicates, e->ninputs, arcs,
-                                 st->arcs_left_out, (long long)st->first, (long long)st->last};
+                                 st->arcs_left_out, over_main, (long long)st->first,
+                                 (long long)st->last};
     report_summary_write(out, &sum);
 }
 
@@ -319,7 +320,7 @@ static int write_report(const struct generate_opts *o, const struct entry *e, co
     }
     if (rc == 0) {
         strbuf_reset(&out);
-        summary_json(&out, e, st, r->n);
+        summary_json(&out, e, st, r->n, flat_over_main(&f));
         page_path(o, e, K_SUMMARY, path, sizeof path);
         rc = atomic_write(path, out.data, out.len, 0, err, errlen);
     }

@@ -58,6 +58,14 @@ void flat_compute(const run *r, flat *f)
     }
 }
 
+size_t flat_over_main(const flat *f)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < f->syms.n; i++)
+        n += f->syms.arcs[i].v[M_WT] > f->totals[M_WT];
+    return n;
+}
+
 void flat_free(flat *f)
 {
     run_free(&f->syms);

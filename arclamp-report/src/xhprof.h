@@ -25,6 +25,10 @@ typedef struct flat {
 
 void flat_compute(const run *r, flat *f);
 void flat_free(flat *f);
+/* Functions whose inclusive wt is above main()'s: none in a sound run (a
+ * profiler that keys recursion by code rather than printed name made
+ * some); the report job counts them in its summaries. */
+size_t flat_over_main(const flat *f);
 
 /* out += w * in (metrics of `in`, pmu kept). Returns the arcs of `in` that
  * out could not take (it holds max_arcs already). */

@@ -12,10 +12,11 @@ void report_summary_write(strbuf *out, const struct report_summary *s)
     strbuf_appendf(out,
                    SUMMARY_START "%s\", \"name\": \"%s\", \"entrypoint\": \"%s" RUNS_KEY "%zu, "
                    "\"incomplete\": %zu, \"bad_lines\": %zu, \"duplicates\": %zu, "
-                   "\"logs\": %zu, \"arcs\": %zu, \"arcs_left_out\": %zu, \"first\": %lld, "
-                   "\"last\": %lld}\n",
+                   "\"logs\": %zu, \"arcs\": %zu, \"arcs_left_out\": %zu, "
+                   "\"inclusive_over_main\": %zu, \"first\": %lld, \"last\": %lld}\n",
                    s->period, s->name, s->entrypoint, s->runs, s->incomplete, s->bad_lines,
-                   s->duplicates, s->logs, s->arcs, s->arcs_left_out, s->first, s->last);
+                   s->duplicates, s->logs, s->arcs, s->arcs_left_out, s->over_main, s->first,
+                   s->last);
 }
 
 int report_summary_runs(const char *text, size_t len, unsigned long long *runs)

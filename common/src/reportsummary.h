@@ -7,7 +7,7 @@
  *   {"period": "hourly", "name": "2026-11-26_03.excimer.index",
  *    "entrypoint": "index", "runs": 12, "incomplete": 0, "bad_lines": 0,
  *    "duplicates": 0, "logs": 1, "arcs": 3, "arcs_left_out": 0,
- *    "first": 1764126000, "last": 1764126000}
+ *    "inclusive_over_main": 0, "first": 1764126000, "last": 1764126000}
  * Its strings are [A-Za-z0-9_.-] (arclamp-report takes only such names), so
  * they are written as they are and no string can hold a field's key. */
 #ifndef ARCLAMP_REPORTSUMMARY_H
@@ -33,6 +33,7 @@ struct report_summary {
     size_t logs;            /* run logs the report was made from */
     size_t arcs;            /* distinct arcs of the mean run */
     size_t arcs_left_out;   /* arcs the senders or max_arcs left out */
+    size_t over_main;       /* functions whose inclusive wt is above main()'s (0 when sound) */
     long long first, last;  /* begin times of the oldest and newest run (0: none) */
 };
 

@@ -6,7 +6,8 @@
 #include "test-suites.h"
 
 static const struct report_summary example = {
-    "hourly", "2026-11-26_03.excimer.index", "index", 1234, 1, 2, 5, 6, 3, 4, 1764126000, 1764129599};
+    "hourly", "2026-11-26_03.excimer.index", "index", 1234, 1, 2, 5, 6, 3, 4, 7, 1764126000,
+    1764129599};
 
 START_TEST(summary_is_one_line_of_json_and_its_runs_read_back)
 {
@@ -16,7 +17,7 @@ START_TEST(summary_is_one_line_of_json_and_its_runs_read_back)
                      "{\"period\": \"hourly\", \"name\": \"2026-11-26_03.excimer.index\", "
                      "\"entrypoint\": \"index\", \"runs\": 1234, \"incomplete\": 1, "
                      "\"bad_lines\": 2, \"duplicates\": 5, \"logs\": 6, \"arcs\": 3, "
-                     "\"arcs_left_out\": 4, "
+                     "\"arcs_left_out\": 4, \"inclusive_over_main\": 7, "
                      "\"first\": 1764126000, \"last\": 1764129599}\n");
     unsigned long long runs = 0;
     ck_assert_int_eq(report_summary_runs(sb.data, sb.len, &runs), 0);
