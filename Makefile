@@ -180,6 +180,8 @@ php-tests: $(BUILD)/php/excimer.so $(EXT_API_SO)
 	@echo "== php-excimer-sampler .phpt tests"
 	NO_INTERACTION=1 REPORT_EXIT_STATUS=1 php -n $(RUN_TESTS) -n -q --show-diff \
 	  $(EXT_LOAD) $(EXT_DIR)/tests
+	@echo "== php-excimer-sampler: every mode combined over several requests (php-cgi -T), php-fpm stops"
+	$(PYTEST) -q -p no:cacheprovider $(EXT_DIR)/tests
 
 # The app tests (apps/README.md): Debian's MediaWiki, installed into
 # build/apps/mediawiki (once; reused while its inputs are unchanged), with the
@@ -200,6 +202,8 @@ php-tests-valgrind: $(BUILD)/php/excimer.so $(EXT_API_SO)
 	USE_ZEND_ALLOC=0 VALGRIND_OPTS=--fair-sched=yes NO_INTERACTION=1 REPORT_EXIT_STATUS=1 \
 	  php -n $(RUN_TESTS) -n -q -m --set-timeout 300 --show-diff \
 	  $(EXT_LOAD) $(EXT_DIR)/tests
+	@echo "== php-excimer-sampler: the combinations, each php-cgi under valgrind (two at a time)"
+	COMBINATIONS_VALGRIND=1 $(PYTEST) -q -p no:cacheprovider -n 2 $(EXT_DIR)/tests/test_combinations.py
 
 # Only the object trees: other trees under build/ (make deb's export, a test
 # root file system) have their own build/ and directories named *.d.
