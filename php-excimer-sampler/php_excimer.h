@@ -1,16 +1,27 @@
 /* php_excimer.h: the excimer extension (php-excimer-sampler), a drop-in for
  * php-excimer. Module entry, version, per-request globals and the INI
  * settings. The extension's parts:
+ *   src/excimer.c            module: INI, constants, class registration, life cycle
+ *   src/hooks.[ch]           the one place that sets the engine's hooks
  *   src/timerlib.[ch]        POSIX timers that raise a thread's vm_interrupt
  *                            from a helper thread; the interrupt dispatch
  *   src/stack_store.[ch]     the sample log's data model (frames, stack trie,
  *                            entries) and its output formats
  *   src/excimer_timer.c      class ExcimerTimer, excimer_set_timeout()
  *   src/excimer_profiler.c   class ExcimerProfiler
- *   src/excimer_log.c        classes ExcimerLog and ExcimerLogEntry
- *   src/hprof.[ch]           the hierarchical profiler behind the XHProf,
+ *   src/excimer_log.[ch]     classes ExcimerLog and ExcimerLogEntry
+ *   src/excimer_arclamp.c    zero-code collection, excimer_arclamp_send()
+ *   src/transport.[ch]       targets and delivery (Redis, datagrams)
+ *   src/sender.[ch]          the sender thread and its queue
+ *   src/fpm_worker.[ch]      what a php-fpm worker holds, delivered before it stops
+ *   src/hprof.[ch], hprof_run.h, hprof_output.c
+ *                            the hierarchical profiler behind the XHProf,
  *                            tideways_xhprof and uprofiler modules
- *   src/excimer.c            module: INI, constants, class registration */
+ *   src/hprof_collect.c      zero-code hierarchical runs
+ *   src/xhprof_api.c, tideways_xhprof_api.c, uprofiler_api.c, hprof_module.h
+ *                            the three API modules (their own .so files)
+ *   src/tiers.[ch], tiers_hook.c
+ *                            request tiers */
 #ifndef PHP_EXCIMER_H
 #define PHP_EXCIMER_H
 
