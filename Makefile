@@ -285,8 +285,8 @@ bench: deps
 	@bench/hprof.sh
 	@bench/tiers.sh
 	@bench/report.sh
-	@if [ "$$(id -u)" = 0 ]; then integration-tests/bench-overhead; \
-	  else echo "integration-tests/bench-overhead: needs root (network namespaces), skipped"; fi
+	@if [ "$$(id -u)" = 0 ]; then integration-tests/bench-overhead && integration-tests/bench-hprof-split; \
+	  else echo "integration-tests/bench-overhead, bench-hprof-split: need root (network namespaces), skipped"; fi
 
 # --- installation ---------------------------------------------------------
 # `make install DESTDIR=... PREFIX=...` installs the programs, the systemd
