@@ -305,15 +305,17 @@ bench: deps
 	@bench/tiers.sh
 	@bench/report.sh
 	@bench/runs.sh
-	@if [ "$$(id -u)" = 0 ]; then integration-tests/bench-overhead; \
-	  else echo "integration-tests/bench-overhead: needs root (network namespaces), skipped"; fi
+	@if [ "$$(id -u)" = 0 ]; then integration-tests/bench-overhead && integration-tests/bench-hprof-split; \
+	  else echo "integration-tests/bench-overhead, bench-hprof-split: need root (network namespaces), skipped"; fi
 
 # --- installation ---------------------------------------------------------
 # `make install DESTDIR=... PREFIX=...` installs the programs, the systemd
 # units (with their paths rewritten for PREFIX and SYSCONFDIR), the sysusers
 # and tmpfiles files (the arclamp user, /var/lib/arclamp), the packaged
 # configuration, and the PHP extension with its ini file and the ArcLamp.php
-# client. debian/rules and nix/package.nix call this.
+# client, and the profiled second PHP-FPM (arclamp-hprof-fpm.service, its
+# php-fpm configuration, the nginx snippet that splits requests to it).
+# debian/rules and nix/package.nix call this.
 PREFIX      ?= /usr/local
 BINDIR      ?= $(PREFIX)/bin
 SYSCONFDIR  ?= $(PREFIX)/etc
@@ -324,19 +326,23 @@ DOCDIR      ?= $(PREFIX)/share/doc
 PHP_EXTDIR  ?= $(shell php-config --extension-dir 2>/dev/null)
 PHP_INIDIR  ?= $(SYSCONFDIR)/php/8.2/mods-available
 PHP_LIBDIR  ?= $(PREFIX)/share/php
+# the configuration of arclamp-hprof-fpm.service (php-fpm.conf, pool.d/, conf.d/)
+HPROF_FPMDIR ?= $(SYSCONFDIR)/php/8.2/arclamp-hprof-fpm
 UNITS := arclamp-log.socket arclamp-log.service arclamp-svg.service arclamp-svg.timer \
          arclamp-svg-compress.service arclamp-svg-compress.timer \
-         arclamp-report.service arclamp-report.timer
+         arclamp-report.service arclamp-report.timer arclamp-hprof-fpm.service
+# The installed units and php-fpm.conf name BINDIR, SYSCONFDIR and HPROF_FPMDIR.
+INSTALL_PATHS = sed -e 's|/usr/bin/arclamp|$(BINDIR)/arclamp|g' -e 's|/etc/arclamp/|$(SYSCONFDIR)/arclamp/|g' \
+                    -e 's|/etc/php/8.2/arclamp-hprof-fpm|$(HPROF_FPMDIR)|g'
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
 	  $(DESTDIR)$(SYSCONFDIR)/arclamp $(DESTDIR)$(PHP_EXTDIR) $(DESTDIR)$(PHP_INIDIR) \
-	  $(DESTDIR)$(PHP_LIBDIR)/Wikimedia
+	  $(DESTDIR)$(PHP_LIBDIR)/Wikimedia $(DESTDIR)$(HPROF_FPMDIR)/pool.d $(DESTDIR)$(HPROF_FPMDIR)/conf.d
 	install -m 0755 $(BUILD)/bin/arclamp-log $(BUILD)/bin/arclamp-svg $(BUILD)/bin/arclamp-report \
 	  $(DESTDIR)$(BINDIR)/
 	for u in $(UNITS); do \
-	  sed -e 's|/usr/bin/arclamp|$(BINDIR)/arclamp|g' -e 's|/etc/arclamp/|$(SYSCONFDIR)/arclamp/|g' \
-	    systemd/$$u > $(DESTDIR)$(UNITDIR)/$$u && chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; \
+	  $(INSTALL_PATHS) systemd/$$u > $(DESTDIR)$(UNITDIR)/$$u && chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; \
 	done
 	install -m 0644 systemd/arclamp.sysusers $(DESTDIR)$(SYSUSERSDIR)/arclamp.conf
 	install -m 0644 systemd/arclamp.tmpfiles $(DESTDIR)$(TMPFILESDIR)/arclamp.conf
@@ -344,6 +350,11 @@ install: all
 	install -d $(DESTDIR)$(SYSCONFDIR)/nginx/snippets $(DESTDIR)$(DOCDIR)/arclamp-svg/examples
 	install -m 0644 nginx/arclamp.conf $(DESTDIR)$(SYSCONFDIR)/nginx/snippets/arclamp.conf
 	install -m 0644 nginx/arclamp-site.conf $(DESTDIR)$(DOCDIR)/arclamp-svg/examples/nginx-site.conf
+	install -m 0644 nginx/arclamp-hprof-split.conf $(DESTDIR)$(SYSCONFDIR)/nginx/snippets/arclamp-hprof-split.conf
+	$(INSTALL_PATHS) $(EXT_DIR)/hprof-fpm/php-fpm.conf > $(DESTDIR)$(HPROF_FPMDIR)/php-fpm.conf
+	chmod 0644 $(DESTDIR)$(HPROF_FPMDIR)/php-fpm.conf
+	install -m 0644 $(EXT_DIR)/hprof-fpm/pool.d/www.conf $(DESTDIR)$(HPROF_FPMDIR)/pool.d/www.conf
+	install -m 0644 $(EXT_DIR)/hprof-fpm/conf.d/90-arclamp-hprof.ini $(DESTDIR)$(HPROF_FPMDIR)/conf.d/90-arclamp-hprof.ini
 	install -m 0644 $(BUILD)/php/excimer.so $(DESTDIR)$(PHP_EXTDIR)/excimer.so
 	install -m 0644 $(EXT_DIR)/excimer.ini $(DESTDIR)$(PHP_INIDIR)/excimer.ini
 	for m in $(EXT_API); do \

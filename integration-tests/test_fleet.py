@@ -9,13 +9,13 @@ import time
 
 import pytest
 
-from harness import report
+from harness import hprof_split, report
 from harness.arclamp import HOURLY, metric_sum
 from harness.checks import (assert_every_line_parses, check_delivery, check_svgs, error_counts,
                             failures, record_row, unheard_lines, wait_lines_flowing,
                             written_by_host, xmllint)
 from harness.fcgi import percentile
-from harness.fleet import Fleet
+from harness.fleet import DEFAULT_URLS, Fleet
 from harness.procs import wait_until
 
 HOSTS = int(os.environ.get("ARCLAMP_IT_HOSTS", "3"))
@@ -836,3 +836,130 @@ def test_request_tiers(fleet_factory, tmp_path):
     row["note"] = ("identities %s; 12 jobs run on web2 under 'edit'; %d views while off left out; "
                    "breaker trips %d, resumes %d; %.0f s" % (
                        sorted(ids), views(dark), trips, resumes, time.monotonic() - t0))
+
+
+# ---------------------------------------------------------------------------
+# Scenario 10
+
+SPLIT_EVERY = 4         # 1 request in 4 to the profiled instance (25%: a short test sees enough)
+INSTANCE_PROBE = """<?php
+// What the instance serving this request loaded (scenario 10). It leaves
+// itself out of collection: no samples, and no run when it was profiled.
+if (function_exists('excimer_arclamp_skip_request')) {
+    excimer_arclamp_skip_request();
+}
+header('Content-Type: application/json');
+echo json_encode([
+    'pid' => getmypid(),
+    'excimer' => extension_loaded('excimer'),
+    'hprof_sample_rate' => (string)ini_get('excimer.hprof_sample_rate'),
+    'tiers' => (string)ini_get('excimer.tiers'),
+    'api_modules' => array_values(array_filter(['xhprof', 'tideways_xhprof', 'uprofiler'],
+                                               'extension_loaded')),
+    'opcache' => function_exists('opcache_get_status') && (opcache_get_status(false)['opcache_enabled'] ?? false),
+]);
+"""
+
+
+def add_instance_probe(app):
+    with open(os.path.join(app, "public", "admin", "instance.php"), "w") as f:
+        f.write(INSTANCE_PROBE)
+
+
+def test_hprof_split(fleet_factory):
+    """The deployment of arclamp-hprof-fpm.service: on one web host the main
+    php-fpm (excimer loaded, excimer.hprof_sample_rate 0, no API module) and
+    a second php-fpm master with the configuration the package ships
+    (php-fpm.conf, the pool, conf.d/ read after the main instance's
+    settings, xhprof.so enabled by its line), behind Debian's nginx with
+    the shipped split_clients snippet at 1 in 4. Every request through
+    nginx succeeds; nginx's log says which instance served each; the
+    profiled instance profiled exactly the requests it got and its runs are
+    all written (runs written = runs it sent = requests it served), the
+    main instance sent no run; both keep sending samples. With the profiled
+    instance stopped, its share goes to the main one (the snippet's backup
+    server): no request fails."""
+    if not os.access(hprof_split.NGINX, os.X_OK):
+        pytest.skip("scenario 10 needs nginx (%s)" % hprof_split.NGINX)
+    t0 = time.monotonic()
+    fleet = fleet_factory(hosts=1, transport="pubsub", app_setup=add_instance_probe,
+                          arclamp_over={"redis_channels": ["xhprof"]})
+    main = fleet.web["web1"]
+    hprof = hprof_split.start_hprof_instance(fleet, main, module="xhprof")
+    nginx = hprof_split.Nginx(main.ns, fleet.workdir, main, hprof, every=SPLIT_EVERY)
+    fleet.parts.append(nginx)
+    nginx.start()
+
+    def probe(web):
+        res = web.load(["/admin/instance.php"], count=1, duration=30, keep_body=True)
+        return json.loads(res["requests"][0]["body"])
+    seen = {"main": probe(main), "hprof": probe(hprof)}
+    assert seen["main"]["excimer"] and seen["main"]["hprof_sample_rate"] == "0", seen
+    assert seen["main"]["api_modules"] == [] and seen["main"]["opcache"], seen
+    assert seen["hprof"]["hprof_sample_rate"] == "1" and seen["hprof"]["tiers"] == "", seen
+    assert seen["hprof"]["api_modules"] == ["xhprof"] and seen["hprof"]["opcache"], seen
+
+    # -- load through nginx: the split
+    requests = 4 * REQUESTS
+    res = nginx.load(DEFAULT_URLS, count=requests, concurrency=2)
+    bad = [r for r in res["requests"] if r.get("error")]
+    assert not bad and len(res["requests"]) == requests, (bad[:3], res["not_sent"])
+    served = nginx.upstreams()
+    assert len(served) == requests and all(st == 200 for _, _, _, st, _ in served), served[:5]
+    # the split's choice is where the request went
+    to_hprof = [u for _, g, u, _, _ in served if g == "arclamp_php_hprof"]
+    to_main = [u for _, g, u, _, _ in served if g == "arclamp_php_main"]
+    assert to_hprof == [["unix:" + hprof.socket]] * len(to_hprof), served
+    assert to_main == [["unix:" + main.socket]] * len(to_main), served
+    assert len(to_hprof) + len(to_main) == requests, served
+    # 1 in 4 of 120: 30 expected; outside 6..60 has a chance below 1e-6
+    assert requests // 20 <= len(to_hprof) <= requests // 2, (len(to_hprof), requests)
+
+    # -- the runs: all from the profiled instance, all written
+    sent = fleet.sent_by_host()
+    assert sent["web1"]["hprof_runs"] == 0, sent["web1"]
+    runs = sent["web1-hprof"]["hprof_runs"]
+    assert runs == len(to_hprof), (runs, len(to_hprof))
+    for host, s in sent.items():
+        assert s["failed"] == 0 and s["unheard"] == 0, (host, s)
+        assert s["sent"] > 0, "%s sent no samples: %r" % (host, s)
+
+    def written(group):
+        return metric_sum(fleet.arclamp.metrics(), "arclamp_log_runs_written_total", group=group)
+    wait_until(lambda: written("hourly") >= runs and written("daily") >= runs,
+               what="%d runs written" % runs)
+    # the samples: every line arrives and is written, the main instance's
+    # and the profiled one's (its own count also holds its runs' lines)
+    m = fleet.delivered()
+    assert metric_sum(m, "arclamp_log_runs_dropped_total") == 0, m
+    assert written("hourly") == written("daily") == runs
+    received = metric_sum(m, "arclamp_log_lines_received_total")
+    assert metric_sum(m, "arclamp_log_lines_invalid_total") == 0
+    assert received > sent["web1"]["sent"], (received, sent)
+    for g in ("hourly", "daily"):
+        assert metric_sum(m, "arclamp_log_lines_written_total", group=g) == received
+
+    # -- the profiled instance stopped: nginx falls back to the main one
+    hprof.stop()
+    res = nginx.load(DEFAULT_URLS, count=2 * REQUESTS, concurrency=2)
+    assert not [r for r in res["requests"] if r.get("error")] and len(res["requests"]) == 2 * REQUESTS
+    after = nginx.upstreams()[requests:]
+    assert all(st == 200 for _, _, _, st, _ in after), after
+    # its share was still chosen, and served by the main instance (the first
+    # after a failed connect, and nginx then skips it for fail_timeout)
+    split_off = [u for _, g, u, _, _ in after if g == "arclamp_php_hprof"]
+    assert split_off, "no request was split to the stopped instance: %r" % after
+    assert all(u[-1] == "unix:" + main.socket for _, _, u, _, _ in after), after
+    assert split_off[0] == ["unix:" + hprof.socket, "unix:" + main.socket], after
+    assert main.worker_stats() and sum(s["hprof_runs"] for s in main.worker_stats().values()) == 0
+    assert written("daily") == runs
+
+    for host, w in fleet.web.items():
+        assert not w.php_errors().strip(), "%s: %s" % (host, w.php_errors()[-2000:])
+    row = report.record("10 hprof split (nginx 1 in %d)" % SPLIT_EVERY, sent=runs,
+                        received=int(metric_sum(m, "arclamp_log_runs_received_total")),
+                        written=int(written("daily")), invalid=0, requests=requests)
+    row["note"] = ("runs, not lines: %d of %d requests to the profiled instance, each profiled; "
+                   "main instance 0 runs; profiled instance stopped: %d of %d requests split to it, "
+                   "served by the main one, none failed; %.0f s" % (
+                       len(to_hprof), requests, len(split_off), len(after), time.monotonic() - t0))

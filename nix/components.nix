@@ -62,6 +62,14 @@
       "share/php-excimer-sampler/tideways_xhprof.ini"
       "share/php-excimer-sampler/uprofiler.ini"
       "share/php/Wikimedia/ArcLamp.php"
+      # the profiled second PHP-FPM of Debian (arclamp-hprof-fpm.service runs
+      # Debian's php-fpm8.2; on NixOS services.arclamp.hprofFpm makes a
+      # services.phpfpm pool instead) and the nginx split: reference copies
+      "lib/systemd/system/arclamp-hprof-fpm.service"
+      "share/php-excimer-sampler/hprof-fpm/php-fpm.conf"
+      "share/php-excimer-sampler/hprof-fpm/pool.d/www.conf"
+      "share/php-excimer-sampler/hprof-fpm/conf.d/90-arclamp-hprof.ini"
+      "etc/nginx/snippets/arclamp-hprof-split.conf"
     ];
   };
 

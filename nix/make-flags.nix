@@ -20,4 +20,7 @@
   # the reference excimer.ini (not loaded: NixOS writes PHP's ini itself)
   "PHP_INIDIR=${out}/share/php-excimer-sampler"
   "PHP_LIBDIR=${out}/share/php"
+  # arclamp-hprof-fpm.service's php-fpm configuration (Debian's; not used by
+  # the NixOS module, which reads the sources)
+  "HPROF_FPMDIR=${out}/share/php-excimer-sampler/hprof-fpm"
 ]

@@ -1,4 +1,4 @@
-# NixOS module for Arc Lamp: services.arclamp.{log,svg,report,phpExtension}.
+# NixOS module for Arc Lamp: services.arclamp.{log,svg,report,phpExtension,hprofFpm}.
 #
 # The systemd units are the project's own (systemd/*, installed by
 # `make install` into the packages' lib/systemd/system and picked up through
@@ -25,6 +25,13 @@
 # directory /run/arclamp, root:arclamp-senders 0750) goes to
 # systemd.tmpfiles.packages, so the data directories exist from activation on,
 # as on Debian, not only once a service started (StateDirectory=).
+#
+# hprofFpm is the NixOS form of arclamp-hprof-fpm.service (the Debian unit
+# is not used here): NixOS runs every services.phpfpm pool in a master of
+# its own (phpfpm-<pool>.service), so the profiled instance is a second pool,
+# "arclamp-hprof", the twin of the application's pool, with the settings of
+# the shipped conf.d/90-arclamp-hprof.ini; nginx's http block gets the
+# shipped split snippet with NixOS's sockets and the share 1/every.
 { config, lib, pkgs, ... }:
 
 let
@@ -53,6 +60,9 @@ let
     else "\"${v}\"";
   iniText = lib.concatStringsSep "\n"
     (lib.mapAttrsToList (k: v: "${k} = ${iniValue v}") cfg.phpExtension.settings);
+  phpExtensions = { enabled, all }:
+    builtins.filter (e: (e.extensionName or "") != "excimer") enabled
+    ++ [ cfg.phpExtension.package ];
   badIniValues = lib.filterAttrs
     (k: v: builtins.isString v && builtins.match "[^\"\n]*" v == null)
     cfg.phpExtension.settings;
@@ -69,6 +79,42 @@ let
   reportShippedInterval = "*:5/15";
   reportShippedDataDir = "/var/lib/arclamp";
   reportDir = "${cfg.report.dataDir}/reports";
+
+  # --- hprofFpm -----------------------------------------------------------
+  hprof = cfg.hprofFpm;
+  hprofPoolName = "arclamp-hprof";
+  # NixOS's socket of a pool without `listen`
+  hprofSocket = "/run/phpfpm/${hprofPoolName}.sock";
+  pools = config.services.phpfpm.pools;
+  mainPool = pools.${hprof.pool} or (throw
+    "services.arclamp.hprofFpm.pool must name a services.phpfpm pool (the application's), not ${builtins.toJSON hprof.pool}.");
+  hasMainPool = hprof.pool != null && pools ? ${hprof.pool};
+  nonEmptyLines = text: builtins.filter (l: builtins.isString l && l != "") (builtins.split "\n" text);
+  # The directives of the shipped ini file and snippet (comments dropped:
+  # they speak of Debian's paths), one source for both systems.
+  shippedHprofIni = builtins.filter (l: builtins.match "[[:space:]]*;.*" l == null)
+    (nonEmptyLines (builtins.readFile ../php-excimer-sampler/hprof-fpm/conf.d/90-arclamp-hprof.ini));
+  shippedSplit = builtins.filter (l: builtins.match "[[:space:]]*#.*" l == null)
+    (nonEmptyLines (builtins.readFile ../nginx/arclamp-hprof-split.conf));
+  # split_clients takes a percentage with at most two decimals: 100/every,
+  # in hundredths
+  hundredths = 10000 / hprof.every;
+  twoDigits = n: if n < 10 then "0${toString n}" else toString n;
+  hprofPercent = "${toString (hundredths / 100)}.${twoDigits (hundredths - hundredths / 100 * 100)}%";
+  nginxConfig = lib.concatStringsSep "\n" (map
+    (builtins.replaceStrings
+      [ "unix:/run/php/php8.2-fpm.sock" "unix:/run/arclamp-hprof-fpm/php-fpm.sock" "0.1%" ]
+      [ "unix:${mainPool.socket}" "unix:${hprofSocket}" hprofPercent ])
+    shippedSplit) + "\n";
+  hprofIniText = lib.concatStringsSep "\n" (
+    shippedHprofIni
+    ++ map (m: "extension = ${cfg.phpExtension.package}/lib/php/extensions/${m}.so") hprof.apiModules
+    ++ lib.mapAttrsToList (k: v: "${k} = ${iniValue v}") hprof.settings);
+  badHprofIniValues = lib.filterAttrs
+    (k: v: builtins.isString v && builtins.match "[^\"\n]*" v == null)
+    hprof.settings;
+  # what the pool's process manager is, which the twin does not copy
+  isPmSetting = n: n == "pm" || lib.hasPrefix "pm." n || n == "listen" || n == "user" || n == "group";
 in
 {
   options.services.arclamp = {
@@ -241,13 +287,120 @@ in
         type = types.package;
         readOnly = true;
         default = cfg.phpExtension.php.buildEnv {
-          extensions = { enabled, all }:
-            builtins.filter (e: (e.extensionName or "") != "excimer") enabled
-            ++ [ cfg.phpExtension.package ];
+          extensions = phpExtensions;
           extraConfig = iniText;
         };
         defaultText = literalExpression "php.buildEnv { extensions = enabled ++ [ excimer ]; extraConfig = <settings>; }";
         description = "The PHP with the extension loaded and its settings (read-only).";
+      };
+    };
+    hprofFpm = {
+      enable = mkEnableOption ''
+        a second PHP-FPM master that profiles every request it serves
+        hierarchically (excimer.hprof_sample_rate = 1, runs sent to
+        arclamp-log), with nginx sending it 1 request in `every` of the pool
+        `pool`: the services.phpfpm pool "arclamp-hprof"
+        (phpfpm-arclamp-hprof.service), the twin of `pool`. The requests of
+        `pool` itself run without the profiler's observers, which once
+        loaded cost every call of every request of their master
+        (php-excimer-sampler/README.md). Needs phpExtension.enable'';
+
+      pool = mkOption {
+        type = types.nullOr types.str;
+        default = null;
+        example = "mediawiki";
+        description = ''
+          The services.phpfpm pool whose requests are split (required). The
+          profiled twin runs as its user and group, with its phpEnv,
+          phpOptions and settings (but for the process manager: pm = static
+          with `maxChildren` workers), and the PHP of
+          services.arclamp.phpExtension with the settings of the shipped
+          90-arclamp-hprof.ini and `settings` added.
+        '';
+      };
+
+      every = mkOption {
+        type = types.ints.between 2 10000;
+        default = 1000;
+        description = ''
+          N: nginx sends 1 request in N to the profiled instance
+          (split_clients on $request_id, a share of 100/N percent in
+          hundredths, so N <= 10000). Each of those requests costs about
+          twice its CPU time, and its run (up to excimer.hprof_max_bytes)
+          goes to arclamp-log: choose N from the runs per hour the run logs
+          should hold (php-excimer-sampler/README.md).
+        '';
+      };
+
+      maxChildren = mkOption {
+        type = types.ints.positive;
+        default = 2;
+        description = ''
+          Workers of the profiled pool (pm = static: they stay, so a
+          profiled request runs in a warm process). Two take about 30
+          requests a second of 50 ms, i.e. 30,000 a second of the host at
+          every = 1000.
+        '';
+      };
+
+      apiModules = mkOption {
+        type = types.listOf (types.enum [ "xhprof" "tideways_xhprof" "uprofiler" ]);
+        default = [ ];
+        example = [ "xhprof" ];
+        description = ''
+          API modules loaded into the profiled instance only, for
+          application code that calls them itself (XHGui's collector,
+          MediaWiki's ProfilerXhprof); a script that profiles itself takes
+          that request's run over. The runs of every request need none.
+        '';
+      };
+
+      settings = mkOption {
+        type = types.attrsOf (types.oneOf [ types.bool types.int types.str ]);
+        default = { };
+        example = literalExpression ''
+          { "excimer.hprof_target" = "unix:///run/arclamp/ingest.sock"; }
+        '';
+        description = ''
+          php.ini settings of the profiled instance only, after those of
+          phpExtension.settings and of the shipped 90-arclamp-hprof.ini
+          (excimer.hprof_sample_rate = 1, excimer.tiers = ""). Runs go to
+          excimer.hprof_target, or else to excimer.arclamp_target's server
+          (Redis channel "xhprof") or socket.
+        '';
+      };
+
+      configureNginx = mkOption {
+        type = types.bool;
+        default = config.services.nginx.enable;
+        defaultText = literalExpression "config.services.nginx.enable";
+        description = ''
+          Whether to add `nginxConfig` to nginx's http block
+          (services.nginx.appendHttpConfig). The virtual host's PHP
+          location then passes to the split:
+          `fastcgi_pass $arclamp_php_backend;` instead of the pool's socket.
+        '';
+      };
+
+      socket = mkOption {
+        type = types.str;
+        readOnly = true;
+        default = hprofSocket;
+        description = "The socket of the profiled pool (read-only).";
+      };
+
+      nginxConfig = mkOption {
+        type = types.lines;
+        readOnly = true;
+        default = if hprof.enable && hasMainPool then nginxConfig else "";
+        defaultText = literalExpression "<nginx/arclamp-hprof-split.conf with this system's sockets and share>";
+        description = ''
+          The split for nginx's http block (read-only): the shipped
+          nginx/arclamp-hprof-split.conf with the sockets of `pool` and of
+          the profiled pool and the share 100/`every` percent. It defines
+          $arclamp_php_backend; while the profiled pool is down its share
+          goes to `pool`.
+        '';
       };
     };
   };
@@ -340,6 +493,42 @@ in
         warnings = [
           "services.arclamp: arclamp-report writes its pages to ${reportDir} but arclamp-svg's index (data_dir ${svgDataDir}) links ${svgDataDir}/reports; set services.arclamp.report.dataDir to match."
         ];
+      })
+    ]))
+
+    (mkIf hprof.enable (mkMerge [
+      {
+        assertions = [
+          {
+            assertion = cfg.phpExtension.enable;
+            message = "services.arclamp.hprofFpm needs services.arclamp.phpExtension.enable (the extension and its settings).";
+          }
+          {
+            assertion = hasMainPool;
+            message = "services.arclamp.hprofFpm.pool must name a services.phpfpm pool (the application's), not ${builtins.toJSON hprof.pool}.";
+          }
+          {
+            assertion = badHprofIniValues == { };
+            message = "services.arclamp.hprofFpm.settings: a value contains a double quote or a newline: ${lib.concatStringsSep ", " (lib.attrNames badHprofIniValues)}";
+          }
+        ];
+      }
+      # (not conditional on the pool's existence: the pool set's names
+      # cannot depend on the pools; a missing one is the assertion's, or
+      # mainPool's error)
+      (mkIf cfg.phpExtension.enable {
+        services.phpfpm.pools.${hprofPoolName} = {
+          inherit (mainPool) user group phpEnv phpOptions;
+          phpPackage = cfg.phpExtension.php.buildEnv {
+            extensions = phpExtensions;
+            extraConfig = iniText + "\n" + hprofIniText;
+          };
+          settings = lib.filterAttrs (n: v: !(isPmSetting n)) mainPool.settings // {
+            pm = "static";
+            "pm.max_children" = hprof.maxChildren;
+          };
+        };
+        services.nginx.appendHttpConfig = mkIf hprof.configureNginx nginxConfig;
       })
     ]))
 

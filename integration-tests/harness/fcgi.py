@@ -5,6 +5,9 @@ Run inside a web host's namespace (the harness does it with `ip netns exec`):
     python3 -m harness.fcgi load  SPEC.json   -> JSON results on stdout
     python3 -m harness.fcgi stats SPEC.json   -> JSON of every worker's stats
 
+`load` with spec["http"] = "HOST:PORT" sends HTTP GETs to a web server
+instead (nginx in front of php-fpm), with the same bounds and results.
+
 The load is bounded twice: at most `count` requests and at most `duration`
 seconds (requests not started by then are not sent); every socket operation
 has a timeout. Latency is measured from connect() to FCGI_END_REQUEST, which
@@ -12,6 +15,7 @@ php-fpm sends after the request's shutdown — so it includes the extension's
 send at request end, which is what the cut-off scenario measures.
 """
 
+import http.client
 import json
 import os
 import random
@@ -111,6 +115,21 @@ def request(sock_path, params, stdin=b"", timeout=10.0):
     return Response(status, headers, body, b"".join(err), app_status)
 
 
+def http_get(addr, url, timeout=10.0):
+    """One HTTP/1.1 GET of url from the web server at addr ("HOST:PORT");
+    returns a Response (no FastCGI stderr, application status 0)."""
+    host, _, port = addr.rpartition(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=timeout)
+    try:
+        conn.request("GET", url, headers={"Host": "fleet.test"})
+        r = conn.getresponse()
+        body = r.read()
+        headers = {k.lower(): v for k, v in r.getheaders()}
+        return Response(r.status, headers, body, b"", 0)
+    finally:
+        conn.close()
+
+
 def cgi_params(docroot, url, extra=None):
     """CGI parameters for a GET of url ('/rest.php/v1/page/X?y=1') under docroot."""
     path, _, query = url.partition("?")
@@ -154,7 +173,8 @@ def percentile(values, q):
 def run_load(spec):
     """spec: socket, docroot, urls (list), count, duration, concurrency, seed,
     timeout, params (extra CGI params), keep_body (each result carries the
-    first 4 KB of its body). Returns a dict of results."""
+    first 4 KB of its body); or http ("HOST:PORT") instead of socket and
+    docroot. Returns a dict of results."""
     rnd = random.Random(spec.get("seed", 1))
     urls = spec["urls"]
     count = int(spec["count"])
@@ -176,8 +196,11 @@ def run_load(spec):
             t0 = time.monotonic()
             rec = {"url": url, "start": t0}
             try:
-                r = request(spec["socket"], cgi_params(spec["docroot"], url, spec.get("params")),
-                            timeout=float(spec.get("timeout", 10)))
+                if spec.get("http"):
+                    r = http_get(spec["http"], url, timeout=float(spec.get("timeout", 10)))
+                else:
+                    r = request(spec["socket"], cgi_params(spec["docroot"], url, spec.get("params")),
+                                timeout=float(spec.get("timeout", 10)))
                 rec["status"] = r.status
                 rec["bytes"] = len(r.body)
                 if spec.get("keep_body"):
@@ -186,7 +209,7 @@ def run_load(spec):
                     rec["error"] = "HTTP %d: %s" % (r.status, r.body[:300].decode("utf-8", "replace"))
                 if r.stderr:
                     rec["stderr"] = r.stderr[:300].decode("utf-8", "replace")
-            except (OSError, FcgiError) as exc:
+            except (OSError, FcgiError, http.client.HTTPException) as exc:
                 rec["status"] = 0
                 rec["error"] = "%s: %s" % (type(exc).__name__, exc)
             rec["latency"] = time.monotonic() - t0

@@ -133,6 +133,7 @@ class Fleet:
         self.redis = None
         self.arclamp = None
         self.web = {}
+        self.parts = []         # more processes of the hosts (nginx): close(), diagnostics()
         self.jobs = {}          # host -> [RunJobs reports]
         self.t_start = time.monotonic()
         self._closed = False
@@ -365,7 +366,7 @@ class Fleet:
         self._closed = True
         atexit.unregister(self.close)
         errors = []
-        for w in self.web.values():
+        for w in self.parts + list(self.web.values()):
             try:
                 w.close()
             except Exception as exc:
@@ -403,13 +404,15 @@ class Fleet:
         for name, p in paths:
             if os.path.exists(str(p)) and os.path.getsize(str(p)):
                 out.append((name, tail(p, limit)))
+        for part in self.parts:
+            out += part.diagnostics(limit)
         if self.arclamp is not None:
             out += self.arclamp.diagnostics(limit)
         return out
 
     def unexpected_exits(self):
         out = []
-        procs = [w.proc for w in self.web.values()]
+        procs = [w.proc for w in self.web.values()] + [p.proc for p in self.parts]
         procs += [self.redis.proc] if self.redis is not None else []
         for p in procs:
             rc = p.unexpected_exit()

@@ -33,25 +33,61 @@ def ini_value(v):
     return '"%s"' % v
 
 
-def php_ini_args(extra=None, opcache=True, excimer=True):
-    """-n and -d flags: only our excimer module is loaded (Debian's
-    php-excimer enables itself for every SAPI through conf.d, which -n skips);
-    excimer=False: not even that (a baseline), and no excimer.* settings."""
+def api_module_so(name):
+    """The built API module `name` (xhprof, tideways_xhprof, uprofiler)."""
+    return os.path.join(os.path.dirname(excimer_so()), name + ".so")
+
+
+def php_ini_pairs(extra=None, opcache=True, excimer=True, modules=()):
+    """The harness's INI settings, in order: only our excimer module is
+    loaded, then the API modules named in `modules` (they need excimer's
+    symbols, so they come after it); excimer=False: not even excimer (a
+    baseline), and no excimer.* settings."""
     ini = {"display_errors": "0", "log_errors": "1",
            "memory_limit": "256M", "max_execution_time": "60"}
     if excimer:
         ini["extension"] = excimer_so()
     else:
         extra = {k: v for k, v in (extra or {}).items() if not k.startswith("excimer.")}
+        assert not modules, "the API modules need excimer"
     if opcache:
         ini.update({"zend_extension": os.path.join(PHP_EXT_DIR, "opcache.so"),
                     "opcache.enable": "1", "opcache.enable_cli": "1",
                     "opcache.validate_timestamps": "0"})
     ini.update(extra or {})
+    pairs = list(ini.items())
+    at = [k for k, _ in pairs].index("extension") + 1 if excimer else 0
+    pairs[at:at] = [("extension", api_module_so(m)) for m in modules]
+    return pairs
+
+
+def php_ini_args(extra=None, opcache=True, excimer=True, modules=()):
+    """-n and -d flags of php_ini_pairs(): -n, since Debian's php-excimer
+    enables itself for every SAPI through conf.d, which -n skips."""
     args = ["-n"]
-    for k, v in ini.items():
+    for k, v in php_ini_pairs(extra, opcache, excimer, modules):
         args += ["-d", "%s=%s" % (k, ini_value(v))]
     return args
+
+
+def php_ini_text(extra=None, opcache=True, excimer=True, modules=()):
+    """The same settings as a php.ini file (for a php-fpm that also reads a
+    scan directory: -n would skip it)."""
+    return "".join("%s = %s\n" % (k, ini_value(v))
+                   for k, v in php_ini_pairs(extra, opcache, excimer, modules))
+
+
+def run_client(ns, workdir, mode, spec, timeout):
+    """python3 -m harness.fcgi MODE with spec (written to workdir), inside
+    namespace ns; returns its JSON answer."""
+    spec_path = Path(workdir) / ("%s-%d.json" % (mode, time.monotonic_ns()))
+    spec_path.write_text(json.dumps(spec))
+    cp = ns.run([sys.executable, "-m", "harness.fcgi", mode, str(spec_path)],
+                timeout=timeout, check=False, env=load_env())
+    if cp.returncode != 0:
+        raise AssertionError("%s client in %s: exit %d\n%s" % (
+            mode, ns.host, cp.returncode, cp.stderr.decode("utf-8", "replace")[-3000:]))
+    return json.loads(cp.stdout.decode())
 
 
 def load_env():
@@ -62,10 +98,18 @@ def load_env():
 
 class WebHost:
     """php-fpm (pm static, `children` workers) serving the app from
-    <workdir>/<host>/app, with zero-code collection to `target`."""
+    <workdir>/<host>/app, with zero-code collection to `target`.
+
+    modules: API modules loaded after excimer (["xhprof"]). fpm_conf: a
+    callable(WebHost) giving the php-fpm.conf text instead of the harness's
+    own (its pool must listen on .socket with `children` workers). scan_dir:
+    ini files read after the harness's settings (PHP_INI_SCAN_DIR), which
+    then go into a php.ini (-c) instead of -n -d, as a php-fpm that reads
+    conf.d after php.ini."""
 
     def __init__(self, ns, workdir, app_dir, target, children=2, period=0.005,
-                 event_type="cpu", timeout=0.1, ini=None, excimer=True, name=None):
+                 event_type="cpu", timeout=0.1, ini=None, excimer=True, name=None,
+                 modules=(), fpm_conf=None, scan_dir=None):
         self.ns = ns
         self.host = name or ns.host      # name: a second pool on the same host (web1-b)
         self.dir = Path(workdir) / self.host
@@ -85,8 +129,9 @@ class WebHost:
                     "error_log": str(self.dir / "php-errors.log")}
         self.ini.update(ini or {})
         self.excimer = excimer
+        self.modules = tuple(modules)
         conf = self.dir / "php-fpm.conf"
-        conf.write_text("""[global]
+        conf.write_text(fpm_conf(self) if fpm_conf else """[global]
 pid = {d}/fpm.pid
 error_log = {d}/fpm.log
 daemonize = no
@@ -105,8 +150,16 @@ clear_env = yes
 security.limit_extensions = .php
 request_terminate_timeout = 60
 """.format(d=self.dir, sock=self.socket, children=children))
-        argv = [PHP_FPM, "-F", "-O", "-R", "-y", str(conf)] + php_ini_args(self.ini, excimer=excimer)
-        self.proc = Proc(ns, "php-fpm@" + self.host, argv, self.dir / "fpm.stderr")
+        argv = [PHP_FPM, "-F", "-O", "-R", "-y", str(conf)]
+        env = None
+        if scan_dir is None:
+            argv += php_ini_args(self.ini, excimer=excimer, modules=self.modules)
+        else:
+            php_ini = self.dir / "php.ini"
+            php_ini.write_text(php_ini_text(self.ini, excimer=excimer, modules=self.modules))
+            argv += ["-c", str(php_ini)]
+            env = dict(load_env(), PHP_INI_SCAN_DIR=str(scan_dir))
+        self.proc = Proc(ns, "php-fpm@" + self.host, argv, self.dir / "fpm.stderr", env=env)
         self.loads = []       # every load result, in order
 
     def start(self):
@@ -141,14 +194,7 @@ request_terminate_timeout = 60
 
     # -- clients, run inside this host's namespace
     def _run_client(self, mode, spec, timeout):
-        spec_path = self.dir / ("%s-%d.json" % (mode, time.monotonic_ns()))
-        spec_path.write_text(json.dumps(spec))
-        cp = self.ns.run([sys.executable, "-m", "harness.fcgi", mode, str(spec_path)],
-                         timeout=timeout, check=False, env=load_env())
-        if cp.returncode != 0:
-            raise AssertionError("%s client on %s: exit %d\n%s" % (
-                mode, self.host, cp.returncode, cp.stderr.decode("utf-8", "replace")[-3000:]))
-        return json.loads(cp.stdout.decode())
+        return run_client(self.ns, self.dir, mode, spec, timeout)
 
     def load(self, urls, count=30, duration=30.0, concurrency=1, seed=1, timeout=10.0,
              params=None, keep_body=False):

@@ -87,6 +87,12 @@ let
       else arclampOptions (loc ++ [ n ]) d)
     decls;
   php = c.services.phpfpm.phpPackage;
+  describePhp = p: {
+    phpPackage = p.outPath;
+    extensions = map (e: { out = e.outPath; extensionName = e.extensionName or null; })
+      (p.stubEnabledExtensions or [ ]);
+    extraConfig = p.stubExtraConfig or null;
+  };
 in
 {
   flake = {
@@ -119,12 +125,12 @@ in
       environment.etc = b.mapAttrs
         (n: e: { source = toString e.source; content = e.source.stubValue or null; })
         c.environment.etc;
-      phpfpm = {
-        phpPackage = php.outPath;
-        extensions = map (e: { out = e.outPath; extensionName = e.extensionName or null; })
-          (php.stubEnabledExtensions or [ ]);
-        extraConfig = php.stubExtraConfig or null;
+      phpfpm = describePhp php // {
+        pools = b.mapAttrs
+          (n: p: { inherit (p) user group socket settings phpEnv phpOptions; php = describePhp p.phpPackage; })
+          c.services.phpfpm.pools;
       };
+      nginx = { inherit (c.services.nginx) enable appendHttpConfig; };
       coreutils = pkgs.coreutils.outPath;
       inherit (c) warnings;
     };

@@ -11,12 +11,15 @@
 #     priority 1500) are pushed down and discharged as in nixpkgs: the
 #     definitions with the lowest priority number win;
 #   - types: bool int float str lines path package enum nullOr listOf attrsOf
-#     either oneOf submodule (static options only) unspecified, with
+#     either oneOf ints.between ints.positive submodule unspecified, with
 #     nixpkgs' merge rules (str/bool/int: equal values only; package: one
-#     definition only; listOf: concatenated; attrsOf: merged by name);
+#     definition only; listOf: concatenated; attrsOf: merged by name); a
+#     submodule is a set of options, or a function of { name, config } (the
+#     attribute's name under attrsOf, its own evaluated options) giving
+#     { options; config; }, its config merged with the definitions;
 #   - readOnly options may have one definition, their default included.
 # Not supported (and not used): _module.args, freeformType, apply,
-# disabledModules, submodules as functions, option renames, mkBefore/mkAfter.
+# disabledModules, imports in submodules, option renames, mkBefore/mkAfter.
 let
   b = builtins;
 
@@ -257,11 +260,31 @@ let
         else mergeOne loc values;
     };
     oneOf = ts: b.foldl' either (b.head ts) (b.tail ts);
+    ints = {
+      between = lo: hi: mkOptionType {
+        name = "intBetween";
+        description = "integer between ${toString lo} and ${toString hi} (both inclusive)";
+        check = x: b.isInt x && x >= lo && x <= hi;
+      };
+      positive = mkOptionType {
+        name = "positiveInt";
+        description = "positive integer, meaning >0";
+        check = x: b.isInt x && x > 0;
+      };
+    };
     submodule = m: mkOptionType {
       name = "submodule";
       description = "submodule";
       check = b.isAttrs;
-      merge = loc: values: evalDecls loc m.options values;
+      # a function module sees its name and its own result (lazily: a fixpoint)
+      merge = loc: values:
+        if b.isFunction m then
+          let
+            self = evalDecls loc mod.options (values ++ [ (mod.config or { }) ]);
+            mod = m { name = b.elemAt loc (b.length loc - 1); config = self; };
+          in
+          self
+        else evalDecls loc m.options values;
     };
   };
 

@@ -3,9 +3,13 @@
 # module against nix/tests/stub-lib.nix fails on an option name NixOS does not
 # have ("does not exist") or a value of the wrong type. Names and types are
 # copied from nixos/modules (system/boot/systemd.nix, systemd-unit-options.nix,
-# config/users-groups.nix, system/etc/etc.nix, services/web-servers/phpfpm);
-# they cannot be checked against a real nixpkgs here.
-{ lib, pkgs, ... }:
+# config/users-groups.nix, system/etc/etc.nix, services/web-servers/phpfpm,
+# services/web-servers/nginx); they cannot be checked against a real nixpkgs
+# here. The phpfpm pools are those of nixpkgs at 01edb2ee (structured
+# phpOptions); what the module reads of a pool it did not define (user,
+# group, phpEnv, phpOptions, settings, socket) passes through unchanged, so
+# the older `lines` phpOptions would work the same.
+{ config, lib, pkgs, ... }:
 let
   inherit (lib) mkOption types;
   # nixos/lib/systemd-unit-options.nix: lists are concatenated, else equal values
@@ -32,6 +36,7 @@ let
     restartTriggers = mkOption { type = types.listOf unitOption; default = [ ]; };
     reloadTriggers = mkOption { type = types.listOf unitOption; default = [ ]; };
   };
+  cfgPhpfpm = config.services.phpfpm;
   unitsOf = extra: mkOption {
     type = types.attrsOf (types.submodule { options = unitOptions // extra; });
     default = { };
@@ -103,6 +108,37 @@ in
     networking.firewall.allowedTCPPorts = mkOption { type = types.listOf types.int; default = [ ]; };
 
     services.phpfpm.phpPackage = mkOption { type = types.package; default = pkgs.php; };
-    services.phpfpm.phpOptions = mkOption { type = types.lines; default = ""; };
+    services.phpfpm.phpOptions = mkOption {
+      type = types.attrsOf (types.oneOf [ types.str types.int ]);
+      default = { };
+    };
+    # one systemd service (and PHP-FPM master) per pool, phpfpm-<name>.service
+    services.phpfpm.pools = mkOption {
+      type = types.attrsOf (types.submodule ({ name, config, ... }: {
+        options = {
+          socket = mkOption { type = types.str; readOnly = true; };
+          listen = mkOption { type = types.str; default = ""; };
+          phpPackage = mkOption { type = types.package; default = cfgPhpfpm.phpPackage; };
+          phpOptions = mkOption { type = types.attrsOf (types.oneOf [ types.str types.int ]); default = { }; };
+          phpEnv = mkOption { type = types.attrsOf types.str; default = { }; };
+          user = mkOption { type = types.str; };
+          group = mkOption { type = types.str; };
+          settings = mkOption { type = types.attrsOf (types.oneOf [ types.str types.int types.bool ]); default = { }; };
+          extraConfig = mkOption { type = types.nullOr types.lines; default = null; };
+        };
+        config = {
+          socket = if config.listen == "" then "/run/phpfpm/${name}.sock" else config.listen;
+          group = lib.mkDefault config.user;
+          settings = builtins.mapAttrs (n: lib.mkDefault) {
+            listen = config.socket;
+            inherit (config) user group;
+          };
+        };
+      }));
+      default = { };
+    };
+
+    services.nginx.enable = mkOption { type = types.bool; default = false; };
+    services.nginx.appendHttpConfig = mkOption { type = types.lines; default = ""; };
   };
 }

@@ -279,6 +279,11 @@ def test_components_cover_everything_installed(packages, trees):
     assert listed - full == set()
 
 
+# Units of Debian's PHP (the package ships them as reference copies): not
+# for NixOS, whose module does the same with its own means.
+DEBIAN_PHP_UNITS = {"arclamp-hprof-fpm.service"}
+
+
 @pytest.mark.parametrize("name", PROGRAMS + ["arclamp"])
 def test_installed_units_point_into_out(trees, name):
     """The units as installed work on their own: ExecStart and --config
@@ -286,7 +291,7 @@ def test_installed_units_point_into_out(trees, name):
     names the data directory of the packaged configurations)."""
     tree = trees[name]
     udir = tree.root() / "lib/systemd/system"
-    services = [f for f in udir.iterdir() if f.suffix == ".service"]
+    services = [f for f in udir.iterdir() if f.suffix == ".service" and f.name not in DEBIAN_PHP_UNITS]
     assert services
     for f in services:
         unit = parse_unit(f.read_text())
@@ -301,6 +306,24 @@ def test_installed_units_point_into_out(trees, name):
             cfg = argv[argv.index("--config") + 1]
             assert cfg.startswith(tree.out + "/etc/arclamp/"), f"{f.name}: {cmd}"
             assert tree.path(cfg).is_file(), f"{f.name}: {cfg} not installed"
+
+
+@pytest.mark.parametrize("name", ["php-excimer-sampler", "arclamp"])
+def test_hprof_fpm_unit_names_its_installed_configuration(trees, name):
+    """arclamp-hprof-fpm.service runs Debian's php-fpm8.2 (not a program
+    of the package), with the php-fpm.conf and conf.d/ `make install`
+    wrote at HPROF_FPMDIR, whose php-fpm.conf includes its pool.d/."""
+    tree = trees[name]
+    unit = parse_unit((tree.root() / "lib/systemd/system/arclamp-hprof-fpm.service").read_text())
+    argv = exec_argv(unit_values(unit, "Service", "ExecStart")[0])
+    assert argv[0] == "/usr/sbin/php-fpm8.2", argv
+    conf = argv[argv.index("--fpm-config") + 1]
+    confdir = tree.out + "/share/php-excimer-sampler/hprof-fpm"
+    assert conf == confdir + "/php-fpm.conf" and tree.path(conf).is_file(), conf
+    assert unit_values(unit, "Service", "Environment") == [f"PHP_INI_SCAN_DIR=:{confdir}/conf.d"]
+    assert (tree.path(confdir) / "conf.d/90-arclamp-hprof.ini").is_file()
+    assert f"include = {confdir}/pool.d/*.conf" in tree.path(conf).read_text().splitlines()
+    assert (tree.path(confdir) / "pool.d/www.conf").is_file()
 
 
 def test_php_extension_layout(packages, trees):
@@ -585,6 +608,8 @@ def test_module_settings_merge(nix_env, trees, tmp_path):
 
 def test_module_disabled_sets_nothing(nix_env):
     r = nix_eval(nix_env, "nixos", "{ }")
+    assert r["phpfpm"]["pools"] == {} and r["nginx"]["appendHttpConfig"] == ""
+    assert r["services"]["arclamp"]["hprofFpm"]["nginxConfig"] == ""
     assert r["systemd"]["packages"] == [] and r["systemd"]["tmpfilesPackages"] == []
     assert r["systemd"]["services"] == {} and r["systemd"]["sockets"] == {} and r["systemd"]["timers"] == {}
     assert r["users"]["users"] == {} and r["environment"]["etc"] == {}
@@ -648,6 +673,130 @@ def test_module_options_documented(nixos):
         assert o["hasDefault"], f"{name} has no default"
 
 
+# --- hprofFpm: the profiled twin of a PHP-FPM pool, and the nginx split -------------
+
+HPROF_POOL = """
+  services.phpfpm.pools.mediawiki = {
+    user = "mediawiki";
+    group = "www";
+    phpEnv.MW_INSTALL_PATH = "/srv/mediawiki";
+    phpOptions."memory_limit" = "256M";
+    settings = { pm = "dynamic"; "pm.max_children" = 8; "pm.start_servers" = 2;
+                 "pm.status_path" = "/status"; "listen.owner" = "nginx";
+                 "request_terminate_timeout" = 60; catch_workers_output = true; };
+  };
+  services.arclamp.phpExtension.enable = true;
+  services.arclamp.phpExtension.settings."excimer.arclamp_target" = "unix:///run/arclamp/ingest.sock";
+"""
+HPROF = "{" + HPROF_POOL + """
+  services.nginx.enable = true;
+  services.arclamp.hprofFpm = { enable = true; pool = "mediawiki"; apiModules = [ "xhprof" ]; };
+}"""
+SHIPPED_HPROF_INI = ROOT / "php-excimer-sampler/hprof-fpm/conf.d/90-arclamp-hprof.ini"
+SHIPPED_SPLIT = ROOT / "nginx/arclamp-hprof-split.conf"
+
+
+def directives(path, comment):
+    """The lines of a shipped file that are neither empty nor comments."""
+    return [l for l in path.read_text().splitlines() if l.strip() and not l.lstrip().startswith(comment)]
+
+
+def test_module_hprof_fpm_pool(nix_env, trees):
+    """The profiled twin is a pool of its own (NixOS runs each pool in its
+    own master and service): the application pool's user, group,
+    environment, php.ini options and settings, but a static process
+    manager of its own; its PHP has the same extensions and settings as the
+    application's, then the shipped 90-arclamp-hprof.ini's, then the API
+    module chosen, loaded from the package."""
+    r = nix_eval(nix_env, "nixos", HPROF)
+    a = r["services"]["arclamp"]["hprofFpm"]
+    pools = r["phpfpm"]["pools"]
+    assert sorted(pools) == ["arclamp-hprof", "mediawiki"]
+    main, twin = pools["mediawiki"], pools["arclamp-hprof"]
+    for k in ("user", "group", "phpEnv", "phpOptions"):
+        assert twin[k] == main[k], k
+    assert twin["socket"] == a["socket"] == "/run/phpfpm/arclamp-hprof.sock" != main["socket"]
+    kept = {k: v for k, v in main["settings"].items()
+            if k != "pm" and not k.startswith("pm.") and k not in ("listen", "user", "group")}
+    assert "pm.status_path" not in kept and kept["listen.owner"] == "nginx"
+    assert twin["settings"] == dict(kept, pm="static", **{"pm.max_children": a["maxChildren"]},
+                                    listen=twin["socket"], user="mediawiki", group="www")
+    # the PHP: the application's, plus the shipped ini and the module
+    assert main["php"]["phpPackage"] == r["services"]["arclamp"]["phpExtension"]["finalPackage"]
+    assert twin["php"]["phpPackage"] != main["php"]["phpPackage"]
+    assert twin["php"]["extensions"] == main["php"]["extensions"]
+    pkg = r["services"]["arclamp"]["phpExtension"]["package"]
+    shipped = directives(SHIPPED_HPROF_INI, ";")
+    assert "excimer.hprof_sample_rate = 1" in shipped
+    assert twin["php"]["extraConfig"].splitlines() == main["php"]["extraConfig"].splitlines() + shipped + [
+        f"extension = {pkg}/lib/php/extensions/xhprof.so"]
+    assert tree_of(trees, pkg).path(pkg + "/lib/php/extensions/xhprof.so").is_file()
+    assert "hprof" not in main["php"]["extraConfig"]
+    assert r["warnings"] == []
+
+
+def test_module_hprof_fpm_nginx(nix_env, tmp_path):
+    """nginx's http block gets the shipped snippet's directives with the
+    sockets of NixOS's pools and the share of `every` (1,000: 0.10%), and
+    Debian's nginx accepts them with a typical PHP location."""
+    r = nix_eval(nix_env, "nixos", HPROF)
+    text = r["nginx"]["appendHttpConfig"]
+    assert text == r["services"]["arclamp"]["hprofFpm"]["nginxConfig"]
+    expected = [l.replace("unix:/run/php/php8.2-fpm.sock", "unix:/run/phpfpm/mediawiki.sock")
+                 .replace("unix:/run/arclamp-hprof-fpm/php-fpm.sock", "unix:/run/phpfpm/arclamp-hprof.sock")
+                 .replace("0.1%", "0.10%") for l in directives(SHIPPED_SPLIT, "#")]
+    assert text.splitlines() == expected
+    assert text.count("unix:/run/phpfpm/mediawiki.sock") == 2 and "/run/php/" not in text
+    (tmp_path / "split.conf").write_text(text)
+    for name in ("snippets", "fastcgi.conf"):
+        (tmp_path / name).symlink_to(Path("/etc/nginx") / name)
+    (tmp_path / "nginx.conf").write_text(f"""pid {tmp_path}/nginx.pid;
+events {{ }}
+http {{
+    include split.conf;
+    server {{
+        listen 127.0.0.1:8080;
+        root {tmp_path};
+        location ~ \\.php$ {{
+            include snippets/fastcgi-php.conf;
+            fastcgi_pass $arclamp_php_backend;
+        }}
+    }}
+}}
+""")
+    p = subprocess.run(["/usr/sbin/nginx", "-t", "-e", str(tmp_path / "error.log"), "-c", str(tmp_path / "nginx.conf")],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and "syntax is ok" in p.stderr, p.stdout + p.stderr
+
+
+@pytest.mark.parametrize("every,share", [(2, "50.00%"), (3, "33.33%"), (1000, "0.10%"), (10000, "0.01%")])
+def test_module_hprof_fpm_share(nix_env, every, share):
+    r = nix_eval(nix_env, "nixos", "{" + HPROF_POOL + f"""
+      services.arclamp.hprofFpm = {{ enable = true; pool = "mediawiki"; every = {every}; }};
+      services.arclamp.hprofFpm.configureNginx = true;
+    }}""")
+    lines = [l.split() for l in r["nginx"]["appendHttpConfig"].splitlines()]
+    assert [share, "arclamp_php_hprof;"] in lines, lines
+
+
+def test_module_hprof_fpm_settings_last_and_nginx_optional(nix_env):
+    """hprofFpm.settings come after the shipped ini's (a later line wins in
+    php.ini); without services.nginx (or configureNginx = false) nginx is
+    left alone, nginxConfig still says what to add."""
+    r = nix_eval(nix_env, "nixos", "{" + HPROF_POOL + """
+      services.arclamp.hprofFpm = { enable = true; pool = "mediawiki"; maxChildren = 4;
+        settings = { "excimer.hprof_target" = "redis://10.0.0.5:6379/xhprof"; "excimer.hprof_flags" = "cpu"; }; };
+    }""")
+    twin = r["phpfpm"]["pools"]["arclamp-hprof"]
+    tail = twin["php"]["extraConfig"].splitlines()[-2:]
+    assert sorted(tail) == ['excimer.hprof_flags = "cpu"', 'excimer.hprof_target = "redis://10.0.0.5:6379/xhprof"']
+    assert twin["settings"]["pm.max_children"] == 4
+    assert r["nginx"] == {"enable": False, "appendHttpConfig": ""}
+    assert "split_clients" in r["services"]["arclamp"]["hprofFpm"]["nginxConfig"]
+    r = nix_eval(nix_env, "nixos", HPROF[:-1] + "services.arclamp.hprofFpm.configureNginx = false; }")
+    assert r["nginx"]["appendHttpConfig"] == ""
+
+
 # --- 5. the evaluation is strict enough to catch mistakes ----------------------------
 
 @pytest.mark.parametrize("config,error", [
@@ -661,6 +810,18 @@ def test_module_options_documented(nixos):
     ("{ services.arclamp.phpExtension.enable = true; "
      "services.arclamp.phpExtension.finalPackage = { type = \"derivation\"; outPath = \"/x\"; }; }",
      "read-only"),
+    ("{" + HPROF_POOL + "services.arclamp.hprofFpm = { enable = true; pool = \"mediawiki\"; every = 1; }; }",
+     "is not of type"),
+    ("{" + HPROF_POOL + "services.arclamp.hprofFpm = { enable = true; pool = \"wiki\"; }; }",
+     "must name a services.phpfpm pool"),
+    ("{" + HPROF_POOL + "services.arclamp.hprofFpm = { enable = true; }; }", "must name a services.phpfpm pool"),
+    ("{ services.phpfpm.pools.mediawiki.user = \"mw\"; "
+     "services.arclamp.hprofFpm = { enable = true; pool = \"mediawiki\"; }; }",
+     "needs services.arclamp.phpExtension.enable"),
+    ("{" + HPROF_POOL + "services.arclamp.hprofFpm = { enable = true; pool = \"mediawiki\"; "
+     "settings.\"excimer.x\" = \"a\\\"b\"; }; }", "double quote"),
+    ("{" + HPROF_POOL + "services.arclamp.hprofFpm = { enable = true; pool = \"mediawiki\"; "
+     "apiModules = [ \"xdebug\" ]; }; }", "is not of type"),
 ])
 def test_mistakes_fail_evaluation(nix_env, config, error):
     p = nix_eval(nix_env, "nixos", config, check=False)

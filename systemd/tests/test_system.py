@@ -10,8 +10,8 @@ see container.shared_base_root). Then, on an overlay of that root:
 1. Download step (not booted, host network: the only time the container
    reaches the network, and only the Debian mirror): `apt-get update` and
    `apt-get install --download-only` of the four .debs' dependencies and
-   php8.2-cli, then of Debian's php-excimer, then of php8.2-fpm (separate
-   commands: php-excimer conflicts with ours).
+   php8.2-cli, then of Debian's php-excimer, then of php8.2-fpm and nginx
+   (separate commands: php-excimer conflicts with ours).
 2. First boot (--private-network), everything installed with `apt-get
    install` on the running system (nothing left to download), as an
    operator would, so the maintainer scripts meet a live systemd: php8.2-cli
@@ -30,8 +30,10 @@ see container.shared_base_root). Then, on an overlay of that root:
    directory's, that UDP is not listening before the drop-in and is after
    it, the arclamp user, the PHP module, a run of the
    graph job before any sample and of the report job before any run log,
-   and a first sample. Then php8.2-fpm, a SAPI
-   installed after the extension: its conf.d and `php-fpm8.2 -m`. The boot
+   and a first sample; arclamp-hprof-fpm.service installed, neither enabled
+   nor started. Then php8.2-fpm, a SAPI
+   installed after the extension: its conf.d and `php-fpm8.2 -m` (and
+   arclamp-hprof-fpm still inactive); then nginx. The boot
    ends with the container's own verdict (`systemctl exit 0` if no unit
    failed, else 1).
    Then, with the container stopped, the persistent timer's stamp is dated an
@@ -52,7 +54,12 @@ see container.shared_base_root). Then, on an overlay of that root:
    run that finds the lock held (exit 75) does not fail the unit;
    arclamp-svg-compress.service compresses a trace log
    three days old (sorted .log.gz, mtime kept); the watchdog is armed and
-   fed; `systemctl reload` works and a config change takes effect; `dpkg
+   fed; `systemctl reload` works and a config change takes effect;
+   README.Debian's split: zero-code collection on, `systemctl enable --now
+   arclamp-hprof-fpm`, the nginx snippet at 1 in 2 in front of both
+   php-fpm masters, every request served, the twin's all profiled and their
+   runs written, php8.2-fpm's none, the twin's hardening seen in /proc, and
+   stopped, its share served by php8.2-fpm; `dpkg
    --purge` removes the units, the configuration and the generated files,
    keeps the trace logs and the arclamp user, and leaves no process; the boot
    ends with the container's verdict.
@@ -101,14 +108,21 @@ EXTRA_PACKAGES = ["php8.2-cli"]
 DEBIAN_EXCIMER = ["php8.2-cli", "php-excimer"]
 # A PHP SAPI installed after ours: it must get the module too.
 LATER_SAPI = "php8.2-fpm"
-CONFFILES = ["/etc/arclamp/arclamp-log.yaml", "/etc/arclamp/arclamp-svg.yaml",
-             "/etc/php/8.2/mods-available/excimer.ini"]
+EXCIMER_INI = "/etc/php/8.2/mods-available/excimer.ini"
+# The profiled second PHP-FPM and the nginx split (php-excimer-sampler).
+HPROF_UNIT = "arclamp-hprof-fpm.service"
+HPROF_ETC = "/etc/php/8.2/arclamp-hprof-fpm"
+SPLIT_SNIPPET = "/etc/nginx/snippets/arclamp-hprof-split.conf"
+WEB_SERVER = "nginx"
+CONFFILES = ["/etc/arclamp/arclamp-log.yaml", "/etc/arclamp/arclamp-svg.yaml", EXCIMER_INI,
+             f"{HPROF_ETC}/php-fpm.conf", f"{HPROF_ETC}/pool.d/www.conf",
+             f"{HPROF_ETC}/conf.d/90-arclamp-hprof.ini", SPLIT_SNIPPET]
 # The services that would create the data directories themselves (StateDirectory=).
 STATE_SERVICES = ["arclamp-log.service", "arclamp-svg.service", "arclamp-svg-compress.service",
                   "arclamp-report.service"]
 UNITS = ["arclamp-log.socket", "arclamp-log.service", "arclamp-svg.service", "arclamp-svg.timer",
          "arclamp-svg-compress.service", "arclamp-svg-compress.timer",
-         "arclamp-report.service", "arclamp-report.timer"]
+         "arclamp-report.service", "arclamp-report.timer", HPROF_UNIT]
 TIMERS = ["arclamp-svg.timer", "arclamp-svg-compress.timer", "arclamp-report.timer"]
 SOCK = "/run/arclamp/ingest.sock"
 SOCK_DIR = "/run/arclamp"
@@ -333,7 +347,8 @@ def first_boot(overlay, debs, workdir, timings):
     # be resolved together with them; the later SAPI comes on its own.
     get = "apt-get -q install -y --no-install-recommends --download-only"
     ct.run_in_root(overlay.root, ["sh", "-c", f'apt-get -q update && {get} "$@" '
-                                  f'&& {get} {" ".join(DEBIAN_EXCIMER)} && {get} {LATER_SAPI}', "sh"] + pkgs,
+                                  f'&& {get} {" ".join(DEBIAN_EXCIMER)} && {get} {LATER_SAPI} {WEB_SERVER}',
+                                  "sh"] + pkgs,
                    timeout=900, network="host", binds_ro={debdir: "/debs"}, log=str(workdir / "download.log"))
     timings["download step (apt-get update, --download-only)"] = time.monotonic() - t0
 
@@ -357,6 +372,7 @@ def first_boot(overlay, debs, workdir, timings):
         apt_install("debian_excimer_install", DEBIAN_EXCIMER)
         facts["excimer_before"] = php_excimer_facts(c)
         apt_install("install", ours)
+        facts["hprof_after_install"] = unit_state(c, HPROF_UNIT)
         # Before anything could start a service (the socket's waits for a
         # datagram; a timer could fire, which the test checks for).
         facts["data_dirs"] = c.exec(["stat", "-c", "%n %U %G %a"] + DATA_DIRS, check=False).stdout
@@ -421,6 +437,8 @@ def first_boot(overlay, debs, workdir, timings):
         facts["later_sapi_ini"] = c.exec("ls -l /etc/php/8.2/fpm/conf.d/*excimer.ini", check=False).stdout
         facts["later_sapi_m"] = c.exec(["php-fpm8.2", "-m"], check=False).stdout
         timings[f"boot 1: apt-get install {LATER_SAPI}"] = time.monotonic() - t1
+        facts["hprof_after_fpm"] = unit_state(c, HPROF_UNIT)
+        apt_install("web_server_install", [WEB_SERVER])
         facts["verdict"] = c.stop_with_verdict(timeout=120)
     timings["boot 1 total"] = time.monotonic() - t0
 
@@ -543,6 +561,15 @@ def test_report_job_before_any_run_log(first_boot):
     rc, err, show, log, index = first_boot["report_before_logs"]
     assert (rc, show["Result"], show["ExecMainStatus"]) == (0, "success", "0"), f"{err}\n{show}\njournal:\n{log}"
     assert "No run logs yet." in index, index
+
+
+def test_hprof_fpm_installed_not_enabled(first_boot):
+    """arclamp-hprof-fpm.service comes with the package, neither enabled nor
+    started, and php8.2-fpm's installation (and start) does not start it."""
+    for when in ("hprof_after_install", "hprof_after_fpm"):
+        st = first_boot[when]
+        assert (st["LoadState"], st["UnitFileState"], st["ActiveState"]) == ("loaded", "disabled", "inactive"), \
+            (when, st)
 
 
 def test_first_sample_after_install(first_boot):
@@ -992,6 +1019,122 @@ def test_watchdog_armed_and_fed(started):
     st = c.show("arclamp-log.service", "ActiveState", "NRestarts", "WatchdogTimestamp")
     assert (st["ActiveState"], st["NRestarts"]) == ("active", "0")
     assert st["WatchdogTimestamp"]
+
+
+# The profiled PHP-FPM as README.Debian enables it: nginx's default site
+# with the shipped snippet at 1 in 2, and a script telling which instance ran
+# it (its pid, excimer.hprof_sample_rate, whether an API module is loaded).
+HPROF_SITE = """server {
+    listen 80 default_server;
+    root /var/www/html;
+    index index.html;
+    location ~ \\.php$ {
+        include snippets/fastcgi-php.conf;
+        fastcgi_pass $arclamp_php_backend;
+    }
+}
+"""
+PROBE_PHP = """<?php
+echo getmypid(), ' ', ini_get('excimer.hprof_sample_rate'), ' ', (int) extension_loaded('xhprof'), "\\n";
+"""
+# n GETs of the probe through nginx, with PHP's CLI (no curl in the
+# container): "STATUS LINE | PID RATE MODULE" each.
+FETCH_PHP = r"""
+for ($i = 0; $i < (int) $argv[1]; $i++) {
+    $body = @file_get_contents('http://127.0.0.1/probe.php');
+    echo ($http_response_header[0] ?? 'no response'), ' | ', trim((string) $body), "\n";
+}
+"""
+PROM = "/var/lib/arclamp/arclamp-log.prom"
+
+
+def fetch_probe(c, n):
+    out = c.exec(["php", "-d", "excimer.arclamp_target=", "-r", FETCH_PHP, "--", str(n)], timeout=120).stdout
+    rows = []
+    for line in out.splitlines():
+        status, _, body = line.partition(" | ")
+        rows.append((status, *body.split()))
+    assert len(rows) == n, out
+    return rows
+
+
+def runs_written(c, group="hourly"):
+    text = c.read_file(PROM) if c.exists(PROM) else ""
+    m = re.search(r'^arclamp_log_runs_written_total\{group="%s"\} (\d+)$' % group, text, re.M)
+    return int(m.group(1)) if m else 0
+
+
+def children(c, pid):
+    return c.exec(["ps", "-o", "pid=,user=", "--ppid", str(pid)], check=False).stdout.split()
+
+
+def test_hprof_fpm_split_as_readme_debian_says(started, summary):
+    """README.Debian's steps on the installed system: zero-code collection
+    on (excimer.ini's shipped target line), `systemctl enable --now
+    arclamp-hprof-fpm`, the snippet included at nginx's http level (its
+    share set to 50%), the default site's PHP location passing to
+    $arclamp_php_backend, a reload of php8.2-fpm (which reloads the twin too)
+    and nginx. Then through nginx: every request succeeds; both instances
+    serve some; the twin's requests (its own workers, www-data, excimer.
+    hprof_sample_rate 1) are each profiled and their runs are all that
+    arclamp-log writes, php8.2-fpm's (rate 0, no API module) none; the twin
+    runs under the unit's hardening (root master with the bounding set
+    CHOWN KILL SETGID SETUID, workers with a seccomp filter but without
+    no_new_privs, so mail()'s set-id helpers still work), logs to the
+    journal, its socket is www-data's. Stopped, its share is served by
+    php8.2-fpm (the snippet's backup) and nothing fails."""
+    c = started
+    c.exec(["sed", "-i", r's|^;\(excimer.arclamp_target = "unix:///run/arclamp/ingest.sock"\)$|\1|', EXCIMER_INI])
+    assert 'excimer.arclamp_target = "unix:///run/arclamp/ingest.sock"' in c.read_file(EXCIMER_INI).splitlines()
+    c.exec(["systemctl", "enable", "--now", HPROF_UNIT], timeout=60)
+    c.write_file("/etc/nginx/conf.d/arclamp-hprof-split.conf", "include snippets/arclamp-hprof-split.conf;\n")
+    c.exec(["sed", "-i", "s/^    0.1%    arclamp_php_hprof;$/    50%    arclamp_php_hprof;/", SPLIT_SNIPPET])
+    assert "    50%    arclamp_php_hprof;" in c.read_file(SPLIT_SNIPPET).splitlines()
+    c.write_file("/etc/nginx/sites-available/default", HPROF_SITE)
+    c.write_file("/var/www/html/probe.php", PROBE_PHP)
+    cursor = journal_cursor(c)
+    c.exec("systemctl reload php8.2-fpm && nginx -t && systemctl reload nginx", timeout=60)
+    reloaded = c.wait_for(f"{HPROF_UNIT} reloaded with php8.2-fpm", lambda: [
+        e for e in journal(c, HPROF_UNIT, cursor) if str(e.get("MESSAGE", "")).startswith("Reloaded")], 30)
+    assert reloaded
+    twin = c.show(HPROF_UNIT, "ActiveState", "SubState", "MainPID", "NRestarts")
+    main = c.show("php8.2-fpm.service", "ActiveState", "MainPID")
+    assert (twin["ActiveState"], twin["SubState"], twin["NRestarts"]) == ("active", "running", "0"), twin
+
+    before = {g: runs_written(c, g) for g in ("hourly", "daily")}
+    rows = fetch_probe(c, 40)
+    assert all(r[0].endswith(" 200 OK") for r in rows), rows
+    twin_workers, main_workers = children(c, twin["MainPID"]), children(c, main["MainPID"])
+    served = {"1": [r for r in rows if r[2] == "1"], "0": [r for r in rows if r[2] == "0"]}
+    assert served["1"] and served["0"] and len(served["1"]) + len(served["0"]) == 40, rows
+    assert {r[1] for r in served["1"]} <= set(twin_workers[0::2]), (served["1"], twin_workers)
+    assert {r[1] for r in served["0"]} <= set(main_workers[0::2]), (served["0"], main_workers)
+    assert all(r[3] == "0" for r in rows), "an API module is loaded: %r" % rows
+    # every request of the twin profiled, its run written; none of php8.2-fpm's
+    n = len(served["1"])
+    # (the metrics file is written every 15 s)
+    c.wait_for(f"{n} runs written", lambda: all(runs_written(c, g) >= before[g] + n for g in before), 45)
+    assert {g: runs_written(c, g) - before[g] for g in before} == {"hourly": n, "daily": n}
+
+    # the unit's hardening, as the kernel sees it
+    assert c.exec(["ps", "-o", "user=", "-p", twin["MainPID"]]).stdout.split() == ["root"]
+    assert set(twin_workers[1::2]) == {"www-data"} and len(twin_workers) == 4, twin_workers
+    status = c.read_file(f"/proc/{twin_workers[0]}/status")
+    assert re.search(r"^NoNewPrivs:\s+0$", status, re.M) and re.search(r"^Seccomp:\s+2$", status, re.M), status
+    # CAP_CHOWN (0), CAP_KILL (5), CAP_SETGID (6), CAP_SETUID (7)
+    assert re.search(r"^CapBnd:\s+0*e1$", status, re.M), status
+    assert c.exec(["stat", "-c", "%U %G %a", "/run/arclamp-hprof-fpm/php-fpm.sock"]).stdout.split() == \
+        ["www-data", "www-data", "660"]
+    assert any(e.get("SYSLOG_IDENTIFIER") == "arclamp-hprof-fpm" for e in journal(c, HPROF_UNIT)), \
+        "no journal entry of php-fpm as arclamp-hprof-fpm"
+
+    # stopped: php8.2-fpm serves its share, nothing fails, no run
+    c.exec(["systemctl", "stop", HPROF_UNIT], timeout=60)
+    rows = fetch_probe(c, 20)
+    assert all(r[0].endswith(" 200 OK") and r[2] == "0" for r in rows), rows
+    assert {g: runs_written(c, g) - before[g] for g in before} == {"hourly": n, "daily": n}
+    summary.append(f"system test: the split through nginx: {n} of 40 requests to {HPROF_UNIT}, "
+                   f"each profiled, runs written {n}; stopped: 20 of 20 served by php8.2-fpm")
 
 
 def test_purge_removes_units_and_processes(started):

@@ -1,9 +1,11 @@
 """Host-side checks of the systemd units as `make install` installs them
 (no root, no container; needs only the build):
 
-- `systemd-analyze verify` reports nothing for the eight units;
+- `systemd-analyze verify` reports nothing for the nine units;
 - every service scores an exposure of at most 2.0 in `systemd-analyze
-  security --offline=true` (the scores are printed);
+  security --offline=true` (the scores are printed), the profiled PHP-FPM
+  (arclamp-hprof-fpm.service) at most 3.5: it must leave the application
+  the view of the system php8.2-fpm.service gives it (which scores 9.6);
 - per service, every check of `systemd-analyze security --offline=true
   --json=short` (systemd's own parser and list of checks) is set, except
   the ones of UNSET_ALLOWED, each with its reason. The total score alone
@@ -39,9 +41,11 @@ from testkit import exec_argv, parse_unit, unit_values  # common/tests, on sys.p
 REPO = Path(__file__).resolve().parents[2]
 UNITS = ["arclamp-log.socket", "arclamp-log.service", "arclamp-svg.service", "arclamp-svg.timer",
          "arclamp-svg-compress.service", "arclamp-svg-compress.timer",
-         "arclamp-report.service", "arclamp-report.timer"]
+         "arclamp-report.service", "arclamp-report.timer", "arclamp-hprof-fpm.service"]
 SERVICES = [u for u in UNITS if u.endswith(".service")]
-MAX_EXPOSURE = 2.0
+# The project's own programs; arclamp-hprof-fpm.service runs Debian's php-fpm8.2.
+ARCLAMP_SERVICES = [u for u in SERVICES if u != "arclamp-hprof-fpm.service"]
+MAX_EXPOSURE = {**{s: 2.0 for s in ARCLAMP_SERVICES}, "arclamp-hprof-fpm.service": 3.5}
 
 # The checks of `systemd-analyze security` (their "json_field") each service
 # may leave unset, with the exposure analyze then reports for it (so a weaker
@@ -74,6 +78,47 @@ UNSET_ALLOWED = {
     # the same as arclamp-svg's generate: Graphviz runs in-process, and still
     # needs no exception (MemoryDenyWriteExecute=, the system call filter)
     "arclamp-report.service": _UNSET_ALL,
+    # A PHP-FPM master running the application as php8.2-fpm.service does:
+    # what is left unset is what the application (or the master's job) needs,
+    # or what would make it behave differently from the main instance, whose
+    # requests it must profile faithfully (the unit's comment).
+    "arclamp-hprof-fpm.service": {
+        **_UNSET_ALL,
+        # UMask=0022: php8.2-fpm's, so files the application writes get the same modes.
+        "UMask": 0.1,
+        # Runs as root: the master switches each worker to the pool's user (and
+        # chowns its socket); for a root service these two do not apply.
+        "UserOrDynamicUser": 0.4,
+        "SupplementaryGroups": 0.0,
+        "RemoveIPC": 0.0,
+        # setuid()/setgid()/initgroups() and chown() of the socket (in @privileged)
+        "SystemCallFilter_privileged": 0.2,
+        # PHP's proc_nice(), a pool's rlimit_files and process.priority
+        "SystemCallFilter_resources": 0.2,
+        "CapabilityBoundingSet_CAP_SET_UID_GID_PCAP": 0.3,
+        "CapabilityBoundingSet_CAP_CHOWN_FSETID_SETFCAP": 0.2,
+        # signalling workers that run as another user
+        "CapabilityBoundingSet_CAP_KILL": 0.1,
+        # mail() runs sendmail: postfix's postdrop is setgid, exim setuid
+        "NoNewPrivileges": 0.2,
+        # PCRE's JIT and opcache.jit: without them the profiled requests would run slower code
+        "MemoryDenyWriteExecute": 0.1,
+        # the application's connections (databases, caches, HTTP; AF_NETLINK:
+        # getaddrinfo()'s AI_ADDRCONFIG)
+        "RestrictAddressFamilies_AF_INET_INET6": 0.3,
+        "RestrictAddressFamilies_AF_NETLINK": 0.1,
+        "PrivateNetwork": 0.5,
+        "IPAddressDeny": 0.2,
+        # the application's files, users and /tmp as in the main instance:
+        # ProtectSystem=full (the pool's user cannot write /usr or /etc anyway),
+        # not strict (it writes below /var); sites under /home; a /tmp shared
+        # with the main instance; /proc/loadavg (sys_getloadavg())
+        "ProtectSystem": 0.1,
+        "ProtectHome": 0.2,
+        "PrivateTmp": 0.2,
+        "PrivateUsers": 0.2,
+        "ProcSubset": 0.1,
+    },
 }
 
 
@@ -110,7 +155,7 @@ def test_security_exposure(unitdir, service, summary):
     assert m.group(1) == service
     score = float(m.group(2))
     summary.append(f"systemd-analyze security: {service}: exposure {score} {m.group(3)}")
-    assert score <= MAX_EXPOSURE, r.stdout
+    assert score <= MAX_EXPOSURE[service], r.stdout
 
 
 @pytest.mark.parametrize("service", SERVICES)
@@ -230,7 +275,7 @@ def size_bytes(text):
     return int(m.group(1)) * SIZE_UNITS[m.group(2)]
 
 
-@pytest.mark.parametrize("service", SERVICES)
+@pytest.mark.parametrize("service", ARCLAMP_SERVICES)
 def test_services_memory_bounded(units, service):
     """MemoryHigh= (throttling) below MemoryMax= (the OOM kill); arclamp-svg
     generate keeps its 200 MB target under both, arclamp-report generate the
@@ -251,7 +296,7 @@ ONESHOTS = sorted(ONESHOT_TIMEOUT_MAX)
 
 def test_every_oneshot_time_bounded():
     """A new oneshot gets its bound here too."""
-    assert ONESHOTS == sorted(s for s in SERVICES if s != "arclamp-log.service")
+    assert ONESHOTS == sorted(s for s in ARCLAMP_SERVICES if s != "arclamp-log.service")
 
 
 @pytest.mark.parametrize("service", ONESHOTS)
@@ -341,3 +386,77 @@ def test_generate_timers_apart(units):
         for b in report:
             gap = min((a - b) % 60, (b - a) % 60) * 60 * 1_000_000
             assert gap >= delay + 60_000_000, (a, b)
+
+
+# --- the profiled PHP-FPM (php-excimer-sampler) -----------------------------
+
+HPROF = "arclamp-hprof-fpm.service"
+
+
+def ini_lines(path):
+    return [line.strip() for line in path.read_text().splitlines()
+            if line.strip() and not line.lstrip().startswith(";")]
+
+
+def test_hprof_fpm_runs_debian_php_fpm_with_its_own_configuration(units, install_top):
+    """A second master of Debian's php-fpm8.2 (Type=notify, as
+    php8.2-fpm.service) on the php-fpm.conf `make install` wrote, whose
+    pools are its pool.d/; PHP_INI_SCAN_DIR starts with ':' so php8.2-fpm's
+    own conf.d is read first and conf.d/ here after it; php-fpm8.2 -t
+    accepts the configuration; restarted and reloaded with php8.2-fpm; can
+    be enabled (multi-user.target)."""
+    u = units[HPROF]
+    confdir = f"{install_top}/etc/php/8.2/arclamp-hprof-fpm"
+    assert one(u, "Service", "Type") == "notify"
+    assert exec_argv(one(u, "Service", "ExecStart")) == [
+        "/usr/sbin/php-fpm8.2", "--nodaemonize", "--fpm-config", f"{confdir}/php-fpm.conf"]
+    assert one(u, "Service", "Environment") == f"PHP_INI_SCAN_DIR=:{confdir}/conf.d"
+    reload = exec_argv(one(u, "Service", "ExecReload"))
+    assert reload[0].endswith("/kill") and reload[1:] == ["-USR2", "$MAINPID"], reload
+    assert one(u, "Unit", "PartOf") == one(u, "Unit", "ReloadPropagatedFrom") == "php8.2-fpm.service"
+    assert unit_values(u, "Install", "WantedBy") == ["multi-user.target"]
+    assert f"include = {confdir}/pool.d/*.conf" in ini_lines(Path(confdir) / "php-fpm.conf")
+    assert "excimer.hprof_sample_rate = 1" in ini_lines(Path(confdir) / "conf.d/90-arclamp-hprof.ini")
+    r = subprocess.run(["/usr/sbin/php-fpm8.2", "-t", "--fpm-config", f"{confdir}/php-fpm.conf"],
+                       env=dict(os.environ, PHP_INI_SCAN_DIR=f":{confdir}/conf.d"),
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "test is successful" in r.stdout + r.stderr, r.stdout + r.stderr
+
+
+def test_hprof_fpm_socket_is_the_one_nginx_splits_to(units, install_top):
+    """The pool listens in the unit's RuntimeDirectory=, as the pool's user
+    (the main pool's: www-data, whom nginx runs as), and the installed nginx
+    snippet sends the profiled share there and the rest to php8.2-fpm's
+    socket, with that socket as the backup of the profiled one."""
+    u = units[HPROF]
+    pool = dict(line.split(" = ", 1) for line in ini_lines(
+        install_top / "etc/php/8.2/arclamp-hprof-fpm/pool.d/www.conf") if " = " in line)
+    rundir = one(u, "Service", "RuntimeDirectory")
+    assert pool["listen"].rsplit("/", 1)[0] == "/run/" + rundir, (pool["listen"], rundir)
+    assert pool["user"] == pool["group"] == pool["listen.owner"] == pool["listen.group"] == "www-data"
+    assert pool["pm"] == "static" and 1 <= int(pool["pm.max_children"]) <= 8
+    snippet = (install_top / "etc/nginx/snippets/arclamp-hprof-split.conf").read_text()
+    servers = re.findall(r"^\s*server unix:(\S+?)( backup)?;$", snippet, re.M)
+    assert servers == [("/run/php/php8.2-fpm.sock", ""), (pool["listen"], ""),
+                       ("/run/php/php8.2-fpm.sock", " backup")], servers
+    assert re.search(r'^split_clients "\$\{request_id\}" \$arclamp_php_backend \{$', snippet, re.M)
+    debian_pool = Path("/etc/php/8.2/fpm/pool.d/www.conf")
+    if debian_pool.exists():        # php8.2-fpm's own pool listens where the snippet says
+        assert "listen = /run/php/php8.2-fpm.sock" in ini_lines(debian_pool)
+
+
+def test_hprof_fpm_leaves_the_application_alone(units):
+    """What would make the profiled requests behave (or run) differently
+    from the main instance's stays off, whatever the exposure score would
+    gain (the unit's comment says why, each)."""
+    u = units[HPROF]
+    for key in ("NoNewPrivileges", "MemoryDenyWriteExecute", "PrivateTmp", "ProtectHome",
+                "PrivateUsers", "PrivateNetwork", "IPAddressDeny", "ProcSubset", "User",
+                "ReadOnlyPaths", "InaccessiblePaths", "MemoryMax", "MemoryHigh"):
+        assert unit_values(u, "Service", key) == [], key
+    assert one(u, "Service", "ProtectSystem") == "full"
+    assert one(u, "Service", "UMask") == "0022"
+    assert set(one(u, "Service", "RestrictAddressFamilies").split()) == {
+        "AF_UNIX", "AF_INET", "AF_INET6", "AF_NETLINK"}
+    assert set(one(u, "Service", "CapabilityBoundingSet").split()) == {
+        "CAP_CHOWN", "CAP_SETUID", "CAP_SETGID", "CAP_KILL"}
