@@ -3,7 +3,9 @@
 # the run size per arc of a MediaWiki-like page view in the xhprof/1 and
 # xhprof/2 formats (and what each leaves out at the extension's default
 # cap), then the bytes arclamp-log writes per run, before runs were stored
-# once per period (an older daemon, built from BASELINE_COMMIT) and now.
+# once per period (an older daemon, built from BASELINE_COMMIT) and now;
+# then (bench/delivery.py) runs of that size sent by the extension over the
+# unix socket, the extension of BASELINE_COMMIT and the one built now.
 # Usage: bench/runs.sh. Env:
 #   BUILD=build            the build measured (bin/arclamp-log, bench/runline-size)
 #   ARCS=9000 RUNS=50      arcs of the run, runs sent to each daemon
@@ -12,6 +14,8 @@
 #                          that wrote each run four times) into
 #                          $BUILD/bench/baseline-<commit>/ (git archive); left
 #                          out, with a message, outside a git checkout
+#   BASELINE_EXT=FILE      the older excimer.so; by default built in the same
+#                          tree
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -19,6 +23,7 @@ ARCS=${ARCS:-9000}
 RUNS=${RUNS:-50}
 BASELINE_COMMIT=${BASELINE_COMMIT:-594f22b}
 BASELINE_LOG=${BASELINE_LOG:-}
+BASELINE_EXT=${BASELINE_EXT:-}
 for f in "$BUILD/bin/arclamp-log" "$BUILD/bench/runline-size"; do
     [ -x "$f" ] || { echo "bench: $f is missing (make all $BUILD/bench/runline-size)" >&2; exit 1; }
 done
@@ -38,7 +43,14 @@ if [ -z "$BASELINE_LOG" ]; then
         fi
     fi
     [ ! -x "$dir/build/bin/arclamp-log" ] || BASELINE_LOG=$dir/build/bin/arclamp-log
+    if [ -z "$BASELINE_EXT" ] && [ -d "$dir" ]; then
+        [ -f "$dir/build/php/excimer.so" ] || make -C "$dir" -s build/php/excimer.so >> "$dir.log" 2>&1 \
+            || { echo "bench: building $BASELINE_COMMIT's excimer.so failed, see $dir.log" >&2; exit 1; }
+        BASELINE_EXT=$dir/build/php/excimer.so
+    fi
 fi
 
 python3 bench/runs.py --build "$BUILD" --arcs "$ARCS" --runs "$RUNS" \
     ${BASELINE_LOG:+--baseline "$BASELINE_LOG"}
+echo
+python3 bench/delivery.py --build "$BUILD" ${BASELINE_EXT:+--baseline-ext "$BASELINE_EXT"}

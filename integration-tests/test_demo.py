@@ -42,7 +42,7 @@ def summary_of(out):
 def test_demo_ends_with_a_summary_a_newcomer_can_follow(demo):
     out = demo
     summary = summary_of(out)
-    assert len(summary.splitlines()) <= 16, summary
+    assert len(summary.splitlines()) <= 17, summary
     urls = re.findall(r"(?:https?|file)://\S+", summary)
     assert len(urls) == 1 and re.fullmatch(r"http://127\.0\.0\.1:\d+/", urls[0]), summary
     with urllib.request.urlopen(urls[0], timeout=10) as resp:
@@ -58,6 +58,11 @@ def test_demo_ends_with_a_summary_a_newcomer_can_follow(demo):
              for p in (DEMO / "reports" / "daily" / "summary").glob("*.json")}
     assert daily["index"]["runs"] == 3 and daily["api"]["runs"] == 3, daily
     assert daily["all"]["runs"] == 6, daily
+    # no report's function has an inclusive time above main()'s
+    assert re.search(r"inclusive time above main\(\)'s: 0\)", summary), summary
+    summaries = list((DEMO / "reports").glob("*/summary/*.json"))
+    assert summaries and all(json.loads(p.read_text())["inclusive_over_main"] == 0
+                             for p in summaries), summaries
 
     # the three hottest stacks: distinct where they are shown
     hot = out[out.index("Samples from the real PHP requests"):].split("\n\n")[0].splitlines()
