@@ -8,6 +8,8 @@
 #   2. instructions per profiled call, wall only and with CPU time
 #   3. ns per profiled call: interleaved runs, medians, minus no extension
 #   4. resident memory per distinct arc
+#   5. functions with an inclusive time above main()'s on the framework-like
+#      workload (bench/php/hprof_inclusive.php): none in a sound run
 # Usage: bench/hprof.sh   (env: BUILD, ROUNDS)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -93,3 +95,13 @@ done
 echo "-- 4. memory per distinct arc (ours)"
 # shellcheck disable=SC2046
 php -n $(ext_args ours) bench/php/hprof_arcs.php 20000
+
+echo "-- 5. functions with an inclusive time above main()'s (the framework-like workload; none in a sound run)"
+for which in ours tideways; do
+    for api in xhprof tideways; do
+        [ "$which:$api" = "tideways:xhprof" ] && continue
+        # shellcheck disable=SC2046
+        printf '%-24s %s\n' "$which $api" \
+            "$(php -n $(ext_args "$which") bench/php/hprof_inclusive.php "$api" 2>/dev/null)"
+    done
+done
