@@ -38,13 +38,13 @@ import fcntl
 import hashlib
 import json
 import os
-import re
 import shutil
 import subprocess
 import time
 from pathlib import Path
 
 from harness import fcgi
+from harness.fpm import ini_value
 
 from . import REPO_ROOT
 
@@ -163,17 +163,6 @@ def dump_xml(page_list):
 
 
 # --- PHP ini ------------------------------------------------------------
-
-def ini_value(v):
-    """An ini value: as it is when plain, else double-quoted ('=' or '?' unquoted
-    are syntax errors)."""
-    v = str(v)
-    if re.fullmatch(r"[A-Za-z0-9_./:+-]*", v):
-        return v
-    if '"' in v or "\n" in v:
-        raise ValueError("cannot write ini value %r" % v)
-    return '"%s"' % v
-
 
 def ini_text(error_log, opcache=False, extensions=(), settings=None):
     """The whole ini of a test's PHP (used with -n -c): MediaWiki's modules,
