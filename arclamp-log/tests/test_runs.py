@@ -582,12 +582,14 @@ def test_php_request_sends_one_complete_run_to_the_run_log(daemon_factory, workd
     runs = runs_in(base, "hourly")
     assert len(runs) == 1
     (runid, lines), = runs.items()
-    begin, arcs, end = lines[0].split(b" "), lines[1:-1], lines[-1].split(b" ")
-    assert begin[2] == b"begin"
+    begin, end = lines[0].split(b" "), lines[-1].split(b" ")
+    assert begin[0] == b"xhprof/2" and begin[2] == b"begin"  # the extension sends version 2
     assert lines[0].endswith(b" " + os.path.realpath(str(script)).encode())  # ENTRY
+    names = {f[3]: f[4] for f in (l.split(b" ", 4) for l in lines[1:-1]) if f[2] == b"fn"}
+    arcs = [l.split(b" ") for l in lines[1:-1] if l.split(b" ")[2] == b"arc"]
     assert end[2] == b"end" and int(end[3]) == len(arcs)  # ARCS_SENT
     assert int(end[4]) == 0  # nothing left out
-    keys = {a.split(b" ", 8)[8] for a in arcs}
+    keys = {names[a[9]] if a[8] == b"-" else names[a[8]] + b"==>" + names[a[9]] for a in arcs}
     assert b"work==>leaf" in keys and b"leaf==>str_repeat" in keys
     assert runs_in(base, "hourly", "index") == runs
     assert metric_sum(metrics_of(workdir), "arclamp_log_run_lines_invalid_total") == 0
