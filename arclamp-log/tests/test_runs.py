@@ -22,7 +22,7 @@ from conftest import base_config, free_port, lines_of, log_files, send_udp, send
 from testkit import REPO_ROOT, metric, metric_sum, read_metrics, wait_until
 
 MESSAGE_MAX = 64000  # what the extension puts in one message at most
-HPROF_MAX_BYTES = 1048576  # the extension's default excimer.hprof_max_bytes
+HPROF_MAX_BYTES = 2097152  # the extension's default excimer.hprof_max_bytes
 RUN_LINE = re.compile(rb"^xhprof/([12]) ([A-Za-z0-9_-]{1,64}) (begin|arc|end|fn)( .*)?$")
 
 
@@ -513,7 +513,7 @@ def test_v2_runs_arrive_whole_through_every_transport(kind, redis_server, daemon
 
 def test_runs_at_the_extensions_default_cap_are_written_whole(daemon_factory, workdir):
     """With the daemon's defaults, a run as large as the extension's default
-    cap (excimer.hprof_max_bytes: 1 MiB of lines) goes through whole, in
+    cap (excimer.hprof_max_bytes: 2 MiB of lines) goes through whole, in
     either version, and its one copy per group is all that is written."""
     cfg, sock = socket_config(workdir)
     d = daemon_factory(cfg).start()

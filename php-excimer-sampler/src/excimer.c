@@ -116,7 +116,7 @@ PHP_INI_BEGIN()
                       hprof_flags, zend_excimer_globals, excimer_globals)
     STD_PHP_INI_ENTRY("excimer.hprof_target", "", PHP_INI_SYSTEM, OnUpdateString,
                       hprof_target, zend_excimer_globals, excimer_globals)
-    STD_PHP_INI_ENTRY("excimer.hprof_max_bytes", "1048576", PHP_INI_SYSTEM, OnUpdateLong,
+    STD_PHP_INI_ENTRY("excimer.hprof_max_bytes", "2097152", PHP_INI_SYSTEM, OnUpdateLong,
                       hprof_max_bytes, zend_excimer_globals, excimer_globals)
     /* Request tiers (src/tiers.c). Which functions are tiers and how many
      * requests are traced may change at run time (the breaker bounds the
@@ -161,7 +161,7 @@ static void excimer_init_globals(zend_excimer_globals *g)
     g->hprof_sample_rate = 0;
     g->hprof_flags = NULL;
     g->hprof_target = NULL;
-    g->hprof_max_bytes = 1048576;
+    g->hprof_max_bytes = 2097152;
     g->hprof_auto = false;
     g->hprof_entry = NULL;
     g->tiers_sample = 1;
