@@ -9,14 +9,15 @@ import time
 
 import pytest
 
-from harness import hprof_split, report
+from harness import combos, hprof_split, report, runlogs
 from harness.arclamp import HOURLY, metric_sum
-from harness.checks import (assert_every_line_parses, check_delivery, check_svgs, error_counts,
-                            failures, record_row, unheard_lines, wait_lines_flowing,
-                            written_by_host, xmllint)
+from harness.checks import (assert_every_line_parses, check_delivery, check_report_summaries,
+                            check_svgs, error_counts, failures, record_row, unheard_lines,
+                            wait_lines_flowing, written_by_host, xmllint)
 from harness.fcgi import percentile
 from harness.fleet import DEFAULT_URLS, Fleet
 from harness.procs import wait_until
+from harness.tracelogs import TraceLogs
 
 HOSTS = int(os.environ.get("ARCLAMP_IT_HOSTS", "3"))
 REQUESTS = int(os.environ.get("ARCLAMP_IT_REQUESTS", "30"))
@@ -656,7 +657,8 @@ def test_hierarchical_runs_roll_up(fleet_factory, transport):
     the complete runs to hourly and daily run logs per entry point;
     arclamp-report generate rolls them up. The runs in the roll-up equal the
     runs the hosts report having sent (excimer_arclamp_stats()['hprof_runs'])
-    and the samples keep flowing as before."""
+    and the samples keep flowing as before; no summary counts a function
+    whose inclusive time is above main()'s."""
     t0 = time.monotonic()
     fleet = fleet_factory(hosts=HOSTS, transport=transport,
                           fpm_ini={"excimer.hprof_sample_rate": "3"},
@@ -678,15 +680,11 @@ def test_hierarchical_runs_roll_up(fleet_factory, transport):
     assert metric_sum(m, "arclamp_log_runs_dropped_total") == 0, m
     assert written("hourly") == written("daily") == runs
 
-    fleet.arclamp.generate_reports()
+    # every summary sound: no run incomplete, none with a function's
+    # inclusive time above main()'s
+    rolled = check_report_summaries(fleet)
     reports = fleet.arclamp.data_dir / "reports"
-    rolled = {}
     for group in ("hourly", "daily"):
-        rolled[group] = {}
-        for p in (reports / group / "summary").glob("*.json"):
-            s = json.loads(p.read_text())
-            assert s["incomplete"] == 0 and s["bad_lines"] == 0, s
-            rolled[group][s["entrypoint"]] = rolled[group].get(s["entrypoint"], 0) + s["runs"]
         assert rolled[group].pop("all") == runs, (group, rolled[group])
         # every run has its entry point's roll-up too
         assert sum(rolled[group].values()) == runs, (group, rolled[group])
@@ -963,3 +961,169 @@ def test_hprof_split(fleet_factory):
                    "main instance 0 runs; profiled instance stopped: %d of %d requests split to it, "
                    "served by the main one, none failed; %.0f s" % (
                        len(to_hprof), requests, len(split_off), len(after), time.monotonic() - t0))
+
+
+# ---------------------------------------------------------------------------
+# Scenario 11
+
+
+def test_combinations_in_php_fpm(fleet_factory):
+    """Every combination of the zero-code sampler (off, on), hierarchical
+    profiling (off, zero-code, the xhprof, tideways_xhprof and uprofiler
+    APIs), request tiers (off, on, switched off and on between requests)
+    and opcache (off, on): 60, each a pool of one php-fpm worker serving its
+    3 requests (harness/combos.py: 10 masters of 6 pools), sending to
+    arclamp-log through Redis pub/sub. For each combination: every request
+    answers 200 with the application's page, all served by one worker that
+    never died; exactly what the combination asks for arrives, and nothing
+    else: its samples (every line its worker sent), its zero-code runs
+    (whole, none dropped, no function's inclusive time above main()'s), its
+    tier calls (`_total` = the requests traced); a run taken through an
+    API, answered by the request, is sound too. Every line the workers sent
+    is accounted for, and arclamp-report's summaries are sound."""
+    t0 = time.monotonic()
+    period = 0.001          # every request takes samples
+    fleet = fleet_factory(hosts=1, transport="pubsub", children=1, period=period,
+                          app_setup=combos.write_entry_points,
+                          arclamp_over={"redis_channels": ["excimer", "xhprof", "tiers"]})
+    web = fleet.web["web1"]
+    control = fleet.workdir / "tiers-control"
+    control.write_text("on\n")
+    masters = combos.start_masters(fleet, web, control, period=period, timeout=fleet.opts.timeout)
+    t_ready = time.monotonic() - t0
+    every = combos.COMBINATIONS
+    groups = ("hourly", "daily")
+
+    # -- 3 requests of each combination, in turn; the switch file says off
+    # during the second
+    answers = {c: [] for c in every}
+    latencies = []
+    for n in range(1, combos.REQUESTS + 1):
+        res = combos.batch(web, [combos.request_of(masters, c, c.url()) for c in every])
+        for c, r in zip(every, res):
+            assert not r.get("error") and r["status"] == 200, (c.tag, n, r)
+            answers[c].append(json.loads(r["body"]))
+            latencies.append(r["latency"])
+        if n < combos.REQUESTS:
+            control.write_text("off\n" if n == 1 else "on\n")
+            # a worker looks at the file at a request's start, at most once
+            # a second: nothing to wait on but that second
+            time.sleep(1.1)
+    for c, got in answers.items():
+        assert len({a["pid"] for a in got}) == 1, (c.tag, "served by several workers", got)
+        for a in got:
+            page = {k: v for k, v in a.items() if k != "run"}
+            assert a["config"] == c.config(), (c.tag, "runs with", a["config"])
+            assert a["entry"] == c.tag and a["title_shown"] and a["extra"] == combos.EXTRA, (c.tag, page)
+            if c.api:
+                assert a["run"] and "main()" in a["run"], (c.tag, page, a["run"])
+                assert runlogs.over_main(a["run"]) == {}, (c.tag, runlogs.over_main(a["run"]))
+            else:
+                assert a["run"] is None, (c.tag, page)
+
+    # -- what each worker sent, once it holds nothing more
+    stats = combos.settled_stats(web, masters)
+    zero = [c for c in every if c.hierarchical == "zero-code"]
+    tiered = [c for c in every if c.tiers != "off"]
+    for c, st in stats.items():
+        s = st["stats"]
+        assert st["pid"] == answers[c][0]["pid"], (c.tag, "another worker", st["pid"])
+        assert s["failed"] == 0 and s["unheard"] == 0, (c.tag, s)
+        assert s["hprof_runs"] == (combos.REQUESTS if c in zero else 0), (c.tag, s)
+    # no worker died or was replaced: one start per pool, no exit
+    for m in masters.values():
+        log = m.children_log()
+        assert set(log) == {c.pool for c in m.combos}, (m.host, log)
+        assert all([e for _, e in events] == ["started"] for events in log.values()), (m.host, log)
+        assert not m.php_errors().strip(), "%s: %s" % (m.host, m.php_errors()[-2000:])
+
+    # -- arclamp-log: the runs written, then the tier minutes (written at a reload)
+    runs_sent = sum(stats[c]["stats"]["hprof_runs"] for c in zero)
+
+    def runs_written(group):
+        return metric_sum(fleet.arclamp.metrics(), "arclamp_log_runs_written_total", group=group)
+    wait_until(lambda: all(runs_written(g) >= runs_sent for g in groups),
+               what="%d runs written" % runs_sent)
+    root = fleet.arclamp.files_root
+
+    def tier_tables_complete():
+        fleet.arclamp.reload()
+        return all(combos.tier_tables(root, g)[0].get(c.tag, {}).get("_total") == c.traced
+                   for g in groups for c in tiered)
+    wait_until(tier_tables_complete, interval=0.5,
+               what="every combination's tier calls in the tier tables",
+               describe=lambda: combos.tier_tables(root, "hourly"))
+    m = fleet.arclamp.wait_quiet(settle=0.6)
+    for name in ("arclamp_log_lines_invalid_total", "arclamp_log_run_lines_invalid_total",
+                 "arclamp_log_runs_dropped_total", "arclamp_log_tier_lines_invalid_total",
+                 "arclamp_log_lines_dropped_total", "arclamp_log_lines_refused_total"):
+        assert metric_sum(m, name) == 0, (name, m)
+    assert all(runs_written(g) == runs_sent for g in groups)
+
+    # samples: a trace log per sampled combination, none of the others
+    logs = TraceLogs(root)
+    assert not logs.torn, logs.torn
+    assert all(n.endswith((".runs", ".tiers", ".tiers.json", ".tiers.txt")) for n in logs.bad_names), \
+        logs.bad_names
+    sampled = [c for c in every if c.sampler == "on"]
+    for g in groups:
+        assert set(logs.tags(g)) == {c.tag for c in sampled} | {"all"}, (g, logs.tags(g))
+        assert not logs.tag_mismatches(g), logs.tag_mismatches(g)[:3]
+        assert len(logs.lines(g, "all")) == sum(len(logs.lines(g, c.tag)) for c in sampled), g
+        assert all(len(logs.lines(g, c.tag)) > 0 for c in sampled), g
+    # runs: a run log per zero-code combination, 3 whole runs each, sound
+    run_lines = {}
+    for g in groups:
+        runs = runlogs.read_run_logs(root, g)
+        assert set(runs) == {c.tag for c in zero}, (g, sorted(runs))
+        for c in zero:
+            assert len(runs[c.tag]) == combos.REQUESTS, (g, c.tag, sorted(runs[c.tag]))
+            for r in runs[c.tag].values():
+                assert r.complete and r.left_out == 0, (g, c.tag, r.runid, r.end, len(r.arcs))
+                assert r.entry.endswith("/%s.php" % c.tag), (c.tag, r.entry)
+                wt = {k: v[1] for k, v in r.arcs.items()}
+                assert "main()" in wt and runlogs.over_main(wt) == {}, (c.tag, runlogs.over_main(wt))
+            run_lines[(g, c)] = sum(r.lines for r in runs[c.tag].values())
+    # tiers: an identity per tiered combination, _total = its traced requests
+    for g in groups:
+        ids, status = combos.tier_tables(root, g)
+        assert set(ids) == {c.tag for c in tiered}, (g, sorted(ids))
+        for c in tiered:
+            assert set(ids[c.tag]) == set(combos.TIER_NAMES), (g, c.tag, ids[c.tag])
+            # the requests of a combination are alike: each tier's calls are
+            # a multiple of the requests traced (none of the untraced one's)
+            assert all(n % c.traced == 0 for n in ids[c.tag].values()), (g, c.tag, ids[c.tag])
+        assert status == {"requests": combos.REQUESTS * len(tiered),
+                          "traced": sum(c.traced for c in tiered), "trips": 0}, (g, status)
+
+    # every line accounted for: a worker's lines are its samples, its runs'
+    # lines and its tier lines (these merged by minute: counted fleet-wide)
+    tier_lines = int(metric_sum(m, "arclamp_log_tier_lines_received_total"))
+    received = int(metric_sum(m, "arclamp_log_lines_received_total"))
+    for c in every:
+        own = len(logs.lines("hourly", c.tag)) + run_lines.get(("hourly", c), 0)
+        sent = stats[c]["stats"]["sent"]
+        assert (sent > own) if c in tiered else (sent == own), (c.tag, sent, own)
+    sent = sum(st["stats"]["sent"] for st in stats.values())
+    runs_total = sum(v for (g, _), v in run_lines.items() if g == "hourly")
+    for g in groups:
+        assert received == len(logs.lines(g, "all")), (g, received)
+    assert sent == received + runs_total + tier_lines, (sent, received, runs_total, tier_lines)
+
+    # arclamp-report on those runs: every summary sound
+    rolled = check_report_summaries(fleet)
+    for g in groups:
+        assert rolled[g].pop("all") == runs_sent, (g, rolled[g])
+        assert rolled[g] == {c.tag: combos.REQUESTS for c in zero}, (g, rolled[g])
+
+    hourly = logs.summary("hourly")
+    row = report.record("11 combinations (php-fpm, pubsub)", sent=sent,
+                        received=received + runs_total + tier_lines,
+                        written=len(logs.lines("hourly", "all")) + runs_total + tier_lines,
+                        invalid=0, samples=sum(v["samples"] for v in hourly.values()),
+                        latencies=latencies, seconds=time.monotonic() - t0)
+    row["note"] = ("lines of every kind: %d samples, %d of %d runs, %d tier lines (merged into "
+                   "the tables); %d combinations x %d requests, each a php-fpm worker of its "
+                   "own (%d masters up in %.1f s)" % (
+                       received, runs_total, runs_sent, tier_lines, len(every), combos.REQUESTS,
+                       len(masters), t_ready))

@@ -4,6 +4,7 @@ arclamp-svg and arclamp-report on its data directory."""
 import json
 import os
 import re
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -199,6 +200,17 @@ class ArclampLog(MetricsReader):
 
     def restart(self, wait_ready=True):
         return self.start(wait_ready=wait_ready)
+
+    def reload(self):
+        """SIGHUP: the daemon writes what it holds (buffers, the pending
+        minutes of request tiers) and reads its configuration again;
+        returns once it said READY=1 again."""
+        mark = len(self.notify)
+        self.proc.signal(signal.SIGHUP)
+        self.notify.wait_for("RELOADING=1", start=mark, alive=self.proc.alive,
+                             describe=lambda: tail(self.proc.log, 2000))
+        self.notify.wait_for("READY=1", start=mark, alive=self.proc.alive,
+                             describe=lambda: tail(self.proc.log, 2000))
 
     def events(self, name):
         """The daemon's stderr log entries of one event (`... <level> <event>: ...`)."""

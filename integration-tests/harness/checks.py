@@ -1,8 +1,10 @@
 """Assertions and bookkeeping shared by the fleet scenarios: delivery per
-host, group and entry point; well-formed graphs and index page; the row of
-the results table; helpers of the fault scenarios."""
+host, group and entry point; well-formed graphs and index page; sound
+report summaries; the row of the results table; helpers of the fault
+scenarios."""
 
 import gzip
+import json
 import os
 import subprocess
 import time
@@ -79,6 +81,28 @@ def check_svgs(fleet, groups=("hourly", "daily"), tags=ENTRY_TAGS):
     for t in tags:
         assert t in html, "index.html does not list %s" % t
     return svgs
+
+
+def check_report_summaries(fleet, groups=("hourly", "daily")):
+    """arclamp-report generate on tier2's run logs, and every summary sound:
+    no incomplete run, no bad line, and no function whose inclusive wall
+    time is above main()'s (`inclusive_over_main`, counted over the mean
+    run). Returns {group: {entrypoint: runs}} ("all" included)."""
+    fleet.arclamp.generate_reports()
+    reports = fleet.arclamp.data_dir / "reports"
+    rolled = {}
+    for group in groups:
+        rolled[group] = {}
+        paths = sorted((reports / group / "summary").glob("*.json"))
+        assert paths, "arclamp-report wrote no summary for %s" % group
+        for p in paths:
+            s = json.loads(p.read_text())
+            assert s["incomplete"] == 0 and s["bad_lines"] == 0, (p.name, s)
+            assert s["inclusive_over_main"] == 0, \
+                "%s/%s: %d functions with an inclusive wt above main()'s: %r" % (
+                    group, p.name, s["inclusive_over_main"], s)
+            rolled[group][s["entrypoint"]] = rolled[group].get(s["entrypoint"], 0) + s["runs"]
+    return rolled
 
 
 def record_row(name, acct, loads, t0, note=""):

@@ -4,6 +4,7 @@ Run inside a web host's namespace (the harness does it with `ip netns exec`):
 
     python3 -m harness.fcgi load  SPEC.json   -> JSON results on stdout
     python3 -m harness.fcgi stats SPEC.json   -> JSON of every worker's stats
+    python3 -m harness.fcgi batch SPEC.json   -> given requests to many pools
 
 `load` with spec["http"] = "HOST:PORT" sends HTTP GETs to a web server
 instead (nginx in front of php-fpm), with the same bounds and results.
@@ -341,10 +342,65 @@ def run_interleave(spec):
     return {"requests": out}
 
 
+def run_batch(spec):
+    """spec: requests [{id, socket, docroot, url, params}], concurrency,
+    timeout, body_bytes (how much of each body to keep, default 1 MB).
+    Requests to one socket go in the order given, one at a time (a pool of
+    one worker then serves them in that order); different sockets are
+    served by `concurrency` threads at once. Many pools in one client run:
+    starting a client inside a namespace costs more than a request.
+    Returns {"requests": [{id, url, status, body, latency, error?}]} in the
+    order given."""
+    reqs = spec["requests"]
+    queues = {}
+    for i, r in enumerate(reqs):
+        queues.setdefault(r["socket"], []).append(i)
+    order = list(queues.values())
+    results = [None] * len(reqs)
+    lock = threading.Lock()
+    keep = int(spec.get("body_bytes", 1 << 20))
+    timeout = float(spec.get("timeout", 10))
+
+    def one(i):
+        r = reqs[i]
+        rec = {"id": r.get("id"), "url": r["url"]}
+        t0 = time.monotonic()
+        try:
+            resp = request(r["socket"], cgi_params(r["docroot"], r["url"], r.get("params")),
+                           timeout=timeout)
+            rec["status"] = resp.status
+            rec["body"] = resp.body[:keep].decode("utf-8", "replace")
+            if resp.status != 200:
+                rec["error"] = "HTTP %d: %s" % (resp.status, resp.body[:300].decode("utf-8", "replace"))
+            if resp.stderr:
+                rec["stderr"] = resp.stderr[:300].decode("utf-8", "replace")
+        except (OSError, FcgiError) as exc:
+            rec["status"] = 0
+            rec["error"] = "%s: %s" % (type(exc).__name__, exc)
+        rec["latency"] = time.monotonic() - t0
+        results[i] = rec
+
+    def worker():
+        while True:
+            with lock:
+                if not order:
+                    return
+                queue = order.pop(0)
+            for i in queue:
+                one(i)
+
+    threads = [threading.Thread(target=worker) for _ in range(int(spec.get("concurrency", 2)))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return {"requests": results}
+
+
 def main(argv):
-    modes = {"load": run_load, "stats": run_stats, "interleave": run_interleave}
+    modes = {"load": run_load, "stats": run_stats, "interleave": run_interleave, "batch": run_batch}
     if len(argv) != 3 or argv[1] not in modes:
-        print("usage: python3 -m harness.fcgi load|stats|interleave SPEC.json", file=sys.stderr)
+        print("usage: python3 -m harness.fcgi load|stats|interleave|batch SPEC.json", file=sys.stderr)
         return 64
     with open(argv[2]) as f:
         spec = json.load(f)

@@ -105,11 +105,11 @@ class WebHost:
     own (its pool must listen on .socket with `children` workers). scan_dir:
     ini files read after the harness's settings (PHP_INI_SCAN_DIR), which
     then go into a php.ini (-c) instead of -n -d, as a php-fpm that reads
-    conf.d after php.ini."""
+    conf.d after php.ini. opcache=False: opcache not loaded."""
 
     def __init__(self, ns, workdir, app_dir, target, children=2, period=0.005,
                  event_type="cpu", timeout=0.1, ini=None, excimer=True, name=None,
-                 modules=(), fpm_conf=None, scan_dir=None):
+                 modules=(), fpm_conf=None, scan_dir=None, opcache=True):
         self.ns = ns
         self.host = name or ns.host      # name: a second pool on the same host (web1-b)
         self.dir = Path(workdir) / self.host
@@ -153,10 +153,11 @@ request_terminate_timeout = 60
         argv = [PHP_FPM, "-F", "-O", "-R", "-y", str(conf)]
         env = None
         if scan_dir is None:
-            argv += php_ini_args(self.ini, excimer=excimer, modules=self.modules)
+            argv += php_ini_args(self.ini, opcache=opcache, excimer=excimer, modules=self.modules)
         else:
             php_ini = self.dir / "php.ini"
-            php_ini.write_text(php_ini_text(self.ini, excimer=excimer, modules=self.modules))
+            php_ini.write_text(php_ini_text(self.ini, opcache=opcache, excimer=excimer,
+                                            modules=self.modules))
             argv += ["-c", str(php_ini)]
             env = dict(load_env(), PHP_INI_SCAN_DIR=str(scan_dir))
         self.proc = Proc(ns, "php-fpm@" + self.host, argv, self.dir / "fpm.stderr", env=env)

@@ -26,4 +26,6 @@ echo json_encode([
     'period' => (string)ini_get('excimer.arclamp_period'),
     'stats' => function_exists('excimer_arclamp_stats') ? excimer_arclamp_stats() : null,
     'tiers' => function_exists('excimer_tiers_status') ? excimer_tiers_status() : null,
+    // identities whose tier aggregates the worker still holds (not yet sent)
+    'tiers_held' => function_exists('excimer_tiers_stats') ? count(excimer_tiers_stats()) : 0,
 ]);
