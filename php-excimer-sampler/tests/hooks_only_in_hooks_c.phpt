@@ -2,6 +2,8 @@
 The engine's hooks are set in one place (src/hooks.c): no other source file of the extension assigns zend_compile_file, zend_compile_string, zend_interrupt_function, zend_execute_ex or zend_execute_internal, sets a user opcode handler, registers an observer or sets the heap's handlers (two features chaining the same pointer each on their own once crashed every second request)
 --EXTENSIONS--
 excimer
+--INI--
+pcre.jit=0
 --FILE--
 <?php
 $patterns = [
