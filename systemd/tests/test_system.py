@@ -1093,6 +1093,8 @@ def test_hprof_fpm_split_as_readme_debian_says(started, summary):
     c.write_file("/etc/nginx/sites-available/default", HPROF_SITE)
     c.write_file("/var/www/html/probe.php", PROBE_PHP)
     cursor = journal_cursor(c)
+    nginx_master = c.show("nginx.service", "MainPID")["MainPID"]
+    old_nginx_workers = children(c, nginx_master)[0::2]
     c.exec("systemctl reload php8.2-fpm && nginx -t && systemctl reload nginx", timeout=60)
     reloaded = c.wait_for(f"{HPROF_UNIT} reloaded with php8.2-fpm", lambda: [
         e for e in journal(c, HPROF_UNIT, cursor) if str(e.get("MESSAGE", "")).startswith("Reloaded")], 30)
@@ -1100,6 +1102,11 @@ def test_hprof_fpm_split_as_readme_debian_says(started, summary):
     twin = c.show(HPROF_UNIT, "ActiveState", "SubState", "MainPID", "NRestarts")
     main = c.show("php8.2-fpm.service", "ActiveState", "MainPID")
     assert (twin["ActiveState"], twin["SubState"], twin["NRestarts"]) == ("active", "running", "0"), twin
+    # nginx's reload returns before its old workers, which still serve the
+    # site without its PHP location (the probe's source as text), are gone
+    c.wait_for("nginx's workers with the new configuration", lambda: (
+        lambda now: now and not set(now) & set(old_nginx_workers))(
+            children(c, nginx_master)[0::2]), 30)
 
     before = {g: runs_written(c, g) for g in ("hourly", "daily")}
     rows = fetch_probe(c, 40)
