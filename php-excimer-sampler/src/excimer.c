@@ -118,10 +118,11 @@ PHP_INI_BEGIN()
                       hprof_target, zend_excimer_globals, excimer_globals)
     STD_PHP_INI_ENTRY("excimer.hprof_max_bytes", "2097152", PHP_INI_SYSTEM, OnUpdateLong,
                       hprof_max_bytes, zend_excimer_globals, excimer_globals)
-    /* Request tiers (src/tiers.c). Which functions are tiers and how many
-     * requests are traced may change at run time (the breaker bounds the
-     * cost); where the data goes and the bounds are the host's. */
-    PHP_INI_ENTRY("excimer.tiers", "", PHP_INI_ALL, excimer_tiers_on_update)
+    /* Request tiers (src/tiers.c). Which functions are tiers is the host's:
+     * their patches live in memory every pool of the master shares. How
+     * many requests are traced may change at run time (the breaker bounds
+     * the cost); where the data goes and the bounds are the host's. */
+    PHP_INI_ENTRY("excimer.tiers", "", PHP_INI_SYSTEM, excimer_tiers_on_update)
     STD_PHP_INI_ENTRY("excimer.tiers_sample", "1", PHP_INI_ALL, OnUpdateLong,
                       tiers_sample, zend_excimer_globals, excimer_globals)
     STD_PHP_INI_ENTRY("excimer.tiers_target", "", PHP_INI_SYSTEM, OnUpdateString,

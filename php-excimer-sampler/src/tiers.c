@@ -257,7 +257,12 @@ ZEND_INI_MH(excimer_tiers_on_update)
     config_free(&ts.pending);
     ts.pending = c;
     ts.pending_changed = true;
-    if (ts.in_request) /* ini_set(): from now on */
+    /* PHP_INI_SYSTEM: set at startup, by a php-fpm pool before its first
+     * request or a web server's PHP_ADMIN_VALUE before the request starts;
+     * never by the request's own code (ini_set(), .user.ini), which would
+     * patch functions in memory other pools share. A SAPI that changes it
+     * during a request gets it applied from that moment. */
+    if (ts.in_request)
         config_apply();
     return SUCCESS;
 }
@@ -943,6 +948,18 @@ ZEND_FUNCTION(excimer_tiers_status)
     tiers_hook_patched(&shared, &private_);
     add_assoc_long(return_value, "patched_shared", shared);
     add_assoc_long(return_value, "patched_private", private_);
+    struct tiers_share share;
+    if (tiers_hook_share(&share)) {
+        zval z;
+        array_init(&z);
+        add_assoc_long(&z, "uid", share.uid);
+        add_assoc_long(&z, "ops", share.ops);
+        add_assoc_long(&z, "ops_max", share.ops_max);
+        add_assoc_long(&z, "internals", share.internals);
+        add_assoc_long(&z, "internals_max", share.internals_max);
+        add_assoc_zval(return_value, "shared_quota", &z);
+    } else
+        add_assoc_null(return_value, "shared_quota");
     zval tiers;
     array_init(&tiers);
     for (int i = 0; i < ts.pending.nfns; i++) {

@@ -68,6 +68,15 @@ void tiers_hook_request_end(void);
 /* Oplines this process patched: in shared memory (opcache's, kept), and
  * in this request's own memory. */
 void tiers_hook_patched(long *shared, long *private_);
+/* This process's user's share of the tables in shared memory (one per
+ * user of a php-fpm master's pools): what it holds and may hold. */
+struct tiers_share {
+    long uid;                   /* the effective user it is keyed by */
+    long ops, ops_max;          /* patched oplines in opcache's memory */
+    long internals, internals_max; /* internal functions swapped */
+};
+/* False when the user has no share yet (or none left to have). */
+bool tiers_hook_share(struct tiers_share *share);
 /* Whether user functions can be tiers here; why not (for status). */
 bool tiers_hook_user_functions(const char **why);
 

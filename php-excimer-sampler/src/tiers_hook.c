@@ -35,6 +35,7 @@
 
 #include <stdio.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "cpuclock.h"
 #include "hooks.h"
@@ -43,9 +44,20 @@
 #define TIERS_OPCODE 255
 #define OP_ENTRY 1u
 #define OP_EXIT 2u
-#define SHARED_OPS 4096             /* patched oplines in opcache's memory */
+/* The shared tables are a master's, and a master may run the pools of
+ * several users: each user (the workers' effective uid) has a share of its
+ * own, so that no pool's tiers can use up another's (a tenant that filled
+ * the tables once switched every other pool's tiers off until php-fpm
+ * restarted). A share holds a configuration's 64 functions many times over
+ * (their RETURNs, their copies in several scripts or releases). */
+#define OWNERS 32                   /* users with a share */
+#define OWNER_OPS 1024              /* patched oplines in opcache's memory, per user */
+#define OWNER_INTERNALS 64          /* internal functions swapped, per user */
+#define SHARED_OPS 65536            /* every share fits within 3/4 of it */
 #define PRIVATE_OPS 2048            /* patched oplines of one request */
-#define INTERNALS 256               /* internal functions ever swapped */
+#define INTERNALS (OWNERS * OWNER_INTERNALS)
+#define STR_(x) #x
+#define STR(x) STR_(x)
 #define STACK_MAX 64                /* tier calls open at once */
 #define FN_CACHE 256                /* functions looked up in one request */
 #define SHM_RANGES 32
@@ -73,6 +85,19 @@ struct internal_rec {
     zif_handler orig;
 };
 
+/* A user's share of the shared tables, in shared memory with them: what
+ * the processes of that user have taken. Never given back (a claim that
+ * lost a race excepted), as the slots are not: a patch stays until
+ * php-fpm restarts. */
+struct owner {
+    uint32_t key;                   /* the euid + 1; 0: free */
+    uint32_t ops;                   /* shared oplines patched, at most OWNER_OPS */
+    uint32_t internals;             /* internal records claimed, at most OWNER_INTERNALS */
+};
+
+_Static_assert(OWNERS * OWNER_OPS <= SHARED_OPS - SHARED_OPS / 4,
+               "the shares fill at most 3/4 of the shared opline table");
+
 /* A tier call in progress. */
 struct frame {
     zend_execute_data *ex;
@@ -88,6 +113,8 @@ static struct {
     struct optable shared_ops;      /* MAP_SHARED, from MINIT */
     struct optable private_ops;
     struct internal_rec *internals; /* MAP_SHARED, INTERNALS records */
+    struct owner *owners;           /* MAP_SHARED, OWNERS shares */
+    bool share_full_logged;         /* this process said its user's share is used up */
     int internal_tier[INTERNALS];   /* this process's tier of internals[i]; 0: none */
     bool internal_swapped[INTERNALS];
     int reserved;                   /* our slot in zend_function reserved[] */
@@ -131,23 +158,93 @@ static const struct op_slot *optable_find(const struct optable *t, const zend_op
     return NULL;
 }
 
-/* The slot of op, taken if it had none; NULL when the table is full. */
+/* --- the users' shares of the shared tables ---------------------------- */
+
+/* The share of this process's user; with `take`, a free one is taken for
+ * it. NULL: none (OWNERS other users have theirs). */
+static struct owner *owner_share(bool take)
+{
+    if (!hk.owners)
+        return NULL;
+    uint32_t key = (uint32_t)geteuid() + 1; /* php-fpm's workers: the pool's user */
+    for (int i = 0; i < OWNERS; i++) {
+        uint32_t k = __atomic_load_n(&hk.owners[i].key, __ATOMIC_ACQUIRE);
+        if (!k && take)
+            __atomic_compare_exchange_n(&hk.owners[i].key, &k, key, false, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE);
+        if (k == key || (!k && take))
+            return &hk.owners[i];
+        if (!k)
+            return NULL;
+    }
+    return NULL;
+}
+
+/* One more of `count`, unless it is at `max` already. */
+static bool share_take(uint32_t *count, uint32_t max)
+{
+    uint32_t n = __atomic_load_n(count, __ATOMIC_ACQUIRE);
+    do {
+        if (n >= max)
+            return false;
+    } while (!__atomic_compare_exchange_n(count, &n, n + 1, false, __ATOMIC_ACQ_REL,
+                                          __ATOMIC_ACQUIRE));
+    return true;
+}
+
+static void share_give_back(uint32_t *count)
+{
+    __atomic_fetch_sub(count, 1, __ATOMIC_ACQ_REL);
+}
+
+/* Said once per process, in PHP's error log: an operator learns why a
+ * tier stopped counting new code without reading excimer_tiers_status()
+ * (the caller counts what it could not patch in skipped). */
+static void share_full(const char *what)
+{
+    if (hk.share_full_logged)
+        return;
+    hk.share_full_logged = true;
+    char msg[300];
+    snprintf(msg, sizeof msg,
+             "excimer: request tiers: user %lu's share of the shared tables is used up (%s); "
+             "tier functions it has not patched yet are not timed until php-fpm restarts",
+             (unsigned long)geteuid(), what);
+    php_log_err(msg);
+}
+
+/* Room for one more entry in t: the private table's own bound, or the
+ * user's share of the shared one (which keeps it under 3/4 full). */
+static bool optable_room(struct optable *t)
+{
+    if (!t->shared)
+        return t->used < t->cap - t->cap / 4;
+    struct owner *o = owner_share(true);
+    if (o && share_take(&o->ops, OWNER_OPS))
+        return true;
+    share_full(o ? STR(OWNER_OPS) " patched oplines" : STR(OWNERS) " other users have shares");
+    return false;
+}
+
+/* The slot of op, taken if it had none; NULL when there is no room. */
 static struct op_slot *optable_claim(struct optable *t, const zend_op *op)
 {
     size_t i = op_hash(op, t->cap);
     for (size_t n = 0; n < t->cap; n++, i = (i + 1) & (t->cap - 1)) {
         const zend_op *k = __atomic_load_n(&t->slots[i].op, __ATOMIC_ACQUIRE);
-        if (!k && t->used < t->cap - t->cap / 4) {
+        if (!k) {
+            if (!optable_room(t))
+                return NULL;
             if (__atomic_compare_exchange_n(&t->slots[i].op, &k, op, false, __ATOMIC_ACQ_REL,
                                             __ATOMIC_ACQUIRE)) {
-                t->used++; /* shared: this process's count, a bound all the same */
+                t->used++; /* shared: this process's count (the user's is its share) */
                 return &t->slots[i];
             }
+            if (t->shared) /* another process took this slot meanwhile */
+                share_give_back(&owner_share(false)->ops);
         }
         if (k == op)
             return &t->slots[i];
-        if (!k)
-            return NULL;
     }
     return NULL;
 }
@@ -546,20 +643,34 @@ static uint64_t tiers_string_begin(const char *filename)
 
 /* --- internal functions ---------------------------------------------- */
 
+/* The record of f: another user's too (f is the master's, the same in
+ * every worker), a new one out of this user's share. */
 static struct internal_rec *internal_claim(const zend_function *f)
 {
+    struct owner *o = NULL;
     for (int i = 0; i < INTERNALS; i++) {
         const zend_function *k = __atomic_load_n(&hk.internals[i].func, __ATOMIC_ACQUIRE);
-        if (k == f)
-            return &hk.internals[i];
+        if (!k && !o) {
+            o = owner_share(true);
+            if (!o || !share_take(&o->internals, OWNER_INTERNALS)) {
+                share_full(o ? STR(OWNER_INTERNALS) " internal functions"
+                             : STR(OWNERS) " other users have shares");
+                return NULL;
+            }
+        }
         if (!k && __atomic_compare_exchange_n(&hk.internals[i].func, &k, f, false,
                                               __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
             hk.internals[i].orig = f->internal_function.handler;
             return &hk.internals[i];
         }
-        if (k == f)
+        if (k == f) {
+            if (o) /* another process claimed it meanwhile */
+                share_give_back(&o->internals);
             return &hk.internals[i];
+        }
     }
+    if (o)
+        share_give_back(&o->internals);
     return NULL;
 }
 
@@ -620,7 +731,8 @@ bool tiers_hook_module_init(void)
     hk.private_ops = (struct optable){pecalloc(PRIVATE_OPS, sizeof(struct op_slot), 1), PRIVATE_OPS,
                                       0, false};
     hk.internals = map_shared(INTERNALS * sizeof(struct internal_rec));
-    if (!hk.shared_ops.slots || !hk.internals || hk.reserved < 0) {
+    hk.owners = map_shared(OWNERS * sizeof(struct owner));
+    if (!hk.shared_ops.slots || !hk.internals || !hk.owners || hk.reserved < 0) {
         hk.no_user_fns = "no shared memory";
         return false;
     }
@@ -660,6 +772,17 @@ void tiers_hook_patched(long *shared, long *private_)
 {
     *shared = (long)hk.shared_ops.used;
     *private_ = (long)hk.private_ops.used;
+}
+
+bool tiers_hook_share(struct tiers_share *share)
+{
+    const struct owner *o = owner_share(false);
+    *share = (struct tiers_share){(long)geteuid(), 0, OWNER_OPS, 0, OWNER_INTERNALS};
+    if (o) {
+        share->ops = __atomic_load_n(&o->ops, __ATOMIC_ACQUIRE);
+        share->internals = __atomic_load_n(&o->internals, __ATOMIC_ACQUIRE);
+    }
+    return o != NULL;
 }
 
 bool tiers_hook_user_functions(const char **why)

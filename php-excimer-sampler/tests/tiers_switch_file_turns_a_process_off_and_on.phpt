@@ -1,5 +1,5 @@
 --TEST--
-Request tiers: excimer.tiers_control switches tracing off and on within a second, without a restart; ini_set() changes the tiers at run time
+Request tiers: excimer.tiers_control switches tracing off and on within a second, without a restart
 --EXTENSIONS--
 excimer
 --SKIPIF--
@@ -36,18 +36,6 @@ unlink("$dir/control");
 file_put_contents("$dir/n", "10");
 echo cgi_requests("$dir/app.php", 1, ['excimer.tiers' => '"w=work"',
     'excimer.tiers_control' => "$dir/control"]);
-
-echo "-- ini_set\n";
-function a() { return 1; }
-function b() { return 2; }
-a(); b();
-var_dump(ini_set('excimer.tiers', 'x=a'));
-a(); b(); a();
-var_dump(ini_set('excimer.tiers', 'x=a, y=b'));
-a(); b();
-var_dump(@ini_set('excimer.tiers', 'no equals sign'), ini_get('excimer.tiers'));
-var_dump(ini_set('excimer.tiers', '_total=a'));
-print_r(tier_calls());
 ?>
 --EXPECTF--
 request 0: enabled=1 tracing=1 work=1
@@ -62,16 +50,3 @@ excimer: excimer.tiers_control: the file's first word is neither on nor off; lef
 -- no file: on
 request 10: enabled=1 tracing=1 work=1
 %A
--- ini_set
-string(0) ""
-string(3) "x=a"
-bool(false)
-string(8) "x=a, y=b"
-
-Warning: ini_set(): excimer.tiers: a tier name must be 1-64 of [A-Za-z0-9_.-], not starting with '_' in %s on line %d
-bool(false)
-Array
-(
-    [tiers_switch_file_turns_a_process_off_and_on/x] => 3
-    [tiers_switch_file_turns_a_process_off_and_on/y] => 1
-)
