@@ -6,10 +6,11 @@ import json
 import os
 import signal
 import time
+from pathlib import Path
 
 import pytest
 
-from harness import combos, hprof_split, report, runlogs
+from harness import combos, fpm, hprof_split, report, runlogs
 from harness.arclamp import HOURLY, metric_sum
 from harness.checks import (assert_every_line_parses, check_delivery, check_report_summaries,
                             check_svgs, error_counts, failures, record_row, unheard_lines,
@@ -1129,3 +1130,147 @@ def test_combinations_in_php_fpm(fleet_factory):
                    "own (%d masters up in %.1f s)" % (
                        received, runs_total, runs_sent, tier_lines, len(every), combos.REQUESTS,
                        len(masters), t_ready))
+
+
+# ---------------------------------------------------------------------------
+# Scenario 12
+
+# The tenant's request: its own configured tier method, a new copy with
+# 2,000 RETURNs in each request's file (opcache keeps every copy, each one
+# patched), then tiers of its own at run time: 64 internal functions it has
+# not named before.
+POOLS_TENANT = r"""<?php
+$n = (int)$_GET['n'];
+require __DIR__ . "/gen/tenant$n.php";
+(new Tenant)->f(-1);
+$names = array_values(array_filter(get_defined_functions()['internal'],
+    fn($f) => !str_contains($f, '\\') && $f !== 'str_pad'));
+$list = [];
+foreach (array_slice($names, 64 * $n, 64) as $f) {
+    $list[] = "evil=$f";
+}
+$set = @ini_set('excimer.tiers', implode(',', $list));
+echo json_encode(['ini_set' => $set !== false, 'status' => excimer_tiers_status()]);
+"""
+POOLS_VICTIM = r"""<?php
+class Victim {
+    public function work($x) { if ($x > 1) { return 2; } return str_pad('v', 3); }
+}
+(new Victim)->work(0);
+str_pad('w', 2);
+echo json_encode(excimer_tiers_status());
+"""
+POOLS_ATTACKS = 5
+POOLS_VICTIM_REQUESTS = 3
+
+
+class TwoPools(fpm.WebHost):
+    """Scenario 12's php-fpm master in a web host: the pool `tenant` (user
+    nobody, its one worker replaced after each request, its tier method
+    configured by php_value) and the pool `victim` (user www-data, its tiers
+    by php_admin_value), each serving its own site under <dir>/sites, with
+    the master's one opcache. Tier lines go to Redis's channel tiers."""
+
+    POOLS = {"tenant": ("nobody", ["pm.max_requests = 1",
+                                   'php_value[excimer.tiers] = "own=Tenant::f"']),
+             "victim": ("www-data",
+                        ['php_admin_value[excimer.tiers] = "work=Victim::work, pad=str_pad"'])}
+
+    def __init__(self, ns, workdir, redis, timeout):
+        name = ns.host + "-pools"
+        sites = Path(workdir) / name / "sites"
+        super().__init__(ns, workdir, sites, target="", children=1, timeout=timeout, ini={
+            "excimer.tiers_target": redis.url("tiers"), "excimer.tiers_flush_interval": "0",
+            "opcache.file_update_protection": "0"}, name=name, fpm_conf=self._conf)
+        for pool, php in (("tenant", POOLS_TENANT), ("victim", POOLS_VICTIM)):
+            (sites / pool / "gen").mkdir(parents=True)
+            (sites / pool / (pool + ".php")).write_text(php)
+        body = "".join("        if ($x === %d) { return %d; }\n" % (i, i) for i in range(2000))
+        for n in range(POOLS_ATTACKS):
+            (sites / "tenant" / "gen" / ("tenant%d.php" % n)).write_text(
+                "<?php\nclass Tenant {\n    public function f($x) {\n%s        return 0;\n"
+                "    }\n}\n" % body)
+        # the pools' users read the sites: the fleet's directory is root's 0700
+        os.chmod(str(workdir), 0o711)
+        for p in [self.dir] + list(self.dir.rglob("*")):
+            os.chmod(str(p), 0o755 if p.is_dir() else 0o644)
+
+    def _conf(self, web):
+        out = ["[global]\npid = %s/fpm.pid\nerror_log = %s/fpm.log\ndaemonize = no\n"
+               % (self.dir, self.dir)]
+        for pool, (user, extra) in self.POOLS.items():
+            out.append("\n[%s]\nuser = %s\nlisten = %s\nlisten.mode = 0600\npm = static\n"
+                       "pm.max_children = 1\ncatch_workers_output = yes\nclear_env = yes\n"
+                       "security.limit_extensions = .php\n%s\n"
+                       % (pool, user, self.pool_socket(pool), "\n".join(extra)))
+        return "".join(out)
+
+    def pool_socket(self, pool):
+        return str(self.dir / (pool + ".sock"))
+
+    def start(self):
+        self.proc.start()
+        wait_until(lambda: all(os.path.exists(self.pool_socket(p)) for p in self.POOLS)
+                   or self._check_alive(), what="the pools' sockets of " + self.host)
+        self.proc.wait_log("ready to handle connections")
+        return self
+
+    def request(self, pool, query=""):
+        return {"id": pool, "socket": self.pool_socket(pool), "docroot": str(self.app_dir / pool),
+                "url": "/%s.php%s" % (pool, query), "params": {}}
+
+    def worker_stats(self, *args, **kw):
+        raise NotImplementedError("two pools: their answers carry their status")
+
+
+def test_pools_cannot_starve_each_other(fleet_factory):
+    """Two pools of one php-fpm master as two users, sharing its opcache and
+    the tables request tiers keep in shared memory. The tenant attacks in 5
+    requests (tiers of its own by ini_set(), and its configured tier method,
+    a new copy with 2,000 RETURNs each time): ini_set() is refused every
+    time and its user stops at its share (1,024 patched oplines). The other
+    pool's tiers, a method and an internal function it compiles or swaps
+    only then, record every call: 3 and 6 in the hourly and daily tier
+    tables under its identity, its workers skipped nothing, and no tier of
+    the tenant's own making (`evil`) reaches a table."""
+    t0 = time.monotonic()
+    fleet = fleet_factory(hosts=1, transport="pubsub", children=1,
+                          arclamp_over={"redis_channels": ["excimer", "tiers"]})
+    web = fleet.web["web1"]
+    pools = TwoPools(web.ns, fleet.workdir, fleet.redis, fleet.opts.timeout)
+    fleet.web[pools.host] = pools           # stopped with the fleet
+    pools.start()
+
+    def answers(requests):
+        res = combos.batch(web, requests)
+        assert all(not r.get("error") and r["status"] == 200 for r in res), res
+        return [json.loads(r["body"]) for r in res]
+    attacks = answers([pools.request("tenant", "?n=%d" % n) for n in range(POOLS_ATTACKS)])
+    victim = answers([pools.request("victim") for _ in range(POOLS_VICTIM_REQUESTS)])
+    assert not any(a["ini_set"] for a in attacks), attacks
+    share = attacks[-1]["status"]["shared_quota"]
+    assert share["ops"] == share["ops_max"], share
+    assert victim[-1]["skipped"] == 0, victim
+
+    root = fleet.arclamp.files_root
+
+    def calls():
+        return {g: combos.tier_tables(root, g)[0] for g in ("hourly", "daily")}
+
+    def complete():
+        fleet.arclamp.reload()          # the pending tier minutes, written
+        return all(ids.get("victim", {}).get("work") == POOLS_VICTIM_REQUESTS
+                   for ids in calls().values())
+    wait_until(complete, interval=0.5, what="the victim's tier calls in the tables",
+               describe=calls)
+    for g, ids in calls().items():
+        assert ids["victim"].get("pad") == 2 * POOLS_VICTIM_REQUESTS, (g, ids)
+        assert not any("evil" in tiers for tiers in ids.values()), (g, ids)
+    m = fleet.arclamp.wait_quiet(settle=0.6)
+    assert metric_sum(m, "arclamp_log_tier_lines_invalid_total") == 0
+    row = report.record("12 pools cannot starve each other", sent=None, received=int(metric_sum(
+        m, "arclamp_log_tier_lines_received_total")), written=None, invalid=0)
+    row["note"] = ("tenant: %d requests, ini_set refused, its share %d/%d oplines; victim: "
+                   "work %d, pad %d calls; %.0f s" % (
+                       POOLS_ATTACKS, share["ops"], share["ops_max"], POOLS_VICTIM_REQUESTS,
+                       2 * POOLS_VICTIM_REQUESTS, time.monotonic() - t0))
