@@ -6,7 +6,7 @@
 
 CC       ?= cc
 BUILD    := build
-PKGS     := hiredis yaml-0.1 libsystemd zlib libxxhash
+PKGS     := hiredis yaml-0.1 libsystemd zlib libxxhash libsodium
 # arclamp-report alone reads and writes JSON, and draws callgraphs
 REPORT_PKGS := json-c libgvc
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2

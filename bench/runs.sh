@@ -5,7 +5,9 @@
 # cap), then the bytes arclamp-log writes per run, before runs were stored
 # once per period (an older daemon, built from BASELINE_COMMIT) and now;
 # then (bench/delivery.py) runs of that size sent by the extension over the
-# unix socket, the extension of BASELINE_COMMIT and the one built now.
+# unix socket, the extension of BASELINE_COMMIT and the one built now; then
+# (bench/runids.py) the CPU of 999 runs whose ids collide under the run
+# table's former unkeyed hash, against random ids.
 # Usage: bench/runs.sh. Env:
 #   BUILD=build            the build measured (bin/arclamp-log, bench/runline-size)
 #   ARCS=9000 RUNS=50      arcs of the run, runs sent to each daemon
@@ -54,3 +56,5 @@ python3 bench/runs.py --build "$BUILD" --arcs "$ARCS" --runs "$RUNS" \
     ${BASELINE_LOG:+--baseline "$BASELINE_LOG"}
 echo
 python3 bench/delivery.py --build "$BUILD" ${BASELINE_EXT:+--baseline-ext "$BASELINE_EXT"}
+echo
+python3 bench/runids.py --binary "now=$BUILD/bin/arclamp-log"

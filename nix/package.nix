@@ -56,11 +56,11 @@ stdenv.mkDerivation {
       lib.cleanSourceFilter path type && !(builtins.elem (toString path) excluded);
   };
 
-  # pkg-config finds hiredis, yaml-0.1, libsystemd, zlib and libxxhash (the
+  # pkg-config finds hiredis, yaml-0.1, libsystemd, zlib, libxxhash and libsodium (the
   # Makefile's PKGS) and json-c and libgvc (graphviz: its REPORT_PKGS); phpize and php-config come
   # from PHP's dev output and need autoconf.
   nativeBuildInputs = [ pkg-config autoconf re2c (lib.getDev php.unwrapped) ];
-  buildInputs = [ hiredis libyaml systemd zlib xxHash json_c graphviz ];
+  buildInputs = [ hiredis libyaml systemd zlib xxHash libsodium json_c graphviz ];
 
   makeFlags = import ./make-flags.nix { out = placeholder "out"; };
   enableParallelBuilding = true;

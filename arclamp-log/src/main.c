@@ -2,6 +2,7 @@
  * the daemon (daemon.c). */
 #include "config.h"
 #include "daemon.h"
+#include "keyedhash.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -81,5 +82,6 @@ int main(int argc, char **argv)
         config_free(&cfg);
         return 0;
     }
+    keyedhash_init();   /* the tables' hash key, before any table is filled */
     return daemon_run(path, &cfg);
 }

@@ -1,18 +1,18 @@
 /* runs: reassembly of hierarchical runs from their lines, within bounds.
  * See runs.h. */
 #include "runs.h"
+#include "keyedhash.h"
 #include "log.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Run ids are the sender's: the hash is keyed (keyedhash.h), or ids crafted
+ * to share a bucket would make every line walk one long chain. */
 static size_t hash_runid(const char *s, size_t len)
 {
-    size_t h = 14695981039346656037ULL;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-    return h;
+    return (size_t)keyedhash(s, len);
 }
 
 void runs_init(struct runs *r, const struct runs_limits *lim, struct stats *stats)
@@ -325,4 +325,17 @@ void runs_free(struct runs *r, double mono)
     runline_names_free(&r->names);
     free(r->table);
     r->table = NULL;
+}
+
+size_t runs_longest_chain(const struct runs *r)
+{
+    size_t longest = 0;
+    for (size_t i = 0; i < r->table_size; i++) {
+        size_t n = 0;
+        for (const struct run *run = r->table[i]; run; run = run->hnext)
+            n++;
+        if (n > longest)
+            longest = n;
+    }
+    return longest;
 }

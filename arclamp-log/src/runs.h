@@ -98,4 +98,8 @@ void runs_count_drop(struct runs *r, enum run_drop why, const char *runid, doubl
  * passed (or `force`). */
 void runs_report(struct runs *r, double mono, int force);
 
+/* The most entries one bucket of the table holds: what a lookup may walk.
+ * The tests' measure that ids crafted to share a bucket do not. */
+size_t runs_longest_chain(const struct runs *r);
+
 #endif

@@ -1,6 +1,7 @@
 /* tiertable: request-tier aggregates within bounds, and their tier lines,
  * JSON and text. See tiertable.h. */
 #include "tiertable.h"
+#include "keyedhash.h"
 #include "xmlesc.h"
 
 #include <stdlib.h>
@@ -8,10 +9,7 @@
 
 static size_t hash_name(const char *s, size_t len)
 {
-    size_t h = 14695981039346656037ULL;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-    return h;
+    return (size_t)keyedhash(s, len);   /* a sender names identities: keyed */
 }
 
 static uint64_t add_sat(uint64_t a, uint64_t b)

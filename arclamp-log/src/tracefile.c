@@ -3,6 +3,7 @@
  * tracefile.h. */
 #include "tracefile.h"
 #include "bucket.h"
+#include "keyedhash.h"
 #include "log.h"
 #include "runline.h"
 
@@ -24,12 +25,10 @@
  * numbers of at most 19 digits and a space. */
 #define RUN_END_LINE_MAX (RUNLINE_PREFIX_LEN + RUNLINE_RUNID_MAX + 5 + 19 + 1 + 19)
 
+/* A path holds the sender's tag: the hash is keyed (keyedhash.h). */
 static size_t hash_path(const char *s)
 {
-    size_t h = 14695981039346656037ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
+    return (size_t)keyedhash_str(s);
 }
 
 void fileset_init(struct fileset *fs, struct stats *stats, size_t max_open, size_t max_buffer)

@@ -119,6 +119,40 @@ static uint64_t dropped_total(const struct stats *st)
     return n;
 }
 
+/* The hash arclamp-log gave run ids before it was keyed (64-bit FNV-1a):
+ * what a sender could compute to craft ids sharing one bucket. */
+static uint64_t unkeyed_fnv1a(const char *s)
+{
+    uint64_t h = 14695981039346656037ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+/* 999 run ids that all fell into bucket 0 of the former hash, each line of
+ * a run walking a chain of 999: under the keyed hash no bucket holds more
+ * than a few of them. */
+START_TEST(run_ids_crafted_to_share_a_bucket_spread)
+{
+    struct rfx fx;
+    rfx_init(&fx, NULL);
+    uint64_t mask = fx.runs.table_size - 1;
+    int crafted = 0;
+    for (unsigned long i = 0; crafted < 999; i++) {
+        char id[32];
+        snprintf(id, sizeof id, "c%lx", i);
+        if ((unkeyed_fnv1a(id) & mask) != 0)
+            continue;
+        ck_assert_ptr_null(feed(&fx, begin_line(id, ENTRY), 1, NULL));
+        crafted++;
+    }
+    ck_assert_uint_eq(fx.st.runs_pending, 999);
+    /* 999 ids in 2048 buckets: a random bucket seldom holds more than 6 */
+    ck_assert_uint_le(runs_longest_chain(&fx.runs), 16);
+    rfx_free(&fx);
+}
+END_TEST
+
 START_TEST(run_is_put_together_from_its_lines)
 {
     struct rfx fx;
@@ -875,6 +909,7 @@ Suite *runs_suite(void)
     tcase_add_test(tc, ingest_expires_runs_on_its_timer);
     tcase_add_test(tc, runs_pending_at_reload_or_stop_are_counted);
     tcase_add_test(tc, run_logs_are_retained_apart_from_trace_logs);
+    tcase_add_test(tc, run_ids_crafted_to_share_a_bucket_spread);
     suite_add_tcase(s, tc);
     return s;
 }

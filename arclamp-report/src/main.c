@@ -12,6 +12,7 @@
 #include "generate.h"
 #include "html.h"
 #include "jsonout.h"
+#include "keyedhash.h"
 #include "bucket.h"
 #include "run.h"
 #include "tiers.h"
@@ -359,6 +360,7 @@ static int cmd_generate(const struct opts *o)
 
 int main(int argc, char **argv)
 {
+    keyedhash_init();   /* the tables' hash key, before any table is filled */
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;

@@ -1,5 +1,6 @@
 /* run: one XHProf run in memory (see run.h). */
 #include "run.h"
+#include "keyedhash.h"
 #include "phpser.h"
 #include "strbuf.h"
 
@@ -14,7 +15,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 const char *const metric_names[M_COUNT] = {
     "ct", "wt", "ut", "st", "cpu", "mu", "pmu", "samples", "mem.na", "mem.nf", "mem.aa",
@@ -50,7 +50,7 @@ void run_free(run *r)
 
 static size_t slot_of(const run *r, const char *key, size_t klen)
 {
-    return (size_t)XXH3_64bits(key, klen) & (r->index_size - 1);
+    return (size_t)keyedhash(key, klen) & (r->index_size - 1);   /* names are the senders' */
 }
 
 static void index_grow(run *r)

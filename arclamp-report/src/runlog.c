@@ -1,5 +1,6 @@
 /* runlog: the run logs of the fleet, summed run by run (see runlog.h). */
 #include "runlog.h"
+#include "keyedhash.h"
 #include "runline.h"
 #include "strbuf.h"
 #include "xhprof.h"
@@ -10,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 /* ---- the run ids of a view ---------------------------------------------- */
 
@@ -44,7 +44,7 @@ static void seen_grow(struct runlog_seen *s)
 static int seen_add(struct runlog_seen *s, const char *id)
 {
     size_t len = strlen(id);
-    uint64_t h = XXH3_64bits(id, len);
+    uint64_t h = keyedhash(id, len);   /* run ids are the senders': keyed */
     for (size_t k = s->nslots ? (size_t)h & (s->nslots - 1) : 0; s->nslots && s->slots[k];
          k = (k + 1) & (s->nslots - 1)) {
         const struct runlog_seen_id *e = &s->v[s->slots[k] - 1];

@@ -21,8 +21,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <xxhash.h>
 
+#include "keyedhash.h"
 #include "strbuf.h"
 
 struct stack {
@@ -39,7 +39,7 @@ struct run {
 };
 
 struct stack_slot {
-    XXH128_hash_t hash;     /* identity of the stack's bytes */
+    struct keyedhash128 hash; /* identity of the stack's bytes */
     uint32_t stack_plus1;   /* stack number + 1; 0 marks an empty slot */
 };
 
@@ -302,7 +302,7 @@ static struct frame_slot *frame_slot(const struct flame *f, const char *name, si
 /* The frame's number; a new name is stored (make_room made space for it). */
 static uint32_t frame_intern(struct flame *f, const char *name, size_t len)
 {
-    uint64_t h = XXH3_64bits(name, len);
+    uint64_t h = keyedhash(name, len);
     struct frame_slot *s = frame_slot(f, name, len, h);
     if (s->frame_plus1)
         return s->frame_plus1 - 1;
@@ -367,7 +367,7 @@ static void measure_stack(const struct flame *f, const char *stack, size_t len, 
     FOR_EACH_FRAME(stack, len, p, n, {
         (*depth)++;
         int repeat = prev && prev_len == n && memcmp(prev, p, n) == 0;
-        const struct frame_slot *s = repeat ? NULL : frame_slot(f, p, n, XXH3_64bits(p, n));
+        const struct frame_slot *s = repeat ? NULL : frame_slot(f, p, n, keyedhash(p, n));
         if (!repeat && (!s || !s->frame_plus1)) {
             (*new_frames)++;
             *new_bytes += n;
@@ -394,11 +394,11 @@ static uint32_t stack_store(struct flame *f, const char *stack, size_t len)
  * fit within the limits. */
 static struct stack *stack_find(struct flame *f, const char *stack, size_t len)
 {
-    XXH128_hash_t h = XXH3_128bits(stack, len);
+    struct keyedhash128 h = keyedhash128(stack, len);
     for (int pass = 0; pass < 2; pass++) {
         size_t j = f->t.stack_cap ? h.low64 & (f->t.stack_cap - 1) : 0;
         while (f->t.stack_cap && f->stack_index[j].stack_plus1) {
-            if (XXH128_isEqual(f->stack_index[j].hash, h))
+            if (keyedhash128_eq(f->stack_index[j].hash, h))
                 return &f->stacks[f->stack_index[j].stack_plus1 - 1];
             j = (j + 1) & (f->t.stack_cap - 1);
         }

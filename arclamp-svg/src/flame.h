@@ -2,9 +2,11 @@
  *
  * Lines are "FRAME;FRAME;...;LEAF COUNT" (or "STACK COUNT1 COUNT2" for a
  * differential graph). Identical stacks are recognised by a 128-bit hash of
- * their bytes (XXH3, from libxxhash), so a line seen before costs one hash and
- * one table lookup; only the first sighting of a stack splits it into frames
- * and stores it as a short array of frame numbers (names are interned once).
+ * their bytes (SipHash under the process's key, keyedhash.h: a log's author
+ * can neither make two stacks one nor pile them into one slot), so a line
+ * seen before costs one hash and one table lookup; only the first sighting
+ * of a stack splits it into frames and stores it as a short array of frame
+ * numbers (names are interned once).
  * Memory therefore grows with distinct stacks and frames, never with the
  * number of lines.
  *

@@ -1,15 +1,15 @@
 /* fnfilter: per-function matching of stacks, memoized per distinct stack.
  * See fnfilter.h. */
 #include "fnfilter.h"
+#include "keyedhash.h"
 #include "strbuf.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <xxhash.h>
 
 struct slot {
-    XXH128_hash_t hash;   /* the stack's identity */
-    uint64_t bits;        /* its answer */
+    struct keyedhash128 hash; /* the stack's identity */
+    uint64_t bits;            /* its answer */
     int used;
 };
 
@@ -63,10 +63,10 @@ static uint64_t search(const struct fnfilter *ff, const char *stack, size_t len)
     return bits;
 }
 
-static struct slot *find(struct slot *slots, size_t cap, XXH128_hash_t h)
+static struct slot *find(struct slot *slots, size_t cap, struct keyedhash128 h)
 {
     size_t i = (size_t)h.low64 & (cap - 1);
-    while (slots[i].used && !XXH128_isEqual(slots[i].hash, h))
+    while (slots[i].used && !keyedhash128_eq(slots[i].hash, h))
         i = (i + 1) & (cap - 1);
     return &slots[i];
 }
@@ -90,7 +90,7 @@ uint64_t fnfilter_match(struct fnfilter *ff, const char *stack, size_t len)
         return 0;
     if (ff->used * 2 >= ff->cap && ff->used < FNFILTER_MAX_MEMO)
         grow(ff);
-    XXH128_hash_t h = XXH3_128bits(stack, len);
+    struct keyedhash128 h = keyedhash128(stack, len);
     struct slot *s = find(ff->slots, ff->cap, h);
     if (!s->used && ff->used >= FNFILTER_MAX_MEMO)
         return search(ff, stack, len);   /* the memo is full: not remembered */

@@ -4,7 +4,7 @@
  * ";FUNCTION" (a whole frame, never the entry point). Searching every line
  * for every function would cost one pass over the bytes per function; as
  * trace logs repeat the same stacks over and over, the answer is kept per
- * distinct stack (keyed by a 128-bit XXH3 hash of its bytes, as flame.c
+ * distinct stack (keyed by a 128-bit keyed hash of its bytes, as flame.c
  * identifies stacks), so each distinct stack is searched once and every
  * repeat costs one hash and one lookup. Memory grows with distinct stacks
  * (32 bytes each, at most FNFILTER_MAX_MEMO of them: past that, stacks not

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "keyedhash.h"
 
 static const struct {
     const char *name;
@@ -27,6 +28,7 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    keyedhash_init();   /* the tables' hash key, before any table is filled */
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <xxhash.h>
 
+#include "keyedhash.h"
 #include "strbuf.h"
 
 struct entry {
@@ -72,7 +72,7 @@ long namemap_get(const struct namemap *m, const char *name, size_t len)
 {
     if (!m->cap)
         return -1;
-    size_t *s = slot_of(m, name, len, XXH3_64bits(name, len));
+    size_t *s = slot_of(m, name, len, keyedhash(name, len));
     return *s ? (long)(*s - 1) : -1;
 }
 
@@ -87,7 +87,7 @@ size_t namemap_add(struct namemap *m, const char *name, size_t len)
         m->alloc = m->alloc ? m->alloc * 2 : 64;
         m->entries = xrealloc(m->entries, m->alloc * sizeof(*m->entries));
     }
-    uint64_t hash = XXH3_64bits(name, len);
+    uint64_t hash = keyedhash(name, len);
     m->entries[m->n] = (struct entry){m->names.len, len, hash};
     if (len)
         strbuf_append(&m->names, name, len);

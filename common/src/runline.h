@@ -114,7 +114,7 @@ size_t runline_unescape(const char *text, size_t len, char *out);
  * returns its length; 0: no tag. */
 size_t runline_entry_tag(const char *entry, size_t len, char *tag);
 
-/* ---- the name table of one run ------------------------------------------- */
+/* ---- the name table of one run (runnames.c) ------------------------------ */
 
 /* The functions a version 2 run defined so far (fn lines), by id: what
  * its arcs are resolved against, in the order of the lines. Used by every
@@ -151,6 +151,10 @@ int runline_names_resolves(const struct runline_names *t, const struct runline *
  * ("parent==>child", "f@1", "main()"; may hold NULs). 0, or -1 when a
  * version 2 arc uses an undefined id. */
 int runline_names_key(const struct runline_names *t, const struct runline *rl, strbuf *key);
+
+/* The longest stretch of occupied slots: what a lookup may probe. The
+ * tests' measure that ids crafted to share a slot do not pile up. */
+size_t runline_names_longest_probe(const struct runline_names *t);
 
 /* ---- the writer ------------------------------------------------------------ */
 

@@ -587,6 +587,26 @@ START_TEST(writer_escapes_exactly_what_the_format_says)
 }
 END_TEST
 
+/* Ids that are multiples of 2^16 all took slot 0 of the table's former
+ * multiplicative hash (at every size up to 2^16 slots), so each define
+ * probed past every id before it. Under the keyed hash they spread. */
+START_TEST(name_ids_crafted_to_share_a_slot_spread)
+{
+    struct runline_names t;
+    runline_names_init(&t, 0);
+    for (uint32_t j = 1; j <= 999; j++) {
+        char line[64];
+        snprintf(line, sizeof line, "xhprof/2 r1 fn %u f%u", j << 16, j);
+        struct runline rl;
+        ck_assert_int_eq(runline_parse(line, strlen(line), &rl), RUNLINE_OK);
+        ck_assert_int_eq(runline_names_define(&t, &rl), 0);
+    }
+    /* 999 ids in 2048 slots: random stretches stay a few dozen long */
+    ck_assert_uint_le(runline_names_longest_probe(&t), 100);
+    runline_names_free(&t);
+}
+END_TEST
+
 Suite *runline_suite(void)
 {
     Suite *s = suite_create("runline");
@@ -603,6 +623,7 @@ Suite *runline_suite(void)
     tcase_add_test(tc, cap_leaves_out_what_does_not_fit_and_keeps_room_for_the_end);
     tcase_add_test(tc, arcs_the_format_cannot_carry_are_left_out);
     tcase_add_test(tc, writer_escapes_exactly_what_the_format_says);
+    tcase_add_test(tc, name_ids_crafted_to_share_a_slot_spread);
     suite_add_tcase(s, tc);
     return s;
 }

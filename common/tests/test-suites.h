@@ -20,5 +20,6 @@ Suite *linefields_suite(void);
 Suite *redisconn_suite(void);
 Suite *numtext_suite(void);
 Suite *reportsummary_suite(void);
+Suite *keyedhash_suite(void);
 
 #endif

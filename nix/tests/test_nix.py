@@ -241,7 +241,7 @@ def test_package_metadata(packages):
         assert any(n.startswith("pkg-config") for n in pkg["nativeBuildInputs"])
         assert any(n.startswith("php-") and n.endswith("-dev") for n in pkg["nativeBuildInputs"])
     mk = (ROOT / "Makefile").read_text()
-    assert re.search(r"^PKGS\s*:=\s*hiredis yaml-0.1 libsystemd zlib libxxhash\s*$", mk, re.M), \
+    assert re.search(r"^PKGS\s*:=\s*hiredis yaml-0.1 libsystemd zlib libxxhash libsodium\s*$", mk, re.M), \
         "the Makefile's PKGS changed: update buildInputs in nix/package.nix and this test"
     assert re.search(r"^REPORT_PKGS\s*:=\s*json-c libgvc\s*$", mk, re.M), \
         "the Makefile's REPORT_PKGS changed: update buildInputs in nix/package.nix and this test"
