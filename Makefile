@@ -48,7 +48,7 @@ BENCH_BINS := $(BENCH_SRC:bench/src/%.c=$(BUILD)/bench/%)
 EXT_API     := xhprof tideways_xhprof uprofiler
 EXT_API_SO  := $(EXT_API:%=$(BUILD)/php/%.so)
 
-all: $(PROGRAMS) $(BUILD)/php/excimer.so $(EXT_API_SO)
+all: $(PROGRAMS) $(BUILD)/php/excimer.so $(EXT_API_SO) $(BUILD)/nginx/arclamp.conf
 
 deps:
 	@scripts/install-deps
@@ -87,6 +87,18 @@ $(BUILD)/gen/report_js.h: arclamp-report/src/report.js
 	@mkdir -p $(dir $@)
 	$(EMBED_JS)
 $(BUILD)/obj/arclamp-report/src/html.o $(BUILD)/asan/obj/arclamp-report/src/html.o: $(BUILD)/gen/report_js.h
+
+# The web front's nginx snippet: nginx/arclamp.conf.in with the SHA-256 of
+# each embedded script in its Content-Security-Policy. The programs put the
+# files between their <script> tags as they are, so these hashes are the
+# pages' scripts' (coreutils only: basenc turns the hex digest into bytes).
+CSP_HASH = sha256sum $(1) | cut -c1-64 | tr a-f A-F | basenc --base16 -d | base64
+$(BUILD)/nginx/arclamp.conf: nginx/arclamp.conf.in arclamp-svg/src/flamegraph.js arclamp-report/src/report.js
+	@mkdir -p $(dir $@)
+	fg=$$($(call CSP_HASH,arclamp-svg/src/flamegraph.js)) && rp=$$($(call CSP_HASH,arclamp-report/src/report.js)) && \
+	  [ $${#fg} = 44 ] && [ $${#rp} = 44 ] && \
+	  sed -e "s|@FLAMEGRAPH_JS_SHA256@|$$fg|g" -e "s|@REPORT_JS_SHA256@|$$rp|g" $< > $@.tmp && \
+	  ! grep -q '@[A-Z_]*_SHA256@' $@.tmp && mv $@.tmp $@
 $(BUILD)/obj/arclamp-report/%.o $(BUILD)/asan/obj/arclamp-report/%.o: CPPFLAGS += -I$(BUILD)/gen -Iarclamp-report/src -Iarclamp-report/tests \
     $(shell pkg-config --cflags $(REPORT_PKGS) 2>/dev/null)
 REPORT_LIBS = $(shell pkg-config --libs $(REPORT_PKGS) 2>/dev/null)
@@ -234,7 +246,7 @@ log-tests: $(BUILD)/bin/arclamp-log $(BUILD)/asan/bin/arclamp-log $(BUILD)/php/e
 # arclamp-svg's command-line, generator, xmllint and browser tests; also
 # against the ASan+UBSan build (the browser test only once: it checks the
 # script, not the C).
-svg-tests: $(BUILD)/bin/arclamp-svg $(BUILD)/asan/bin/arclamp-svg
+svg-tests: $(BUILD)/bin/arclamp-svg $(BUILD)/asan/bin/arclamp-svg $(BUILD)/nginx/arclamp.conf
 	@echo "== arclamp-svg tests"
 	ARCLAMP_SVG_BIN=$(BUILD)/bin/arclamp-svg $(PYTEST) -q -p no:cacheprovider arclamp-svg/tests
 	@echo "== arclamp-svg tests (ASan+UBSan build)"
@@ -274,7 +286,7 @@ system-tests: deb
 	@echo "== systemd units; the Debian packages in a booted container"
 	$(PYTEST) -q -p no:cacheprovider systemd/tests
 
-report-tests: $(BUILD)/bin/arclamp-report $(BUILD)/asan/bin/arclamp-report
+report-tests: $(BUILD)/bin/arclamp-report $(BUILD)/asan/bin/arclamp-report $(BUILD)/nginx/arclamp.conf
 	@echo "== arclamp-report tests"
 	ARCLAMP_REPORT_BIN=$(BUILD)/bin/arclamp-report $(PYTEST) -q -p no:cacheprovider arclamp-report/tests
 	@echo "== arclamp-report tests (ASan+UBSan build)"
@@ -348,7 +360,7 @@ install: all
 	install -m 0644 systemd/arclamp.tmpfiles $(DESTDIR)$(TMPFILESDIR)/arclamp.conf
 	install -m 0644 systemd/arclamp-log.yaml systemd/arclamp-svg.yaml $(DESTDIR)$(SYSCONFDIR)/arclamp/
 	install -d $(DESTDIR)$(SYSCONFDIR)/nginx/snippets $(DESTDIR)$(DOCDIR)/arclamp-svg/examples
-	install -m 0644 nginx/arclamp.conf $(DESTDIR)$(SYSCONFDIR)/nginx/snippets/arclamp.conf
+	install -m 0644 $(BUILD)/nginx/arclamp.conf $(DESTDIR)$(SYSCONFDIR)/nginx/snippets/arclamp.conf
 	install -m 0644 nginx/arclamp-site.conf $(DESTDIR)$(DOCDIR)/arclamp-svg/examples/nginx-site.conf
 	install -m 0644 nginx/arclamp-hprof-split.conf $(DESTDIR)$(SYSCONFDIR)/nginx/snippets/arclamp-hprof-split.conf
 	$(INSTALL_PATHS) $(EXT_DIR)/hprof-fpm/php-fpm.conf > $(DESTDIR)$(HPROF_FPMDIR)/php-fpm.conf

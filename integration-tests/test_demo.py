@@ -102,6 +102,21 @@ def test_a_newcomer_browses_graphs_and_reports_through_nginx(demo, tmp_path):
                               "document.querySelectorAll('#frames > g').length > 10"),
                    what="the flame graph")
         assert "hourly" in js("return document.getElementById('title').textContent")
+        # under the web front's Content-Security-Policy: a click zooms (the
+        # script runs), and the browser refused nothing
+        assert "'sha256-" in urllib.request.urlopen(hourly_index[0], timeout=10).headers[
+            "Content-Security-Policy"]
+        from selenium.webdriver.common.action_chains import ActionChains
+        deepest = js("var best = null;"   # the highest box wide enough to click: not the root
+                     "document.querySelectorAll('#frames > g > rect').forEach(function (r) {"
+                     "  if (r.width.baseVal.value > 10 && (!best || r.y.baseVal.value < best.y.baseVal.value))"
+                     "    best = r; });"
+                     "return best;")
+        ActionChains(b).move_to_element(deepest).click().perform()
+        wait_until(lambda: "hide" not in (js(
+            "return document.getElementById('unzoom').getAttribute('class')") or ""),
+            what="the graph to zoom")
+        assert [e for e in b.get_log("browser") if e.get("source") == "security"] == []
 
         # the report of the same hour: sort, search, a function's view
         b.get(base)

@@ -144,11 +144,11 @@ SVG_NS = "{http://www.w3.org/2000/svg}"
 # Every element and attribute a graph may contain (as arclamp-svg's own
 # hostile-corpus test): anything else was injected.
 SVG_ALLOWED = {
-    "svg": {"version", "width", "height", "onload", "viewBox"},
+    "svg": {"version", "width", "height", "viewBox"},
     "desc": set(), "defs": set(),
     "linearGradient": {"id", "y1", "y2", "x1", "x2"},
     "stop": {"stop-color", "offset"},
-    "style": {"type"}, "script": {"type"},
+    "style": {"type"}, "script": {"type", "id"},
     "rect": {"x", "y", "width", "height", "fill", "rx", "ry"},
     "text": {"id", "x", "y", "class"},
     "g": {"id"}, "title": set(),

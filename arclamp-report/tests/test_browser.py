@@ -1,9 +1,12 @@
 """arclamp-report's html page, used in a real headless Chromium as a person
 uses it: the flat table (top 100, all), sorting by a column, search, a
 function's parent/child view, the invert link of a diff; names from the run
-stay text. The request-tier pages through nginx with the packaged snippet
-(its Content-Security-Policy): from the reports index to a bucket's page,
-no console error. Set ARCLAMP_SKIP_BROWSER=1 to skip (the ASan run does)."""
+stay text. The pages of `generate` through nginx with the packaged snippet
+(build/nginx/arclamp.conf): each kind of page carries its
+Content-Security-Policy, the report and diff pages work under theirs
+(report.js allowed by its hash) and run nothing slipped into them; the
+request-tier pages from the reports index to a bucket's page, no script, no
+console error. Set ARCLAMP_SKIP_BROWSER=1 to skip (the ASan run does)."""
 
 import json
 import os
@@ -11,7 +14,8 @@ import subprocess
 
 import pytest
 
-from browserkit import chromium, nginx
+from browserkit import (assert_csp_fences, chromium, csp_of, csp_violations, nginx,
+                        record_csp_violations, script_hash)
 from testkit import repo_bin, wait_until
 
 pytestmark = pytest.mark.skipif(os.environ.get("ARCLAMP_SKIP_BROWSER") == "1",
@@ -149,3 +153,92 @@ def test_tier_pages_through_nginx(browser, tmp_path):
         b.find_element(By.PARTIAL_LINK_TEXT, "previous bucket").click()
         wait_until(lambda: b.title == "Request tiers: hourly " + hour(2))
         assert b.get_log("browser") == []
+        for path in ("reports/index.html", "reports/tiers/index.html",
+                     "reports/tiers/hourly/%s.html" % hour(2)):
+            policy = csp_of(base + path)
+            assert_csp_fences(policy, path)
+            assert policy["script-src"] == {"'none'"}, path
+
+
+INJECTED = ("<script>document.body.setAttribute('data-injected', '1')</script>"
+            "<svg onload=\"document.body.setAttribute('data-onload', '1')\"></svg>")
+
+
+def page_scripts(html):
+    """The texts of the scripts a page would run (not its JSON: data)."""
+    import re
+    return [m.group(2) for m in re.finditer(r"<script( [^>]*)?>(.*?)</script>", html, re.S)
+            if 'type="application/json"' not in (m.group(1) or "")]
+
+
+@pytest.fixture
+def served_reports(tmp_path):
+    """generate's pages of two hours (so a diff), a report page with a script
+    and a handler slipped in, served by nginx: (base URL, the two hours'
+    page name)."""
+    from test_generate import RUN_A, RUN_B, run_lines, write_log
+    data = tmp_path / "data"
+    write_log(data, "hourly", "2026-11-26_02.excimer.index", run_lines("r1", RUN_A))
+    write_log(data, "hourly", "2026-11-26_03.excimer.index", run_lines("r2", RUN_B))
+    subprocess.run([BIN, "generate", "--data-dir", str(data), "--quiet"], check=True, timeout=60)
+    report = data / "reports" / "hourly" / "report"
+    html = (report / "2026-11-26_03.excimer.index.html").read_text()
+    (report / "tampered.html").write_text(html.replace("<h1>", INJECTED + "<h1>", 1))
+    with nginx(data, tmp_path / "nginx") as base:
+        yield base + "reports/hourly/", "2026-11-26_03.excimer.index", data
+
+
+def test_report_pages_policy_per_page_type(served_reports):
+    """The report and diff pages may run report.js, by hash, and nothing
+    else; the callgraph, the summary and the index run none."""
+    base, name, data = served_reports
+    for kind in ("report", "diff"):
+        scripts = page_scripts((data / "reports/hourly" / kind / (name + ".html")).read_text())
+        assert len(scripts) == 1, kind      # report.js: the run's data is JSON
+        policy = csp_of(base + "%s/%s.html" % (kind, name))
+        assert_csp_fences(policy, kind)
+        # the hash the Makefile wrote is the page's script's, as the browser reads it
+        assert policy["script-src"] == {script_hash(scripts[0])}, kind
+    for path in ("callgraph/%s.svg" % name, "summary/%s.json" % name, "../index.html"):
+        policy = csp_of(base + path)
+        assert_csp_fences(policy, path)
+        assert policy["script-src"] == {"'none'"}, path
+
+
+def test_report_pages_work_under_the_policy_and_run_nothing_slipped_in(browser, served_reports):
+    base, name, _ = served_reports
+    b = browser
+    record_csp_violations(b)
+    b.get_log("browser")
+
+    def open_page(path):
+        b.get(base + path)
+        wait_until(lambda: b.execute_script("return document.querySelectorAll('#flat tr').length"))
+
+    def sort_and_search():
+        b.execute_script("document.querySelector('th[data-key=\"ct\"]').click()")
+        wait_until(lambda: rows(b)[0] == "b")            # 8 calls
+        b.find_element("id", "search").send_keys("mai")
+        wait_until(lambda: rows(b) == ["main()"])
+
+    open_page("report/%s.html" % name)
+    sort_and_search()
+    assert csp_violations(b) == ([], [])
+    b.find_element("id", "callgraph").click()
+    wait_until(lambda: b.current_url.endswith("callgraph/%s.svg" % name) and b.execute_script(
+        "return document.readyState === 'complete'"))
+    assert csp_violations(b) == ([], [])
+    open_page("diff/%s.html" % name)
+    summary = lambda: b.find_element("id", "summary").text
+    assert "+200" in summary()
+    b.find_element("id", "invert").click()
+    wait_until(lambda: "-200" in summary())
+    assert csp_violations(b) == ([], [])
+
+    open_page("report/tampered.html")
+    sort_and_search()              # report.js still runs...
+    for attr in ("data-injected", "data-onload"):   # ...and nothing else
+        assert b.execute_script("return document.body.getAttribute(arguments[0])", attr) is None
+    events, logged = csp_violations(b)
+    assert sorted(e.split()[0] for e in events) == ["script-src-attr", "script-src-elem"], events
+    assert len(logged) == 2 and all("Content Security Policy" in m for m in logged), logged

@@ -8,9 +8,9 @@
  * the URL query (?x=&y=&s=&i=) so a reload or a shared link shows the same
  * view, file:// URLs included.
  *
- * The document comes from svg.c (see svg.h for its shape): an earlier script
- * defines `var arclamp = {fontsize, fontwidth, xpad, inverted, searchcolor,
- * nametype, countname, total}`, and <g id="frames"> holds one
+ * The document comes from svg.c (see svg.h for its shape): the data element
+ * #arclamp-settings before this script holds the JSON {fontsize, fontwidth,
+ * xpad, inverted, searchcolor, nametype, countname, total}, and <g id="frames"> holds one
  * <g><title/><rect/><text/></g> per box. A box's depth is implied by its rect
  * y only, so zoom works from geometry, exactly as flamegraph.pl's does.
  *
@@ -21,12 +21,24 @@
  *
  * Plain ES5 plus a few ES2015 library calls Chromium has had for years; no
  * dependencies. svg.c embeds this file in a CDATA section, so it must never
- * contain the sequence that ends one.
+ * contain the sequence that ends one. It is the only script of a graph, the
+ * same bytes in all of them: the web front allows it by its SHA-256 (the
+ * Makefile writes it into nginx/arclamp.conf.in's placeholder), so it starts
+ * itself on load rather than from an onload attribute, which no hash allows.
  */
 var init = (function () {
     "use strict";
 
-    var cfg = (typeof arclamp === "object" && arclamp !== null) ? arclamp : {};
+    var cfg = readSettings();
+    function readSettings() {
+        var el = document.getElementById("arclamp-settings");
+        try {
+            var v = el ? JSON.parse(el.textContent) : null;
+            return (typeof v === "object" && v !== null) ? v : {};
+        } catch (e) {
+            return {};   // not a document svg.c wrote: defaults
+        }
+    }
     function option(name, fallback) {
         return cfg[name] === undefined ? fallback : cfg[name];
     }
@@ -483,5 +495,6 @@ var init = (function () {
         saveState();
     }
 
+    window.addEventListener("load", init, false);
     return init;
 })();

@@ -128,7 +128,7 @@ static void write_header(strbuf *out, const struct geometry *g, const struct svg
                    " standalone=\"no\"?>\n"
                    "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" "
                    "\"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n"
-                   "<svg version=\"1.1\" width=\"%g\" height=\"%g\" onload=\"init(evt)\" "
+                   "<svg version=\"1.1\" width=\"%g\" height=\"%g\" "
                    "viewBox=\"0 0 %g %g\" xmlns=\"http://www.w3.org/2000/svg\" "
                    "xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n"
                    "<!-- Flame graph by arclamp-svg " ARCLAMP_VERSION ". -->\n",
@@ -159,8 +159,13 @@ static void write_header(strbuf *out, const struct geometry *g, const struct svg
                    ".parent { opacity:0.5; }\n"
                    "</style>\n",
                    opt->font_size, opt->font_size + 5);
+    /* The settings are data, not script (a type no browser runs): the one
+     * script that runs is flamegraph.js, byte for byte the same in every
+     * graph, so the web front's Content-Security-Policy allows it by its
+     * hash (nginx/arclamp.conf.in) and nothing else. Nothing may come
+     * between "<![CDATA[" and the file: the hash is of the file alone. */
     strbuf_appendf(out,
-                   "<script type=\"text/ecmascript\"><![CDATA[" SVG_SETTINGS_START
+                   "<script type=\"application/json\" " SVG_SETTINGS_START
                    "\"fontsize\":%g,"
                    "\"fontwidth\":%g,\"xpad\":%g,\"inverted\":%s,"
                    "\"searchcolor\":\"rgb(230,0,230)\",\"nametype\":",
@@ -168,8 +173,8 @@ static void write_header(strbuf *out, const struct geometry *g, const struct svg
     js_string(out, opt->name_type, strlen(opt->name_type));
     strbuf_appends(out, ",\"countname\":");
     js_string(out, opt->count_name, strlen(opt->count_name));
-    strbuf_appendf(out, SVG_TOTAL_KEY "%.17g};\n]]></script>\n", total);
-    strbuf_appends(out, "<script type=\"text/ecmascript\"><![CDATA[\n");
+    strbuf_appendf(out, SVG_TOTAL_KEY "%.17g" SVG_SETTINGS_END "]]></script>\n", total);
+    strbuf_appends(out, "<script type=\"text/ecmascript\"><![CDATA[");
     strbuf_append(out, flamegraph_js, sizeof(flamegraph_js) - 1);
     strbuf_appends(out, "]]></script>\n");
 }
@@ -494,12 +499,14 @@ void svg_render(const struct flame *f, enum flame_direction dir,
         xml_to_ascii(out, from);
 }
 
-int svg_head_total(const char *head, size_t len, double *total)
+/* The settings line between `startmark` and `endmark` in the head, if any. */
+static int settings_total(const char *head, size_t len, const char *startmark,
+                          const char *endmark, double *total)
 {
-    const char *start = memmem(head, len, SVG_SETTINGS_START, strlen(SVG_SETTINGS_START));
+    const char *start = memmem(head, len, startmark, strlen(startmark));
     if (!start)
         return -1;
-    start += strlen(SVG_SETTINGS_START);
+    start += strlen(startmark);
     const char *eol = memchr(start, '\n', len - (size_t)(start - head));
     /* the strings before it are \u-escaped: no '"' of theirs can fake the key */
     const char *key = eol ? memmem(start, (size_t)(eol - start), SVG_TOTAL_KEY,
@@ -509,8 +516,23 @@ int svg_head_total(const char *head, size_t len, double *total)
     const char *num = key + strlen(SVG_TOTAL_KEY);
     char *end;
     double v = strtod(num, &end);
-    if (end == num || end + 2 > eol || memcmp(end, "};", 2) != 0 || !isfinite(v) || v < 0)
+    size_t endlen = strlen(endmark);   /* ends with the '\n' at eol */
+    if (end == num || (size_t)(eol + 1 - end) != endlen || memcmp(end, endmark, endlen) != 0 ||
+        !isfinite(v) || v < 0)
         return -1;
     *total = v;
     return 0;
+}
+
+/* Graphs drawn before the settings became data stay on disk for their
+ * retention (a finished hour is never drawn again): their index entries
+ * keep their counts. */
+#define SVG_SETTINGS_START_OLD "\nvar arclamp = {"
+#define SVG_SETTINGS_END_OLD "};\n"
+
+int svg_head_total(const char *head, size_t len, double *total)
+{
+    if (settings_total(head, len, SVG_SETTINGS_START, SVG_SETTINGS_END, total) == 0)
+        return 0;
+    return settings_total(head, len, SVG_SETTINGS_START_OLD, SVG_SETTINGS_END_OLD, total);
 }

@@ -9,9 +9,12 @@
  *
  * The document, which flamegraph.js relies on:
  *   <svg ...> <defs>background gradient</defs> <style/>
- *   <script> var arclamp = {fontsize, fontwidth, xpad, inverted, searchcolor,
- *            nametype, countname, total};  (JSON, every string \u-escaped) </script>
- *   <script> flamegraph.js </script>
+ *   <script type="application/json" id="arclamp-settings"> {fontsize, fontwidth,
+ *            xpad, inverted, searchcolor, nametype, countname, total}
+ *            (JSON on a line of its own, every string \u-escaped; data, never run) </script>
+ *   <script> flamegraph.js, nothing before or after it </script>
+ *   (no event handler attributes: flamegraph.js starts itself on load, so the
+ *   web front's Content-Security-Policy can allow that one script by its hash)
  *   <rect background/> <text id="title"/> [<text id="subtitle"/>]
  *   <text id="details"/> <text id="unzoom" class="hide"/> <text id="search"/>
  *   <text id="ignorecase"/> <text id="matched"/>
@@ -78,15 +81,18 @@ void svg_options_init(struct svg_options *opt);
 void svg_render(const struct flame *f, enum flame_direction dir,
                 const struct svg_options *opt, strbuf *out);
 
-/* The line of the document's head that holds its settings for the script,
- * and the key of the count spanning the full width in it (the samples of
- * the graph, times --factor, or --total when wider). */
-#define SVG_SETTINGS_START "\nvar arclamp = {"
+/* The line of the document's head that holds its settings for the script
+ * (between START and END), and the key of the count spanning the full width
+ * in it (the samples of the graph, times --factor, or --total when wider).
+ * START begins inside the element's start tag: nothing escaped can fake it. */
+#define SVG_SETTINGS_START "id=\"arclamp-settings\"><![CDATA[\n{"
+#define SVG_SETTINGS_END "}\n"
 #define SVG_TOTAL_KEY ",\"total\":"
 
 /* Reads that count back from the first `len` bytes of a document
- * svg_render wrote: 0 with *total set, or -1 when they do not hold it
- * (another document, or cut before the end of that line). The timer job's
+ * svg_render wrote (or an earlier arclamp-svg wrote, whose settings were a
+ * script: `var arclamp = {...};`): 0 with *total set, or -1 when they do
+ * not hold it (another document, or cut before the end of that line). The timer job's
  * index reads it from each graph's first kilobytes instead of the log. */
 int svg_head_total(const char *head, size_t len, double *total);
 

@@ -430,6 +430,18 @@ START_TEST(total_is_read_back_from_the_head)
     ck_assert_int_eq(svg_head_total(doc, 100, &total), -1);
     const char *other = "<svg>\nvar arclamp = {\"total\":5};\n</svg>";
     ck_assert_int_eq(svg_head_total(other, strlen(other), &total), -1);
+    /* a graph an earlier arclamp-svg drew (its settings were a script)
+     * keeps its count in the index */
+    const char *older = "<svg><script><![CDATA[\nvar arclamp = {\"fontsize\":12,"
+                        "\"countname\":\"samples\",\"total\":77};\n]]></script>";
+    ck_assert_int_eq(svg_head_total(older, strlen(older), &total), 0);
+    ck_assert_double_eq(total, 77);
+    /* settings are data; no handler attribute, and nothing before
+     * flamegraph.js in the script that runs (the web front allows the
+     * file's bytes by their hash) */
+    ck_assert_ptr_nonnull(strstr(doc, "<script type=\"application/json\" id=\"arclamp-settings\">"));
+    ck_assert_ptr_nonnull(strstr(doc, "<script type=\"text/ecmascript\"><![CDATA[/* flamegraph.js"));
+    ck_assert_ptr_null(strstr(doc, " onload="));
     free(doc);
     /* the empty graph says 0; a count name cannot fake the key (strings are
      * \u-escaped) */

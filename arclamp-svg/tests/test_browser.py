@@ -5,7 +5,8 @@ collapsed stacks with the real binary (ARCLAMP_SVG_BIN, default
 build/bin/arclamp-svg), open the result as a file:// URL and use it the way a
 person does: hover, click to zoom, search through the JS prompt, Ctrl-F,
 reload with the state in the URL, follow the links of the generated index
-served by Debian's nginx with the packaged snippet (nginx/arclamp.conf).
+served by Debian's nginx with the packaged snippet (build/nginx/arclamp.conf),
+whose Content-Security-Policy lets a graph run flamegraph.js and nothing else.
 
 Expected values are computed here from the input, independently of the
 renderer's arithmetic. Chromium is started directly (not through Debian's
@@ -26,7 +27,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from browserkit import chromium, nginx  # common/tests, on sys.path by conftest.py
+from browserkit import (assert_csp_fences, chromium, csp_of, csp_violations, fetch,  # common/tests
+                        nginx, record_csp_violations, script_hash)
 from testkit import wait_until
 
 pytestmark = pytest.mark.skipif(os.environ.get("ARCLAMP_SKIP_BROWSER") == "1",
@@ -478,7 +480,7 @@ def test_zoom_and_search_survive_reload_via_url(page, render):
 @pytest.fixture
 def serve(tmp_path):
     """serve(directory) -> base URL of Debian's nginx with the packaged
-    snippet (nginx/arclamp.conf) on 127.0.0.1: the graphs go through the
+    snippet (build/nginx/arclamp.conf) on 127.0.0.1: the graphs go through the
     web front production uses (.svgz as gzip'ed image/svg+xml)."""
     servers = contextlib.ExitStack()
 
@@ -549,6 +551,100 @@ def test_index_links_open_interactive_graphs(page, renderer, tmp_path, serve):
     # at the same depth as g, where the forward graph has c two levels up.
     boxes = frames_by_name(page)
     assert boxes["c (4 "]["y"] == boxes["g (3 "]["y"] < boxes["all (14 "]["y"]
+
+
+# --------------------------------------------------------------------------
+# The web front's Content-Security-Policy
+
+
+INJECTED = ("<script type=\"text/ecmascript\">"
+            "document.documentElement.setAttribute('data-injected', '1');</script>\n")
+INJECTED_HANDLER = " onload=\"document.documentElement.setAttribute('data-onload', '1')\""
+
+
+def graph_scripts(svg_text):
+    """The texts of the scripts a graph would run (not its settings: data)."""
+    root = ET.fromstring(svg_text.encode())
+    return [el.text for el in root.iter("{http://www.w3.org/2000/svg}script")
+            if el.get("type") != "application/json"]
+
+
+@pytest.fixture
+def served_data(render, renderer, tmp_path, serve):
+    """A data directory as `arclamp-svg generate` leaves it, with arclamp-log's
+    metrics file and a copy of a graph with an inline script and an event
+    handler attribute slipped in; served by nginx: (base URL, data dir)."""
+    data = tmp_path / "data"
+    logs = data / "logs" / "daily"
+    logs.mkdir(parents=True)
+    (logs / "2026-11-21.excimer.index.log").write_text(
+        "".join("/srv/w/index.php;%s %d\n" % (s, n) for s, n in STACKS))
+    cfg = tmp_path / "arclamp.yaml"
+    cfg.write_text("data_dir: %s\n" % data)
+    subprocess.run([renderer, "generate", "--config", str(cfg)], check=True, timeout=120,
+                   stdout=subprocess.DEVNULL)
+    (data / "arclamp-log.prom").write_text("arclamp_log_lines_received_total 5\n")
+    svg = render().read_text()
+    with gzip.open(data / "svgs" / "daily" / "plain.svgz", "wt") as f:
+        f.write(svg)
+    tampered = svg.replace("</svg>", INJECTED + "</svg>").replace("<svg ", "<svg" + INJECTED_HANDLER + " ", 1)
+    assert tampered.count("data-injected") == 1 and tampered.count("data-onload") == 1
+    with gzip.open(data / "svgs" / "daily" / "tampered.svgz", "wt") as f:
+        f.write(tampered)
+    return serve(data), data
+
+
+def test_web_front_policy_per_page_type(served_data):
+    """A graph may run its one script, by hash, and nothing else; the index,
+    its JSON and the logs run none; the metrics file is not served."""
+    base, data = served_data
+    with gzip.open(data / "svgs" / "daily" / "2026-11-21.excimer.index.svgz", "rt") as f:
+        scripts = graph_scripts(f.read())
+    assert len(scripts) == 1   # flamegraph.js: the settings are data
+    graph = csp_of(base + "svgs/daily/2026-11-21.excimer.index.svgz")
+    assert_csp_fences(graph, "graph")
+    # the hash the Makefile wrote is the graph's script's, as the browser reads it
+    assert graph["script-src"] == {script_hash(scripts[0])}
+    assert csp_of(base + "svgs/daily/2026-11-21.excimer.index.reversed.svgz") == graph
+    for path in ("", "index.html", "index.json", "logs/daily/2026-11-21.excimer.index.log"):
+        policy = csp_of(base + path)
+        assert_csp_fences(policy, path)
+        assert policy["script-src"] == {"'none'"}, path
+    for path in ("arclamp-log.prom", "logs/arclamp-log.prom"):
+        status, _, body = fetch(base + path)
+        assert status in (403, 404) and b"arclamp_log" not in body, path
+
+
+def test_graph_runs_under_the_policy_and_nothing_slipped_in_does(page, served_data):
+    base, _ = served_data
+    record_csp_violations(page)
+
+    def open_served(name):
+        page.get(base + "svgs/daily/" + name)
+        wait_for(lambda: page.execute_script(
+            "return document.readyState === 'complete' && !!document.getElementById('frames')"),
+            "the graph to load")
+
+    def zoom_and_search():
+        before = frames(page)
+        click_box(page, B)
+        assert_zoomed_to_b(page, before)
+        click_id(page, "search")
+        answer_prompt(page, "^(a|b)$")
+        assert text_of(page, "matched") == matched_text("^(a|b)$", prefix=("a", "b"))
+
+    open_served("plain.svgz")
+    zoom_and_search()
+    assert csp_violations(page) == ([], [])
+
+    open_served("tampered.svgz")
+    zoom_and_search()             # flamegraph.js still runs...
+    for attr in ("data-injected", "data-onload"):   # ...and nothing else
+        assert page.execute_script(
+            "return document.documentElement.getAttribute(arguments[0])", attr) is None
+    events, logged = csp_violations(page)
+    assert sorted(e.split()[0] for e in events) == ["script-src-attr", "script-src-elem"], events
+    assert len(logged) == 2 and all("Content Security Policy" in m for m in logged), logged
 
 
 def frames_by_name(driver):

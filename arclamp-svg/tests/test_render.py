@@ -20,13 +20,14 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 # Every element and attribute a graph may contain: anything else was injected.
 ALLOWED = {
-    "svg": {"version", "width", "height", "onload", "viewBox"},
+    # no event handler attribute: the web front's policy would refuse it
+    "svg": {"version", "width", "height", "viewBox"},
     "desc": set(),
     "defs": set(),
     "linearGradient": {"id", "y1", "y2", "x1", "x2"},
     "stop": {"stop-color", "offset"},
     "style": {"type"},
-    "script": {"type"},
+    "script": {"type", "id"},   # id: the settings' data element
     "rect": {"x", "y", "width", "height", "fill", "rx", "ry"},
     "text": {"id", "x", "y", "class"},
     "g": {"id"},

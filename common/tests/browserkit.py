@@ -78,3 +78,77 @@ def nginx(data_dir, state_dir):
         yield url
     finally:
         subprocess.run([script, "stop", str(state_dir)], timeout=30)
+
+
+# --------------------------------------------------------------------------
+# The web front's Content-Security-Policy, as a browser receives it
+
+
+def fetch(url):
+    """(status, headers, body) of a GET, error statuses included."""
+    import urllib.error
+    import urllib.request
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(url, timeout=30) as r:
+            return r.status, r.headers, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read()
+
+
+def csp_of(url):
+    """The Content-Security-Policy url is served with, as {directive: set of
+    sources}; asserts there is exactly one header."""
+    status, headers, _ = fetch(url)
+    assert status == 200, (url, status)
+    values = headers.get_all("Content-Security-Policy") or []
+    assert len(values) == 1, (url, values)
+    policy = {}
+    for part in values[0].split(";"):
+        words = part.split()
+        if words:
+            assert words[0] not in policy, (url, values[0])
+            policy[words[0]] = set(words[1:])
+    return policy
+
+
+def script_hash(text):
+    """The CSP source that allows an inline script whose text is `text`."""
+    import base64
+    import hashlib
+    return "'sha256-%s'" % base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+
+
+def assert_csp_fences(policy, url=""):
+    """What every page of the web front says, whatever it runs."""
+    assert policy.get("default-src") == {"'none'"}, (url, policy)
+    assert policy.get("base-uri") == {"'none'"}, (url, policy)
+    assert policy.get("form-action") == {"'none'"}, (url, policy)
+    assert policy.get("object-src") == {"'none'"}, (url, policy)
+    assert policy.get("frame-ancestors") == {"'self'"}, (url, policy)
+    assert "'unsafe-eval'" not in policy.get("script-src", set()), (url, policy)
+
+
+# Recorded before any script of the page runs (DevTools' scripts are not
+# subject to the page's policy), on every document the browser opens next.
+_RECORD_VIOLATIONS = """
+window.arclampCspViolations = [];
+document.addEventListener('securitypolicyviolation', function (e) {
+    window.arclampCspViolations.push(e.violatedDirective + ' ' + e.blockedURI + ' ' + e.sample);
+});
+"""
+
+
+def record_csp_violations(driver):
+    """From now on, each document keeps its securitypolicyviolation events in
+    window.arclampCspViolations (read them with csp_violations)."""
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": _RECORD_VIOLATIONS})
+
+
+def csp_violations(driver):
+    """The violations the current document saw, and the browser log's
+    security messages since the last read (which drains the log)."""
+    events = driver.execute_script("return window.arclampCspViolations")
+    assert events is not None, "record_csp_violations was not called before loading"
+    logged = [e["message"] for e in driver.get_log("browser") if e.get("source") == "security"]
+    return events, logged
