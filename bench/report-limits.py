@@ -6,7 +6,7 @@ generate` (issue 24, items 5 and 6), the figures of the README's trust model.
     bench/report-limits.py --write-long DIR [--name-bytes 204800]
     bench/report-limits.py --write-chain DIR [--arcs 50000]
 
-Three cases, each one generate run in a fresh data directory, measured with
+Four cases, each one generate run in a fresh data directory, measured with
 /usr/bin/time -v (wall time, peak RSS):
 
 - long names: one run log of 20 runs of 19 arcs whose function names are
@@ -16,6 +16,7 @@ Three cases, each one generate run in a fresh data directory, measured with
 - names at the cap: 12 runs of 400-arc chains whose distinct names are
   RUNLINE_MAX_NAME_BYTES of '<' and NUL (6 bytes each in a page), past
   generate's budget of names (--max-names-mb): the most a page can cost;
+  and with the next hour's log of other names, whose diff page holds both;
 - a chain: one run of 50,000 arcs main() -> f1 -> f2 -> ... (the callgraph's
   critical path walks all of it).
 
@@ -73,7 +74,7 @@ def chain_run(arcs=50000):
     return "\n".join(out) + "\n"
 
 
-def cap_runs(name_bytes, runs=12, arcs=400):
+def cap_runs(name_bytes, runs=12, arcs=400, stem="R"):
     """Runs of chains whose names are name_bytes of '<' and NUL (each 6 bytes
     in a page's data: \\u003c, \\u0000), distinct from run to run: the
     most a page can cost per byte of names."""
@@ -84,9 +85,9 @@ def cap_runs(name_bytes, runs=12, arcs=400):
         out.append(f"xhprof/2 {rid} begin 1764126000 web1 wt,cpu /srv/w/index.php")
         out.append(f"xhprof/2 {rid} fn 0 main()")
         for i in range(1, arcs):
-            stem = f"R{r}F{i}"
-            body = "<" * (half - len(stem)) + "%00" * (name_bytes - half)
-            out.append(f"xhprof/2 {rid} fn {i} {stem}{body}")
+            head = f"{stem}{r}F{i}"
+            body = "<" * (half - len(head)) + "%00" * (name_bytes - half)
+            out.append(f"xhprof/2 {rid} fn {i} {head}{body}")
         out.append(f"xhprof/2 {rid} arc 1 {arcs} {arcs} - - - 0")
         for i in range(1, arcs):
             out.append(f"xhprof/2 {rid} arc 1 {arcs - i} {arcs - i} - - {i - 1} {i}")
@@ -99,6 +100,14 @@ def write_cap(data, name_bytes=4096):
     d = Path(data) / "logs" / "hourly"
     d.mkdir(parents=True, exist_ok=True)
     (d / f"{BUCKET}.index.runs").write_text(cap_runs(name_bytes))
+    return d
+
+
+def write_cap_diff(data, name_bytes=4096):
+    """The same, and the next hour's log with other names: its diff page
+    holds both buckets' names."""
+    d = write_cap(data, name_bytes)
+    (d / f"{BUCKET[:11]}04{BUCKET[13:]}.index.runs").write_text(cap_runs(name_bytes, stem="S"))
     return d
 
 
@@ -150,6 +159,8 @@ def main():
     print("-- arclamp-report generate on hostile run logs (wall time, peak RSS)")
     for label, writer in (("20 runs x 19 arcs, 200 KB names, + 2 benign logs", write_long),
                           ("12 runs x 400 arcs, 4 KB names of '<' and NUL", write_cap),
+                          ("the same, and the next hour's with other names (diff)",
+                           write_cap_diff),
                           (f"one run, a chain of {a.arcs} arcs", write_chain)):
         tmp = Path(tempfile.mkdtemp())
         try:
