@@ -8,7 +8,10 @@
  * (one directory per kind, so no tag can name another kind's file), and
  * <reports_dir>/index.html listing them. A page is rewritten only when its
  * inputs changed (it carries their mtime); pages whose run log is gone are
- * removed. The request-tier pages (tiers.h) are brought up to date in the
+ * removed. A run log that cannot be reported (unreadable, or the job died
+ * reading it) is marked under <reports_dir>/.arclamp-report.marks and
+ * skipped until it changes (generate.c, "skip marks"), so it never holds
+ * back the others. The request-tier pages (tiers.h) are brought up to date in the
  * same run, under the same lock. Started as root, it first becomes the
  * reports directory's owner (common/src/dropowner.c), as arclamp-svg does
  * with data_dir. */
