@@ -118,3 +118,9 @@ if [ "${BENCH_GENERATE:-1}" != 0 ]; then
     gen "one log changed:"
     echo "pages: $(find "$TMP/data/reports" -type f ! -name '.*' | wc -l), $(du -sm "$TMP/data/reports" | cut -f1) MB"
 fi
+
+# What hostile run logs cost generate (issue 24): long names, names at the
+# cap past the budget of names, a 50,000-arc chain (bench/report-limits.py).
+if [ "${BENCH_LIMITS:-1}" != 0 ]; then
+    python3 bench/report-limits.py --bin "$BIN"
+fi

@@ -30,6 +30,13 @@
     "shape=box style=\"dashed,rounded\" color=gray50 fontcolor=gray30 fontsize=9"
 #define CALLGRAPH_CUT_EDGE_STYLE "style=dashed color=gray50 fontcolor=gray30"
 
+/* The critical path alone (what callgraph_dot draws red): on_path[i] for
+ * each function on it (f->syms.n bytes), arc_on[k] for each arc (r->n
+ * bytes), both zeroed by the caller. Returns how many arcs it looked at:
+ * at most r->n, each function's arcs out being indexed (tests hold it to
+ * that). */
+size_t callgraph_critical_path(const run *r, const flat *f, char *on_path, char *arc_on);
+
 /* The DOT text of the graph into out. */
 void callgraph_dot(const run *r, const flat *f, double threshold, const char *focus, strbuf *out);
 /* The SVG of the graph into out; -1 with a message when Graphviz fails. */

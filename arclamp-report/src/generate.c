@@ -6,15 +6,18 @@
 #include "jobfs.h"
 #include "numtext.h"
 #include "reportsummary.h"
+#include "runline.h"
 #include "runlog.h"
 #include "strbuf.h"
 #include "tiers.h"
 #include "xhprof.h"
 #include "xmlesc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +46,7 @@ struct logfile {
     size_t bucket_len;         /* name[0..bucket_len) is the bucket */
     int format;                /* index in the formats */
     struct timespec mtime;
+    off_t size;                /* with mtime, what a skip mark is about */
 };
 
 struct logfiles {
@@ -112,7 +116,8 @@ static void add_file(void *arg, const char *period, const char *file, const stru
         fs->cap = fs->cap ? fs->cap * 2 : 64;
         fs->v = xrealloc(fs->v, fs->cap * sizeof *fs->v);
     }
-    fs->v[fs->n++] = (struct logfile){xstrdup(period), name, bucket_len, format, st->st_mtim};
+    fs->v[fs->n++] =
+        (struct logfile){xstrdup(period), name, bucket_len, format, st->st_mtim, st->st_size};
 }
 
 /* Files of one bucket next to each other: by period, format and bucket. */
@@ -260,41 +265,207 @@ static void page_path(const struct generate_opts *o, const struct entry *e, enum
              kind_suffix[k]);
 }
 
+/* ---- skip marks ---------------------------------------------------------- */
+
+/* A run log that cannot be reported (it cannot be read, or the job died
+ * while reading it: killed for memory, a crash) is marked, and skipped by
+ * later runs while it stays the same (size and mtime), so it costs its own
+ * pages, never the other logs' on every tick. The mark is written before
+ * the log is read and removed once it was, so a job killed on it leaves
+ * it. One file per log in MARKS_DIR: <period>+<name>.runs, holding
+ * "arclamp-report-mark/1 SIZE SEC NSEC", the log's path and why. */
+#define MARKS_DIR ".arclamp-report.marks"
+#define MARK_FORMAT "arclamp-report-mark/1"
+#define DIED_READING "the job died while reading it"
+
+/* What the logs of one run cost: counted for its last line. */
+struct log_counts {
+    size_t skipped;            /* reads skipped for a mark */
+    size_t failed;             /* reads that failed (now marked) */
+};
+
+static void mark_path(const struct generate_opts *o, const struct logfile *f, char *out,
+                      size_t outlen)
+{
+    snprintf(out, outlen, "%s/" MARKS_DIR "/%s+%s" RUNS_SUFFIX, o->reports_dir, f->period,
+             f->name);
+}
+
+/* Writes the mark (a plain write: it has to outlive the process, not the
+ * machine). -1 when it could not be. */
+static int mark_write(const struct generate_opts *o, const struct logfile *f,
+                      const char *log_path, const char *why)
+{
+    char path[PATH_MAX];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/" MARKS_DIR, o->reports_dir);
+    if (mkdir(path, 0755) < 0 && errno != EEXIST)
+        return -1;
+    if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR; /* a symlink planted there is not written through */
+        return -1;
+    }
+    mark_path(o, f, path, sizeof path);
+    strbuf text = STRBUF_INIT;
+    strbuf_appendf(&text, MARK_FORMAT " %lld %lld %ld\n%s\n%s\n", (long long)f->size,
+                   (long long)f->mtime.tv_sec, f->mtime.tv_nsec, log_path, why);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    int rc = fd >= 0 && write(fd, text.data, text.len) == (ssize_t)text.len ? 0 : -1;
+    if (fd >= 0)
+        close(fd);
+    strbuf_free(&text);
+    return rc;
+}
+
+/* Whether the log carries a mark of its present size and mtime; its
+ * reason into why. */
+static int mark_matches(const struct generate_opts *o, const struct logfile *f, char *why,
+                        size_t whylen)
+{
+    char path[PATH_MAX], buf[PATH_MAX + 1024];
+    mark_path(o, f, path, sizeof path);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    long long size, sec;
+    long nsec;
+    if (sscanf(buf, MARK_FORMAT " %lld %lld %ld", &size, &sec, &nsec) != 3 ||
+        size != (long long)f->size || sec != (long long)f->mtime.tv_sec ||
+        nsec != f->mtime.tv_nsec)
+        return 0; /* the log changed since: read it again */
+    const char *reason = strchr(buf, '\n');
+    reason = reason ? strchr(reason + 1, '\n') : NULL;
+    snprintf(why, whylen, "%.*s", reason ? (int)strcspn(reason + 1, "\n") : 0,
+             reason ? reason + 1 : "");
+    return 1;
+}
+
+static void mark_clear(const struct generate_opts *o, const struct logfile *f)
+{
+    char path[PATH_MAX];
+    mark_path(o, f, path, sizeof path);
+    unlink(path);
+}
+
+/* Removes the marks of logs that are gone (retention pruned them). */
+static void marks_prune(const struct generate_opts *o, const struct logfiles *fs)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/" MARKS_DIR, o->reports_dir);
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    for (struct dirent *de; (de = readdir(d));) {
+        if (de->d_name[0] == '.')
+            continue;
+        int wanted = 0;
+        for (size_t i = 0; !wanted && i < fs->n; i++) {
+            char mark[PATH_MAX];
+            mark_path(o, &fs->v[i], mark, sizeof mark);
+            const char *base = strrchr(mark, '/');
+            wanted = strcmp(base + 1, de->d_name) == 0;
+        }
+        if (!wanted)
+            unlinkat(dirfd(d), de->d_name, 0);
+    }
+    closedir(d);
+}
+
+/* Test hook: the job kills itself once the mark of the log named so (its
+ * file name) is written, as the kernel's OOM killer would. */
+static void crash_hook(const struct logfile *f)
+{
+    const char *name = getenv("ARCLAMP_REPORT_TEST_DIE_ON");
+    size_t n = name ? strlen(f->name) : 0;
+    if (name && strncmp(name, f->name, n) == 0 && strcmp(name + n, RUNS_SUFFIX) == 0)
+        raise(SIGKILL);
+}
+
+/* One run log into a view, unless it is marked; marks it while it is read,
+ * and for good when it cannot be. 1 read, 0 skipped, -1 failed. */
+static int read_log(const struct generate_opts *o, const struct logfile *f, run *r,
+                    struct runlog_seen *seen, struct runlog_stats *st, struct log_counts *lc)
+{
+    char path[PATH_MAX], why[600], err[700];
+    snprintf(path, sizeof path, "%s/%s/%s%s", o->logs_dir, f->period, f->name, RUNS_SUFFIX);
+    if (mark_matches(o, f, why, sizeof why)) {
+        lc->skipped++;
+        char mark[PATH_MAX];
+        mark_path(o, f, mark, sizeof mark);
+        fprintf(stderr, "arclamp-report: warning: %s: skipped, it could not be reported (%s); "
+                        "read again when it changes, or once %s is removed\n", path, why, mark);
+        return 0;
+    }
+    if (mark_write(o, f, path, DIED_READING) < 0)
+        fprintf(stderr, "arclamp-report: warning: %s: cannot mark it while it is read (%s)\n",
+                path, strerror(errno));
+    crash_hook(f);
+    size_t long_names = st->long_names;
+    if (runlog_add(r, path, o->max_bytes, seen, st, err, sizeof err) < 0) {
+        lc->failed++;
+        mark_write(o, f, path, err);
+        fprintf(stderr, "arclamp-report: %s\n", err);
+        return -1;
+    }
+    mark_clear(o, f);
+    if (st->long_names > long_names)
+        fprintf(stderr, "arclamp-report: warning: %s: %zu runs not counted: a function name "
+                        "longer than %d bytes\n", path, st->long_names - long_names,
+                RUNLINE_MAX_NAME_BYTES);
+    return 1;
+}
+
+/* What reading a view's logs came to. */
+struct view_read {
+    size_t read, skipped, failed;
+};
+
 /* The mean run of a report: the sum of the complete runs of its run logs
- * (each run id once) over their number. */
+ * (each run id once) over their number. Logs skipped for their mark leave
+ * the rest to be reported. 0 when at least one log was read (or there were
+ * none); -1 when none could be, or one failed (its runs may be in r in
+ * part: this run writes no page of the view, the next skips the log). */
 static int load_mean(const struct generate_opts *o, const struct entry *e, run *r,
-                     struct runlog_stats *st, char *err, size_t errlen)
+                     struct runlog_stats *st, struct log_counts *lc, struct view_read *vr)
 {
     memset(st, 0, sizeof *st);
+    memset(vr, 0, sizeof *vr);
     run_init(r, o->max_arcs);
+    r->max_key_bytes = o->max_key_bytes;
     struct runlog_seen seen;
     runlog_seen_init(&seen);
-    int rc = 0;
-    for (size_t i = 0; rc == 0 && i < e->ninputs; i++) {
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/%s/%s%s", o->logs_dir, e->inputs[i]->period,
-                 e->inputs[i]->name, RUNS_SUFFIX);
-        rc = runlog_add(r, path, o->max_bytes, &seen, st, err, errlen);
+    for (size_t i = 0; i < e->ninputs; i++) {
+        int got = read_log(o, e->inputs[i], r, &seen, st, lc);
+        vr->read += got > 0;
+        vr->skipped += got == 0;
+        vr->failed += got < 0;
     }
     runlog_seen_free(&seen);
-    if (rc == 0 && st->runs > 1)
+    if (st->runs > 1)
         run_scale(r, 1.0 / (double)st->runs);
-    return rc;
+    return !vr->failed && (vr->read || !e->ninputs) ? 0 : -1;
 }
 
 /* Names are [A-Za-z0-9_.-] (period_name_ok, read_name): JSON as they are. */
 static void summary_json(strbuf *out, const struct entry *e, const struct runlog_stats *st,
-                         size_t arcs, size_t over_main)
+                         size_t logs, size_t arcs, size_t over_main)
 {
     struct report_summary sum = {e->period, e->name, e->tag, st->runs, st->incomplete,
-                                 st->bad_lines, st->duplicates, e->ninputs, arcs,
+                                 st->bad_lines, st->duplicates, logs, arcs,
                                  st->arcs_left_out, over_main, (long long)st->first,
                                  (long long)st->last};
     report_summary_write(out, &sum);
 }
 
 static int write_report(const struct generate_opts *o, const struct entry *e, const run *r,
-                        const struct runlog_stats *st, char *err, size_t errlen)
+                        const struct runlog_stats *st, size_t logs, char *err, size_t errlen)
 {
     char path[PATH_MAX], title[512], link[PATH_MAX];
     flat f;
@@ -320,7 +491,7 @@ static int write_report(const struct generate_opts *o, const struct entry *e, co
     }
     if (rc == 0) {
         strbuf_reset(&out);
-        summary_json(&out, e, st, r->n, flat_over_main(&f));
+        summary_json(&out, e, st, logs, r->n, flat_over_main(&f));
         page_path(o, e, K_SUMMARY, path, sizeof path);
         rc = atomic_write(path, out.data, out.len, 0, err, errlen);
     }
@@ -345,18 +516,26 @@ static void last_mean_set(struct last_mean *last, const struct entry *e, run *r)
     last->r = *r;
 }
 
+/* The diff against the previous bucket; *whole is cleared when some log
+ * of that bucket was not read (the page is then made again next time). */
 static int write_diff(const struct generate_opts *o, const struct entry *e, const run *b,
-                      const struct last_mean *last, char *err, size_t errlen)
+                      const struct last_mean *last, struct log_counts *lc, int *whole,
+                      char *err, size_t errlen)
 {
     const struct entry *p = e->previous;
     run loaded, d;
     const run *a = &last->r;
     struct runlog_stats st;
+    struct view_read vr = {0, 0, 0};
     int own = last->e != p;
-    if (own && load_mean(o, p, &loaded, &st, err, errlen) < 0) {
+    if (own && load_mean(o, p, &loaded, &st, lc, &vr) < 0) {
         run_free(&loaded);
-        return -1;
+        if (vr.failed)
+            return -1; /* said by read_log */
+        *whole = 0;    /* every log of the previous bucket is marked: no diff for now */
+        return 0;
     }
+    *whole = !own || !vr.skipped ? *whole : 0;
     if (own)
         a = &loaded;
     run_init(&d, o->max_arcs);
@@ -398,7 +577,7 @@ static int ensure_dirs(const struct generate_opts *o, const char *period)
  * `last`. 1 when something was written, 0 when nothing had to be, -1 on
  * failure. */
 static int update_entry(const struct generate_opts *o, const struct entry *e,
-                        struct last_mean *last)
+                        struct last_mean *last, struct log_counts *lc)
 {
     char path[PATH_MAX], err[700];
     page_path(o, e, K_REPORT, path, sizeof path);
@@ -416,28 +595,37 @@ static int update_entry(const struct generate_opts *o, const struct entry *e,
     }
     run r;
     struct runlog_stats st;
-    int rc = load_mean(o, e, &r, &st, err, sizeof err);
+    struct view_read vr;
+    err[0] = '\0';
+    int rc = load_mean(o, e, &r, &st, lc, &vr);
     int read = rc == 0;
+    /* pages of a view that left a log out carry no stamp: made again on
+     * the next run, so the log counts again once its mark is gone */
+    int whole = !vr.skipped && !vr.failed;
     if (rc == 0 && !report_ok) {
-        rc = write_report(o, e, &r, &st, err, sizeof err);
-        for (int k = 0; rc == 0 && k < K_COUNT; k++) {
+        rc = write_report(o, e, &r, &st, vr.read, err, sizeof err);
+        for (int k = 0; rc == 0 && whole && k < K_COUNT; k++) {
             page_path(o, e, (enum kind)k, path, sizeof path);
             if (k != K_DIFF)
                 rc = jobfs_stamp(path, &e->mtime, err, sizeof err);
         }
     }
     if (rc == 0 && !diff_ok) {
-        rc = write_diff(o, e, &r, last, err, sizeof err);
+        int diff_whole = whole;
+        rc = write_diff(o, e, &r, last, lc, &diff_whole, err, sizeof err);
         page_path(o, e, K_DIFF, path, sizeof path);
-        if (rc == 0)
+        if (rc == 0 && diff_whole)
             rc = jobfs_stamp(path, diff_time, err, sizeof err);
     }
-    if (read)
+    if (read && whole)
         last_mean_set(last, e, &r); /* kept for the next log's diff */
     else
         run_free(&r);
-    if (rc < 0)
+    if (rc < 0 && err[0])
         fprintf(stderr, "arclamp-report: %s\n", err);
+    /* a log that failed fails this run; one skipped for its mark does not */
+    if (rc < 0 && !vr.failed && !err[0])
+        return 0; /* every log of the view skipped: nothing to write */
     return rc < 0 ? -1 : 1;
 }
 
@@ -581,21 +769,28 @@ int generate_run(const struct generate_opts *o)
     failed |= unlisted;
     /* one run log that cannot be read costs its own pages, not the others' */
     struct last_mean last = {NULL, {0}};
+    struct log_counts lc = {0, 0};
     for (size_t i = 0; i < es.n; i++) {
-        int r = update_entry(o, &es.v[i], &last);
+        int r = update_entry(o, &es.v[i], &last, &lc);
         failed |= r < 0;
         written += r > 0;
     }
     if (last.e)
         run_free(&last.r);
+    failed |= lc.failed > 0; /* a diff's previous log too */
     if (es.n || !unlisted) { /* a logs_dir that cannot be read removes nothing */
         removed = remove_stale(o, &es);
+        marks_prune(o, &es.files);
         failed |= write_index(o, &es) < 0;
     }
     if (!o->quiet)
         fprintf(stderr, "arclamp-report: %zu run logs, %zu reports (entry points and all), %zu "
                         "brought up to date, %zu stale pages removed\n", es.files.n, es.n, written,
                 removed);
+    if (lc.skipped || lc.failed)
+        fprintf(stderr, "arclamp-report: warning: %zu run log reads skipped for a mark, %zu "
+                        "failed and marked (" MARKS_DIR " in %s)\n", lc.skipped, lc.failed,
+                o->reports_dir);
     entries_free(&es);
     close(lock);
     return failed ? 1 : 0;

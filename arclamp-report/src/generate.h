@@ -8,7 +8,10 @@
  * (one directory per kind, so no tag can name another kind's file), and
  * <reports_dir>/index.html listing them. A page is rewritten only when its
  * inputs changed (it carries their mtime); pages whose run log is gone are
- * removed. The request-tier pages (tiers.h) are brought up to date in the
+ * removed. A run log that cannot be reported (unreadable, or the job died
+ * reading it) is marked under <reports_dir>/.arclamp-report.marks and
+ * skipped until it changes (generate.c, "skip marks"), so it never holds
+ * back the others. The request-tier pages (tiers.h) are brought up to date in the
  * same run, under the same lock. Started as root, it first becomes the
  * reports directory's owner (common/src/dropowner.c), as arclamp-svg does
  * with data_dir. */
@@ -23,6 +26,13 @@
 /* Distinct arcs per report unless --max-arcs says otherwise: a page takes
  * some 5 KB of memory per arc while it is made (250 MB at this many). */
 #define GENERATE_DEFAULT_MAX_ARCS 50000
+/* Bytes of the distinct arcs' keys (function names) per report unless
+ * --max-names-mb says otherwise: a name is copied into the flat profile,
+ * the page's data (escaped, up to 6 bytes a byte) and the diff, so this
+ * many MiB cost some 15 times as much at the peak. A report of MediaWiki
+ * (5,000 arcs of some 100 bytes) holds 0.5 MiB; 50,000 arcs of 160 bytes
+ * fill it. */
+#define GENERATE_DEFAULT_MAX_NAMES_MB 8
 
 struct generate_opts {
     const char *logs_dir;      /* arclamp-log's base_path */
@@ -30,6 +40,7 @@ struct generate_opts {
     const char *formats[GENERATE_MAX_FORMATS]; /* arclamp-log's bucket formats */
     size_t nformats;
     size_t max_arcs;           /* distinct arcs per report */
+    size_t max_key_bytes;      /* bytes of their keys per report (0: no limit) */
     size_t max_bytes;          /* bytes read per run log */
     double threshold;          /* callgraph: share of the total time */
     int quiet;

@@ -1,11 +1,10 @@
 /* html: the self-contained report page (see html.h). */
 #include "html.h"
 #include "atomicfile.h"
-#include "jsonout.h"
 #include "strbuf.h"
 #include "xmlesc.h"
 
-#include <json-c/json.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,70 +21,129 @@ static const char page_style[] =
     "dl{display:grid;grid-template-columns:max-content max-content;gap:2px 1em}"
     "dd{margin:0;font-family:monospace;text-align:right}";
 
-static json_object *page_data(const char *title, const run *data, const flat *f,
-                              const char *fwd, const char *back)
+/* The page's data is written straight into the page, never held as a
+ * json-c tree: a tree cost some 4.7 KB an arc, and its object keys are C
+ * strings, which cut a name at its first NUL (two names differing after
+ * one then collided in `functions`). Every string goes through
+ * json_string (xmlesc.c: any byte kept, NULs as \u0000) and then
+ * script_escape, one at a time: the page is the only copy. */
+struct page_json {
+    strbuf *page;
+    strbuf scratch;            /* one string or number at a time */
+};
+
+/* JSON inside <script>: no '<', '>' or '&' may appear raw (they only occur
+ * inside strings, where \u escapes mean the same). */
+static void script_escape(strbuf *out, const char *s, size_t len)
 {
-    unsigned present = f->metrics | 1u;
-    json_object *root = json_object_new_object(), *metrics = json_object_new_array();
-    json_object_object_add(root, "title", json_object_new_string(title));
-    for (int m = 1; m < M_COUNT; m++) {
-        if (f->metrics & (1u << m))
-            json_object_array_add(metrics, json_object_new_string(metric_names[m]));
+    size_t plain = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        if (c != '<' && c != '>' && c != '&')
+            continue;
+        strbuf_append(out, s + plain, i - plain);
+        strbuf_appends(out, c == '<' ? "\\u003c" : c == '>' ? "\\u003e" : "\\u0026");
+        plain = i + 1;
     }
-    json_object_object_add(root, "metrics", metrics);
-    json_object_object_add(root, "totals", json_metrics(f->totals, present, NULL));
-    json_object *fns = json_object_new_object();
-    for (size_t i = 0; i < f->syms.n; i++)
-        json_object_object_add_ex(fns, f->syms.arcs[i].key,
-                                  json_metrics(f->syms.arcs[i].v, present, f->excl[i]),
-                                  JSON_C_OBJECT_ADD_KEY_IS_NEW);
-    json_object_object_add(root, "functions", fns);
-    json_object *arcs = json_object_new_array();
+    strbuf_append(out, s + plain, len - plain);
+}
+
+static void put_string(struct page_json *pj, const char *s, size_t len)
+{
+    strbuf_reset(&pj->scratch);
+    json_string(&pj->scratch, s, len);
+    script_escape(pj->page, pj->scratch.data, pj->scratch.len);
+}
+
+/* A number as jsonout's json_number writes it: whole ones as integers. */
+static void put_number(strbuf *out, double v)
+{
+    if (v == floor(v) && fabs(v) < 9e15)
+        strbuf_appendf(out, "%lld", (long long)v);
+    else if (isfinite(v))
+        strbuf_appendf(out, "%.17g", v);
+    else
+        strbuf_appends(out, "null");
+}
+
+/* {"ct": ..., "wt": ..., "excl_wt": ...}, as json_metrics makes it. */
+static void put_metrics(strbuf *out, const double *v, unsigned present, const double *excl)
+{
+    const char *sep = "{";
+    for (int m = 0; m < M_COUNT; m++) {
+        if (!(present & (1u << m)))
+            continue;
+        strbuf_appendf(out, "%s\"%s\":", sep, metric_names[m]);
+        put_number(out, v[m]);
+        if (excl && m != M_CT) {
+            strbuf_appendf(out, ",\"excl_%s\":", metric_names[m]);
+            put_number(out, excl[m]);
+        }
+        sep = ",";
+    }
+    strbuf_appends(out, *sep == '{' ? "{}" : "}");
+}
+
+static void page_data(strbuf *page, const char *title, const run *data, const flat *f,
+                      const char *fwd, const char *back)
+{
+    struct page_json pj = {page, STRBUF_INIT};
+    unsigned present = f->metrics | 1u;
+    strbuf_appends(page, "{\"title\":");
+    put_string(&pj, title, strlen(title));
+    strbuf_appends(page, ",\"metrics\":[");
+    const char *sep = "";
+    for (int m = 1; m < M_COUNT; m++) {
+        if (f->metrics & (1u << m)) {
+            strbuf_appendf(page, "%s\"%s\"", sep, metric_names[m]);
+            sep = ",";
+        }
+    }
+    strbuf_appends(page, "],\"totals\":");
+    put_metrics(page, f->totals, present, NULL);
+    strbuf_appends(page, ",\"functions\":{");
+    for (size_t i = 0; i < f->syms.n; i++) {
+        if (i)
+            strbuf_appendc(page, ',');
+        put_string(&pj, f->syms.arcs[i].key, f->syms.arcs[i].klen);
+        strbuf_appendc(page, ':');
+        put_metrics(page, f->syms.arcs[i].v, present, f->excl[i]);
+    }
+    strbuf_appends(page, "},\"arcs\":[");
+    sep = "";
     for (size_t i = 0; i < data->n; i++) {
         const char *p, *c;
         size_t pl, cl;
         arc_split(&data->arcs[i], &p, &pl, &c, &cl);
         if (!p)
             continue;
-        json_object *a = json_object_new_array();
-        json_object_array_add(a, json_object_new_string_len(p, (int)pl));
-        json_object_array_add(a, json_object_new_string_len(c, (int)cl));
-        json_object_array_add(a, json_metrics(data->arcs[i].v, data->arcs[i].present, NULL));
-        json_object_array_add(arcs, a);
+        strbuf_appendf(page, "%s[", sep);
+        put_string(&pj, p, pl);
+        strbuf_appendc(page, ',');
+        put_string(&pj, c, cl);
+        strbuf_appendc(page, ',');
+        put_metrics(page, data->arcs[i].v, data->arcs[i].present, NULL);
+        strbuf_appendc(page, ']');
+        sep = ",";
     }
-    json_object_object_add(root, "arcs", arcs);
+    strbuf_appends(page, "],\"diff\":");
     if (fwd) {
-        json_object *d = json_object_new_object();
-        json_object_object_add(d, "forward", json_object_new_string(fwd));
-        json_object_object_add(d, "backward", json_object_new_string(back));
-        json_object_object_add(root, "diff", d);
+        strbuf_appends(page, "{\"forward\":");
+        put_string(&pj, fwd, strlen(fwd));
+        strbuf_appends(page, ",\"backward\":");
+        put_string(&pj, back, strlen(back));
+        strbuf_appendc(page, '}');
     } else {
-        json_object_object_add(root, "diff", json_object_new_boolean(0));
+        strbuf_appends(page, "false");
     }
-    return root;
-}
-
-/* JSON inside <script>: no '<', '>' or '&' may appear raw (they only occur
- * inside strings, where \u escapes mean the same). */
-static void append_script_json(strbuf *out, const char *json)
-{
-    for (const char *p = json; *p; p++) {
-        if (*p == '<')
-            strbuf_appends(out, "\\u003c");
-        else if (*p == '>')
-            strbuf_appends(out, "\\u003e");
-        else if (*p == '&')
-            strbuf_appends(out, "\\u0026");
-        else
-            strbuf_appendc(out, *p);
-    }
+    strbuf_appendc(page, '}');
+    strbuf_free(&pj.scratch);
 }
 
 int html_write(const char *path, const char *title, const run *data, const flat *f,
                const char *diff_forward, const char *diff_backward, const char *callgraph_link,
                char *err, size_t errlen)
 {
-    json_object *d = page_data(title, data, f, diff_forward, diff_backward);
     strbuf page = STRBUF_INIT;
     strbuf_appends(&page, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>");
     xml_escape(&page, title, strlen(title));
@@ -104,14 +162,13 @@ int html_write(const char *path, const char *title, const run *data, const flat 
                    "<button id=\"toggle\">All</button> <span id=\"count\"></span>"
                    "<table id=\"flat\"></table></div>\n<div id=\"function\" hidden></div>\n"
                    "<script type=\"application/json\" id=\"data\">");
-    append_script_json(&page, json_object_to_json_string_ext(d, JSON_C_TO_STRING_PLAIN));
+    page_data(&page, title, data, f, diff_forward, diff_backward);
     /* report.js alone between the tags: the web front's
      * Content-Security-Policy allows the script by the SHA-256 of the file
      * (nginx/arclamp.conf.in), so not a byte may be added around it. */
     strbuf_appends(&page, "</script>\n<script>");
     strbuf_appends(&page, report_js);
     strbuf_appends(&page, "</script>\n</body></html>\n");
-    json_object_put(d);
     int rc = atomic_write(path, page.data, page.len, 0, err, errlen);
     strbuf_free(&page);
     return rc;

@@ -40,6 +40,7 @@ struct opts {
     size_t nformats;
     int quiet;
     int max_arcs_set, max_mb_set;
+    size_t max_names_mb;
     size_t max_identities, max_tiers;
 };
 
@@ -54,7 +55,7 @@ static void usage(FILE *out)
           "  or:  arclamp-report html [--title T] [--diff] [--callgraph-link URL] -o FILE.html RUN...\n"
           "  or:  arclamp-report callgraph [-o FILE.svg] [--threshold F] [--focus FUNCTION] [--dot] RUN\n"
           "  or:  arclamp-report generate [--data-dir DIR] [--logs-dir DIR] [--reports-dir DIR] "
-          "[--log-format FORMAT]... [--quiet]\n"
+          "[--log-format FORMAT]... [--max-names-mb N] [--quiet]\n"
           "  or:  arclamp-report tiers [--data-dir DIR] [--logs-dir DIR] [--reports-dir DIR] "
           "[--log-format FORMAT]... [--max-identities N] [--max-tiers N] [--quiet]\n"
           "\n"
@@ -87,6 +88,7 @@ static void usage(FILE *out)
           "                        generate: arcs per report, 50000)\n"
           "  --max-mb N            refuse a run file larger than N MiB (default 1024;\n"
           "                        tier pages: a tier table, 16)\n"
+          "  --max-names-mb N      generate: MiB of arc keys (names) per report (default 8)\n"
           "  --version             print the version\n",
           out);
 }
@@ -353,6 +355,7 @@ static int cmd_generate(const struct opts *o)
     job_dirs(o, &g, logs, reports);
     /* a page's memory follows its arcs (some 5 KB each): a lower default */
     g.max_arcs = o->max_arcs_set ? o->max_arcs : GENERATE_DEFAULT_MAX_ARCS;
+    g.max_key_bytes = o->max_names_mb << 20;
     g.max_bytes = o->max_bytes;
     g.threshold = o->threshold;
     return generate_run(&g);
@@ -374,7 +377,8 @@ int main(int argc, char **argv)
     struct opts o = {.threshold = 0.01, .max_arcs = 2000000, .max_bytes = (size_t)1024 << 20,
                      .top = 100, .percent = -1,
                      .max_identities = TIERS_DEFAULT_MAX_IDENTITIES,
-                     .max_tiers = TIERS_DEFAULT_MAX_TIERS};
+                     .max_tiers = TIERS_DEFAULT_MAX_TIERS,
+                     .max_names_mb = GENERATE_DEFAULT_MAX_NAMES_MB};
     static const struct option longopts[] = {
         {"json", no_argument, NULL, 'j'},       {"sum", no_argument, NULL, 's'},
         {"top", required_argument, NULL, 't'},  {"weights", required_argument, NULL, 'w'},
@@ -389,6 +393,7 @@ int main(int argc, char **argv)
         {"log-format", required_argument, NULL, 'f'}, {"quiet", no_argument, NULL, 'q'},
         {"max-identities", required_argument, NULL, 'I'},
         {"max-tiers", required_argument, NULL, 'N'},
+        {"max-names-mb", required_argument, NULL, 'K'},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -411,6 +416,7 @@ int main(int argc, char **argv)
         case 'm': o.max_bytes = strtoul(optarg, &end, 10) << 20; o.max_mb_set = 1; break;
         case 'I': o.max_identities = strtoul(optarg, &end, 10); break;
         case 'N': o.max_tiers = strtoul(optarg, &end, 10); break;
+        case 'K': o.max_names_mb = strtoul(optarg, &end, 10); break;
         case 'p': o.percent = strtod(optarg, &end); break;
         case 'R': o.data_dir = optarg; break;
         case 'l': o.logs_dir = optarg; break;

@@ -74,7 +74,8 @@ arc *run_arc(run *r, const char *key, size_t klen, int create)
         if (a->klen == klen && memcmp(a->key, key, klen) == 0)
             return a;
     }
-    if (!create || r->n >= r->max_arcs)
+    if (!create || r->n >= r->max_arcs ||
+        (r->max_key_bytes && klen > r->max_key_bytes - r->key_bytes))
         return NULL;
     if (r->n == r->cap) {
         r->cap = r->cap ? r->cap * 2 : 256;
@@ -86,6 +87,7 @@ arc *run_arc(run *r, const char *key, size_t klen, int create)
     memcpy(a->key, key, klen);
     a->key[klen] = '\0';
     a->klen = klen;
+    r->key_bytes += klen;
     r->index[s] = (uint32_t)++r->n;
     if (r->n * 2 > r->index_size)
         index_grow(r);

@@ -35,6 +35,9 @@ typedef struct run {
     uint32_t *index;           /* open addressing: arc index + 1, 0 = empty */
     size_t index_size;
     size_t max_arcs;
+    size_t key_bytes;          /* the bytes of every arc's key held */
+    size_t max_key_bytes;      /* past it no arc is created (0: no limit); a long name
+                                  costs memory in every copy made of it (page, diff) */
     unsigned metrics;          /* bit m: main() has metric m (what the run measured) */
     size_t unknown_metrics;    /* metric names we do not know, skipped */
     uint32_t first;            /* loading: the last file's first arc (index + 1, 0 = none) */
@@ -43,7 +46,7 @@ typedef struct run {
 void run_init(run *r, size_t max_arcs);
 void run_free(run *r);
 /* The arc of key, created (all zero) when absent and `create`; NULL when
- * absent, or when creating would pass max_arcs. */
+ * absent, or when creating would pass max_arcs or max_key_bytes. */
 arc *run_arc(run *r, const char *key, size_t klen, int create);
 /* Reads a run file (.xhprof serialize() or .json, told apart by the first
  * byte). Returns 0, or -1 with a message in err. */

@@ -76,7 +76,9 @@ struct current {
     int open;
     int version;              /* its begin line's */
     int broken;               /* a line of another version, an fn line in version 1,
-                                 an id defined twice or used undefined */
+                                 an id defined twice or used undefined, names past
+                                 the budget */
+    int long_name;            /* a name longer than RUNLINE_MAX_NAME_BYTES */
     size_t arcs;
     int64_t time;
     struct runline_names names; /* version 2: the run's functions */
@@ -85,13 +87,16 @@ struct current {
 
 static const int metric_of_field[RL_NMETRICS] = {M_CT, M_WT, M_CPU, M_MU, M_PMU};
 
-static void current_reset(struct current *c, size_t max_arcs)
+static void current_reset(struct current *c)
 {
+    size_t max_arcs = c->r.max_arcs, max_key_bytes = c->r.max_key_bytes;
     run_free(&c->r);
     run_init(&c->r, max_arcs);
+    c->r.max_key_bytes = max_key_bytes;
     runline_names_clear(&c->names);
     c->open = 0;
     c->broken = 0;
+    c->long_name = 0;
     c->arcs = 0;
 }
 
@@ -105,7 +110,7 @@ static void on_begin(struct current *c, const struct runline *rl, struct runlog_
 {
     if (c->open)
         st->incomplete++;
-    current_reset(c, c->r.max_arcs);
+    current_reset(c);
     memcpy(c->runid, rl->runid, rl->runid_len);
     c->runid[rl->runid_len] = '\0';
     c->open = 1;
@@ -113,15 +118,71 @@ static void on_begin(struct current *c, const struct runline *rl, struct runlog_
     c->time = rl->time;
 }
 
+/* The length of a name without its recursion level ("@12"). */
+static size_t name_len(const char *s, size_t len)
+{
+    size_t n = len;
+    while (n > 0 && s[n - 1] >= '0' && s[n - 1] <= '9')
+        n--;
+    return n < len && n > 0 && s[n - 1] == '@' ? n - 1 : len;
+}
+
+/* Whether both names of a decoded key ("parent==>child" or "main()") are
+ * within RUNLINE_MAX_NAME_BYTES. */
+static int key_names_ok(const char *key, size_t klen)
+{
+    arc a = {.key = (char *)key, .klen = klen};
+    const char *p, *ch;
+    size_t pl, cl;
+    arc_split(&a, &p, &pl, &ch, &cl);
+    return name_len(ch, cl) <= RUNLINE_MAX_NAME_BYTES &&
+           (!p || name_len(p, pl) <= RUNLINE_MAX_NAME_BYTES);
+}
+
+/* The decoded length of a NAME or KEY that passed runline_parse: each
+ * "%XX" is one byte. */
+static size_t decoded_len(const char *text, size_t len)
+{
+    size_t escapes = 0;
+    for (const char *p = memchr(text, '%', len); p; p = memchr(p + 1, '%', (size_t)(text + len - p - 1)))
+        escapes++;
+    return len - 2 * escapes;
+}
+
+/* An fn line: its name joins the run's, within the caps. */
+static void on_fn(struct current *c, const struct runline *rl)
+{
+    size_t n = decoded_len(rl->text, rl->text_len);
+    if (n > RUNLINE_MAX_NAME_BYTES) {
+        c->long_name = 1;
+        return; /* not kept: its arcs then leave the run broken too */
+    }
+    if (c->r.max_key_bytes && n > c->r.max_key_bytes - c->names.text.len) {
+        c->broken = 1;
+        return;
+    }
+    c->broken |= runline_names_define(&c->names, rl) < 0;
+}
+
 static void on_arc(struct current *c, const struct runline *rl, struct runlog_stats *st)
 {
     c->arcs++;
-    if (c->broken || runline_names_key(&c->names, rl, &c->key) < 0) {
+    if (c->broken || c->long_name)
+        return;
+    if (rl->version == 1 && decoded_len(rl->text, rl->text_len) > 2 * RUNLINE_MAX_NAME_BYTES + 30) {
+        c->long_name = 1; /* too long for any key of two names: not even decoded */
+        return;
+    }
+    if (runline_names_key(&c->names, rl, &c->key) < 0) {
         c->broken = 1;
         return;
     }
     const char *key = c->key.data ? c->key.data : "";
     size_t klen = c->key.len;
+    if (!key_names_ok(key, klen)) {
+        c->long_name = 1;
+        return;
+    }
     arc *a = run_arc(&c->r, key, klen, 1);
     if (!a) {
         st->arcs_left_out++;
@@ -141,7 +202,10 @@ static void on_arc(struct current *c, const struct runline *rl, struct runlog_st
 static void on_end(run *agg, struct current *c, const struct runline *rl,
                    struct runlog_seen *seen, struct runlog_stats *st)
 {
-    if (c->broken || rl->sent < 0 || (size_t)rl->sent != c->arcs) {
+    if (c->long_name) {
+        st->incomplete++;
+        st->long_names++;
+    } else if (c->broken || rl->sent < 0 || (size_t)rl->sent != c->arcs) {
         st->incomplete++;
     } else if (seen_add(seen, c->runid)) {
         st->duplicates++;
@@ -153,7 +217,7 @@ static void on_end(run *agg, struct current *c, const struct runline *rl,
         if (c->time > st->last)
             st->last = c->time;
     }
-    current_reset(c, c->r.max_arcs);
+    current_reset(c);
 }
 
 static void on_line(run *agg, struct current *c, const char *line, size_t len,
@@ -172,7 +236,7 @@ static void on_line(run *agg, struct current *c, const char *line, size_t len,
         st->bad_lines++;
         c->broken = 1;
     } else if (rl.kind == RUNLINE_FN) {
-        c->broken |= runline_names_define(&c->names, &rl) < 0;
+        on_fn(c, &rl);
     } else if (rl.kind == RUNLINE_ARC) {
         on_arc(c, &rl, st);
     } else {
@@ -191,6 +255,7 @@ int runlog_add(run *agg, const char *path, size_t max_bytes, struct runlog_seen 
     struct current c;
     memset(&c, 0, sizeof c);
     run_init(&c.r, agg->max_arcs);
+    c.r.max_key_bytes = agg->max_key_bytes;
     runline_names_init(&c.names, 1);
     char *buf = xmalloc(RUNLOG_LINE_MAX + 1);
     size_t have = 0, total = 0;

@@ -31,6 +31,8 @@ struct runlog_stats {
                                  whose names do not resolve */
     size_t bad_lines;         /* lines that are no valid run line, or out of place */
     size_t duplicates;        /* complete runs whose id was counted already */
+    size_t long_names;        /* runs not counted for a function name longer than
+                                 RUNLINE_MAX_NAME_BYTES (also in `incomplete`) */
     size_t arcs_left_out;     /* arcs the senders left out (their end lines), or that
                                  passed max_arcs here */
     int64_t first, last;      /* begin times of the oldest and newest run (0: none) */
@@ -54,7 +56,11 @@ void runlog_seen_free(struct runlog_seen *s);
 
 /* Adds every complete run of the run log at path whose id `seen` does not
  * hold yet into agg (values summed), and their ids to `seen`. At most
- * max_bytes are read. Returns 0, or -1 with a message in err when the file
+ * max_bytes are read. The run being read is held within agg's budget
+ * (max_arcs arcs, max_key_bytes of keys, and as many bytes of a version 2
+ * run's names): its arcs beyond are left out and counted, a run whose
+ * names pass it does not count. A run with a name longer than
+ * RUNLINE_MAX_NAME_BYTES does not count either (no writer makes one). Returns 0, or -1 with a message in err when the file
  * cannot be read. */
 int runlog_add(run *agg, const char *path, size_t max_bytes, struct runlog_seen *seen,
                struct runlog_stats *st, char *err, size_t errlen);

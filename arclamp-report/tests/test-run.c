@@ -262,6 +262,22 @@ START_TEST(files_are_read_whole_or_refused_with_their_name)
 }
 END_TEST
 
+START_TEST(no_arc_is_made_past_the_key_budget)
+{
+    run r;
+    run_init(&r, 100);
+    r.max_key_bytes = 10;
+    ck_assert_ptr_nonnull(run_arc(&r, "abcdef", 6, 1));
+    ck_assert_ptr_null(run_arc(&r, "ghijk", 5, 1)); /* 11 bytes of keys */
+    ck_assert_ptr_nonnull(run_arc(&r, "ghij", 4, 1));  /* exactly 10 */
+    ck_assert_ptr_nonnull(run_arc(&r, "abcdef", 6, 1)); /* there already: found */
+    ck_assert_ptr_null(run_arc(&r, "x", 1, 1));
+    ck_assert_uint_eq(r.key_bytes, 10);
+    ck_assert_uint_eq(r.n, 2);
+    run_free(&r);
+}
+END_TEST
+
 Suite *run_suite(void)
 {
     Suite *s = suite_create("run");
@@ -270,6 +286,7 @@ Suite *run_suite(void)
     tcase_add_test(tc, a_key_other_than_the_predicted_one_is_looked_up);
     tcase_add_test(tc, a_key_twice_in_one_file_adds_both);
     tcase_add_test(tc, weights_multiply_every_value);
+    tcase_add_test(tc, no_arc_is_made_past_the_key_budget);
     tcase_add_test(tc, metrics_in_another_order_or_type_are_read_all_the_same);
     tcase_add_test(tc, json_runs_share_the_prediction);
     tcase_add_test(tc, truncated_and_changed_runs_through_the_guesses_are_refused);

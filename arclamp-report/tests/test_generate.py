@@ -275,7 +275,7 @@ def test_v2_runs_read_as_their_v1_keys(tmp_path):
     assert {"{closure}", "{closure}@1", "{closure}@2"} <= set(two["functions"])
     # a name holding "==>" reads as it did in version 1's keys: split at the first
     assert {"x==>y", "y==>caf\u00e9"} <= set(two["functions"])
-    assert "a" in two["functions"]  # "a\0b%\n": shown up to the NUL, as v1's key was
+    assert "a\0b%\n" in two["functions"]  # whole, NUL and all, as v1's key has it
     for h, n in (("03", 1), ("04", 2)):
         s = summary(tmp_path, "hourly", f"2026-11-26_{h}.excimer.index")
         assert (s["runs"], s["incomplete"], s["bad_lines"]) == (n, 0, 0), s
@@ -351,9 +351,9 @@ def test_hostile_names_stay_data(tmp_path):
     rep = tmp_path / "reports" / "hourly"
     page = (rep / "report/2026-11-26_03.excimer.index.html").read_text()
     assert "alert(1)</script>" not in page and "<script>alert" not in page
-    # shown up to the NUL (as PHP prints an anonymous class's name)
+    # whole, NUL and all (PHP's anonymous class names hold one)
     shown = page_data(rep / "report/2026-11-26_03.excimer.index.html")["functions"]
-    assert evil.split("\0")[0] in shown
+    assert evil in shown
     svg = (rep / "callgraph/2026-11-26_03.excimer.index.svg").read_text()
     assert "<script" not in svg
     ET.fromstring(svg)  # well-formed whatever the names
@@ -411,6 +411,19 @@ def test_an_unreadable_log_costs_only_its_own_pages(tmp_path):
         assert b"2026-11-26_03.excimer.api.runs: Permission denied" in proc.stderr
         assert "hourly/report/2026-11-26_02.excimer.index.html" in pages(data)
         assert "hourly/report/2026-11-26_03.excimer.api.html" not in pages(data)
+        # marked: later runs skip it with a warning, and do not fail for it
+        again = subprocess.run([*wrap, BIN, "generate", "--data-dir", str(data)],
+                               capture_output=True, timeout=120)
+        assert again.returncode == 0, again.stderr
+        assert (b"2026-11-26_03.excimer.api.runs: skipped, it could not be reported ("
+                + str(bad).encode() + b": Permission denied)") in again.stderr
+        # readable again and changed: read
+        bad.chmod(0o644)
+        os.utime(bad, ns=(0, bad.stat().st_mtime_ns + 10**9))
+        fixed = subprocess.run([*wrap, BIN, "generate", "--data-dir", str(data)],
+                               capture_output=True, timeout=120)
+        assert fixed.returncode == 0 and b"skipped" not in fixed.stderr, fixed.stderr
+        assert "hourly/report/2026-11-26_03.excimer.api.html" in pages(data)
     finally:
         if as_nobody:
             shutil.rmtree(data)

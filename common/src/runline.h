@@ -43,6 +43,14 @@
 #define RUNLINE_RUNID_MAX 64
 #define RUNLINE_HOST_MAX 255
 #define RUNLINE_ID_MAX INT32_MAX      /* largest function id and recursion level */
+/* The longest function name a run may carry: bytes once decoded, without
+ * a recursion level's "@LEVEL". One limit for the whole pipeline (the
+ * extension's names, arclamp-log's ingest, arclamp-report's reading), so a
+ * run one side accepts the others accept too; what a reader holds per
+ * name, and per arc key (two names), is bounded by it. 4 KiB: far past
+ * any PHP name (a long closure's "{closure:/path/file.php:123}"), far
+ * below what a 200 KB name repeated over a run costs a report page. */
+#define RUNLINE_MAX_NAME_BYTES 4096
 
 enum runline_kind { RUNLINE_BEGIN, RUNLINE_ARC, RUNLINE_END, RUNLINE_FN };
 

@@ -167,22 +167,41 @@ void js_string(strbuf *out, const char *s, size_t len)
     strbuf_appendc(out, '"');
 }
 
+/* "\\u00XX" or "\\udcXX": a byte as JSON's escape (no printf: pages of
+ * names full of control bytes made this most of their writing time). */
+static void json_byte_escape(strbuf *out, const char *prefix, unsigned char c)
+{
+    static const char hex[] = "0123456789abcdef";
+    char esc[6] = {'\\', 'u', prefix[0], prefix[1], hex[c >> 4], hex[c & 15]};
+    strbuf_append(out, esc, sizeof esc);
+}
+
 void json_string(strbuf *out, const char *s, size_t len)
 {
     strbuf_appendc(out, '"');
+    size_t plain = 0; /* start of the bytes not yet copied, which need no escape */
     for (size_t i = 0; i < len;) {
-        unsigned cp;
-        size_t n = utf8_next(s + i, len - i, &cp);
         unsigned char c = (unsigned char)s[i];
-        if (cp == 0xFFFD && n == 1 && c >= 0x80)
-            strbuf_appendf(out, "\\udc%02x", c); /* not UTF-8: PEP 383 */
+        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+            i++;
+            continue;
+        }
+        unsigned cp;
+        size_t n = c < 0x80 ? 1 : utf8_next(s + i, len - i, &cp);
+        if (c >= 0x80 && !(cp == 0xFFFD && n == 1)) {
+            i += n; /* valid UTF-8: as it is */
+            continue;
+        }
+        strbuf_append(out, s + plain, i - plain);
+        if (c >= 0x80)
+            json_byte_escape(out, "dc", c); /* not UTF-8: PEP 383 */
         else if (c == '"' || c == '\\')
-            strbuf_appendf(out, "\\%c", c);
-        else if (c < 0x20 || c == 0x7f)
-            strbuf_appendf(out, "\\u%04x", c);
+            strbuf_append(out, c == '"' ? "\\\"" : "\\\\", 2);
         else
-            strbuf_append(out, s + i, n);
+            json_byte_escape(out, "00", c);
         i += n;
+        plain = i;
     }
+    strbuf_append(out, s + plain, len - plain);
     strbuf_appendc(out, '"');
 }
