@@ -273,10 +273,14 @@ static void page_path(const struct generate_opts *o, const struct entry *e, enum
  * pages, never the other logs' on every tick. The mark is written before
  * the log is read and removed once it was, so a job killed on it leaves
  * it. One file per log in MARKS_DIR: <period>+<name>.runs, holding
- * "arclamp-report-mark/1 SIZE SEC NSEC", the log's path and why. */
+ * "arclamp-report-mark/2 SIZE SEC NSEC DEATHS", the log's path and why.
+ * A log is set aside once the job died on it DEATHS_TO_SKIP times: one
+ * death may be a stop or a shutdown that happened to fall on a sound log,
+ * which must not lose that log's pages for good. */
 #define MARKS_DIR ".arclamp-report.marks"
-#define MARK_FORMAT "arclamp-report-mark/1"
+#define MARK_FORMAT "arclamp-report-mark/2"
 #define DIED_READING "the job died while reading it"
+#define DEATHS_TO_SKIP 2
 
 /* What the logs of one run cost: counted for its last line. */
 struct log_counts {
@@ -294,7 +298,7 @@ static void mark_path(const struct generate_opts *o, const struct logfile *f, ch
 /* Writes the mark (a plain write: it has to outlive the process, not the
  * machine). -1 when it could not be. */
 static int mark_write(const struct generate_opts *o, const struct logfile *f,
-                      const char *log_path, const char *why)
+                      const char *log_path, const char *why, int deaths)
 {
     char path[PATH_MAX];
     struct stat st;
@@ -307,8 +311,8 @@ static int mark_write(const struct generate_opts *o, const struct logfile *f,
     }
     mark_path(o, f, path, sizeof path);
     strbuf text = STRBUF_INIT;
-    strbuf_appendf(&text, MARK_FORMAT " %lld %lld %ld\n%s\n%s\n", (long long)f->size,
-                   (long long)f->mtime.tv_sec, f->mtime.tv_nsec, log_path, why);
+    strbuf_appendf(&text, MARK_FORMAT " %lld %lld %ld %d\n%s\n%s\n", (long long)f->size,
+                   (long long)f->mtime.tv_sec, f->mtime.tv_nsec, deaths, log_path, why);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     int rc = fd >= 0 && write(fd, text.data, text.len) == (ssize_t)text.len ? 0 : -1;
     if (fd >= 0)
@@ -318,9 +322,9 @@ static int mark_write(const struct generate_opts *o, const struct logfile *f,
 }
 
 /* Whether the log carries a mark of its present size and mtime; its
- * reason into why. */
+ * reason into why, the deaths it counts into deaths. */
 static int mark_matches(const struct generate_opts *o, const struct logfile *f, char *why,
-                        size_t whylen)
+                        size_t whylen, int *deaths)
 {
     char path[PATH_MAX], buf[PATH_MAX + 1024];
     mark_path(o, f, path, sizeof path);
@@ -332,7 +336,7 @@ static int mark_matches(const struct generate_opts *o, const struct logfile *f, 
     buf[n > 0 ? n : 0] = '\0';
     long long size, sec;
     long nsec;
-    if (sscanf(buf, MARK_FORMAT " %lld %lld %ld", &size, &sec, &nsec) != 3 ||
+    if (sscanf(buf, MARK_FORMAT " %lld %lld %ld %d", &size, &sec, &nsec, deaths) != 4 ||
         size != (long long)f->size || sec != (long long)f->mtime.tv_sec ||
         nsec != f->mtime.tv_nsec)
         return 0; /* the log changed since: read it again */
@@ -395,7 +399,9 @@ static int read_log(const struct generate_opts *o, const struct logfile *f, run 
 {
     char path[PATH_MAX], why[600], err[700];
     snprintf(path, sizeof path, "%s/%s/%s%s", o->logs_dir, f->period, f->name, RUNS_SUFFIX);
-    if (mark_matches(o, f, why, sizeof why)) {
+    int deaths = 0;
+    int marked = mark_matches(o, f, why, sizeof why, &deaths);
+    if (marked && (strcmp(why, DIED_READING) != 0 || deaths >= DEATHS_TO_SKIP)) {
         lc->skipped++;
         char mark[PATH_MAX];
         mark_path(o, f, mark, sizeof mark);
@@ -403,14 +409,15 @@ static int read_log(const struct generate_opts *o, const struct logfile *f, run 
                         "read again when it changes, or once %s is removed\n", path, why, mark);
         return 0;
     }
-    if (mark_write(o, f, path, DIED_READING) < 0)
+    deaths = marked ? deaths : 0;
+    if (mark_write(o, f, path, DIED_READING, deaths + 1) < 0)
         fprintf(stderr, "arclamp-report: warning: %s: cannot mark it while it is read (%s)\n",
                 path, strerror(errno));
     crash_hook(f);
     size_t long_names = st->long_names;
     if (runlog_add(r, path, o->max_bytes, seen, st, err, sizeof err) < 0) {
         lc->failed++;
-        mark_write(o, f, path, err);
+        mark_write(o, f, path, err, deaths);
         fprintf(stderr, "arclamp-report: %s\n", err);
         return -1;
     }
