@@ -8,6 +8,8 @@
 #      same loop with tiers off
 #   4. a request with 1,000 tier calls: wall time added, php-cgi -T
 #      (medians of interleaved runs)
+#   5. arclamp-log: CPU and bytes written per tier line, typical vs the worst
+#      case of issue 24 (bench/tierlines.py)
 # Usage: bench/tiers.sh   (env: BUILD, ROUNDS)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -95,4 +97,11 @@ if [ -x /usr/bin/php-cgi8.2 ]; then
         'BEGIN { printf "%.3f ms a request with tiers on, %.3f ms off: %+.3f ms added (target <= 0.2)\n", on/300*1000, off/300*1000, (on-off)/300*1000 }'
 else
     echo "php-cgi8.2 not installed: skipped"
+fi
+
+echo "-- 5. arclamp-log: CPU and bytes written per tier line, typical vs worst case"
+if [ -x "$BUILD/bin/arclamp-log" ]; then
+    python3 bench/tierlines.py --binary "$BUILD/bin/arclamp-log"
+else
+    echo "$BUILD/bin/arclamp-log is missing (make all): skipped"
 fi

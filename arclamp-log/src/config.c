@@ -6,6 +6,7 @@
 #include "log.h"
 #include "netaddr.h"
 #include "stackline.h"
+#include "tierline.h"
 #include "strbuf.h"
 
 #include <errno.h>
@@ -147,6 +148,10 @@ static const struct opt config_opts[] = {
     {"max_tier_identities", OPT_INT, offsetof(struct config, max_tier_identities), "1000", 1,
      100000, .doc = "request identities per tier table at most (then their lines count as "
                     "_other)"},
+    {"reserved_tier_identities", OPT_CUSTOM, offsetof(struct config, reserved_tier_identities),
+     NULL, .custom = bind_string_list,
+     .doc = "request identities that always keep a row of their own in the tier tables, "
+            "never counted as _other (at most 1000)"},
     {"close_idle_after", OPT_SECONDS, offsetof(struct config, close_idle_after), "60", 1, 86400,
      .doc = "files not written for this long are closed, seconds"},
     {"metrics_file", OPT_STRING, offsetof(struct config, metrics_file), NULL,
@@ -419,6 +424,25 @@ static int check_run_limits(struct config *cfg, const struct ynode *root, struct
     return 0;
 }
 
+/* Each reserved identity must be one the extension can send (tierline.h). */
+static int check_reserved_identities(const struct config *cfg, const struct ynode *root,
+                                     struct conf_ctx *ctx)
+{
+    const struct ynode *node = ynode_get(root, "reserved_tier_identities");
+    if (cfg->nreserved_tier_identities > CONFIG_MAX_RESERVED_IDENTITIES)
+        return conf_error(ctx, node, "reserved_tier_identities", "%zu entries, %d at most",
+                          cfg->nreserved_tier_identities, CONFIG_MAX_RESERVED_IDENTITIES);
+    for (size_t i = 0; i < cfg->nreserved_tier_identities; i++) {
+        const char *id = cfg->reserved_tier_identities[i];
+        if (!tierline_identity_valid(id, strlen(id)))
+            return conf_error(ctx, node && node->type == YNODE_SEQ ? node->items[i] : node,
+                              "reserved_tier_identities",
+                              "entry %zu is no identity (1-%d bytes of UTF-8)", i + 1,
+                              TIERLINE_IDENTITY_MAX);
+    }
+    return 0;
+}
+
 /* The checks that involve more than one key. */
 static int finish(struct config *cfg, const struct ynode *root, struct conf_ctx *ctx)
 {
@@ -447,7 +471,7 @@ static int finish(struct config *cfg, const struct ynode *root, struct conf_ctx 
         return conf_error(ctx, ynode_get(root, "max_buffer_bytes"), "max_buffer_bytes",
                           "must be larger than max_line_bytes (%ld), or a valid line could "
                           "never be buffered", cfg->max_line_bytes);
-    if (check_run_limits(cfg, root, ctx) < 0)
+    if (check_run_limits(cfg, root, ctx) < 0 || check_reserved_identities(cfg, root, ctx) < 0)
         return -1;
     const struct ynode *redis = ynode_get(root, "redis");
     cfg->redis_enabled = redis && !ynode_is_null(redis);
@@ -540,6 +564,7 @@ void config_free(struct config *cfg)
     free(cfg->listen);
     free_string_list(cfg->channels, cfg->nchannels);
     free_string_list(cfg->extra_channels, cfg->nextra_channels);
+    free_string_list(cfg->reserved_tier_identities, cfg->nreserved_tier_identities);
     conf_free(config_opts, cfg);
     free(cfg->path);
     free(cfg->warnings);

@@ -8,6 +8,9 @@
 #include <stdio.h>
 
 #define CONFIG_DEFAULT_PATH "/etc/arclamp/arclamp-log.yaml"
+/* reserved_tier_identities: entries at most (each costs a table up to
+ * about 21 KB, tiertable.h). */
+#define CONFIG_MAX_RESERVED_IDENTITIES 1000
 /* Log groups are routed with a 64-bit mask. */
 #define CONFIG_MAX_GROUPS 64
 
@@ -80,6 +83,8 @@ struct config {
     long max_pending_run_bytes;    /* all pending runs' lines together at most */
     double run_timeout;            /* a run without its end line is dropped after this */
     long max_tier_identities;      /* identities per tier table (minute or bucket), then _other */
+    char **reserved_tier_identities; /* identities never counted as _other (decoded) */
+    size_t nreserved_tier_identities;
     double close_idle_after;
     char *metrics_file;
     double metrics_interval;

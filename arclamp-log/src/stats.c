@@ -189,6 +189,12 @@ static void format_tier_metrics(strbuf *out, const struct stats *st, const struc
     counter(out, "arclamp_log_tier_lines_clock_skew_total",
             "Tier lines whose END was too far from the daemon's clock (its minute used).",
             st->tier_lines_clock_skew);
+    counter(out, "arclamp_log_tier_lines_late_total",
+            "Tier lines for a minute already due (past the grace period), written with the "
+            "next write.", st->tier_lines_late);
+    counter(out, "arclamp_log_tier_views_written_total",
+            "Tier table views (.tiers.json and .tiers.txt) rewritten, at most once per tick "
+            "and bucket.", st->tier_views_written);
     header(out, "arclamp_log_tier_minutes_written_total", "counter",
            "Merged minutes appended to each log group's tier table.");
     per_group(out, "arclamp_log_tier_minutes_written_total", st->tier_minutes_written, cfg);

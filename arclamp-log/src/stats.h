@@ -87,6 +87,9 @@ struct stats {
     uint64_t tier_lines_received;               /* lines starting "tiers/1 " */
     uint64_t tier_lines_invalid[TIER_LINE_NREASONS]; /* refused tier lines per reason */
     uint64_t tier_lines_clock_skew;             /* END too far from our clock: ours used */
+    uint64_t tier_lines_late;                   /* for a minute already due (past the
+                                                   grace): written with the next write */
+    uint64_t tier_views_written;                /* .tiers.json/.tiers.txt pairs rewritten */
     uint64_t tier_minutes_written[CONFIG_MAX_GROUPS]; /* minutes appended to .tiers files */
     uint64_t tier_minutes_refused[REFUSED_NREASONS]; /* minutes not written by policy */
     uint64_t tier_identities_overflow;          /* agg lines whose identity became _other */

@@ -18,16 +18,26 @@
  * histogram bucket used is under 100 KB. */
 #define TIERS_READ_LINE_MAX (256 * 1024)
 
+/* A table of this daemon's limits and reserved identities. */
+static void table_init(struct tiers *t, struct tiertable *table)
+{
+    tiertable_init(table, (size_t)t->cfg->max_tier_identities);
+    tiertable_reserve(table, &t->reserved);
+}
+
 void tiers_init(struct tiers *t, const struct config *cfg, struct stats *stats)
 {
     memset(t, 0, sizeof *t);
     t->cfg = cfg;
     t->stats = stats;
+    tier_names_init(&t->reserved, cfg->reserved_tier_identities, cfg->nreserved_tier_identities);
     for (size_t i = 0; i < TIERS_PENDING_MAX; i++)
-        tiertable_init(&t->pending[i].table, (size_t)cfg->max_tier_identities);
+        table_init(t, &t->pending[i].table);
     t->groups = xcalloc(cfg->ngroups ? cfg->ngroups : 1, sizeof *t->groups);
-    for (size_t g = 0; g < cfg->ngroups; g++)
-        tiertable_init(&t->groups[g].bucket.table, (size_t)cfg->max_tier_identities);
+    for (size_t g = 0; g < cfg->ngroups; g++) {
+        for (size_t b = 0; b < TIERS_OPEN_BUCKETS; b++)
+            table_init(t, &t->groups[g].open[b].table);
+    }
     t->last_report = -1e9;
 }
 
@@ -60,6 +70,10 @@ static void bucket_clear(struct tier_bucket *b)
     b->nminutes = 0;
     b->minutes_folded = 0;
     b->name[0] = '\0';
+    strbuf_free(&b->queued);
+    b->queued_minutes = 0;
+    b->dirty = 0;
+    b->created = 0;
 }
 
 /* Notes that the minute starting at `start` is in the table. */
@@ -83,6 +97,7 @@ static void bucket_start(struct tier_bucket *b, const char *format, const char *
         b->start = b->end = t0;
     b->nminutes = (size_t)((b->end - b->start + TIERS_MINUTE - 1) / TIERS_MINUTE);
     b->minutes = xcalloc(b->nminutes / 8 + 1, 1);
+    b->views_at = -1e9;
 }
 
 /* Adds the lines of buf[0..len) (whole lines, each ending with '\n') to
@@ -148,16 +163,16 @@ static long long bucket_read(struct tier_bucket *b, const char *path)
     return bad;
 }
 
-/* The table of bucket `name` rebuilt from its file (which already holds
- * the minute just appended). */
-static void bucket_load(struct tiers *t, size_t g, const char *name, time_t t0)
+/* Opens bucket `name` in slot b: its table read from its file. */
+static void bucket_load(struct tiers *t, size_t g, struct tier_bucket *b, const char *name,
+                        time_t t0)
 {
     struct tier_group *tg = &t->groups[g];
     char path[PATH_MAX];
-    bucket_start(&tg->bucket, t->cfg->groups[g].format, name, t0);
+    bucket_start(b, t->cfg->groups[g].format, name, t0);
     if (tiers_path(path, sizeof path, tg->dir, name, TIERS_SUFFIX) < 0)
         return;
-    long long bad = bucket_read(&tg->bucket, path);
+    long long bad = bucket_read(b, path);
     if (bad < 0)
         log_event(LOG_WARNING, "tiers_read_failed", LOG_FIELDS({"ARCLAMP_FILE", path}),
                   "cannot read %s back: %s; its table starts from this minute", path,
@@ -195,10 +210,9 @@ static void prune_tier_files(struct tiers *t, size_t g)
 }
 
 /* Rewrites the bucket's JSON and text views from its table. */
-static void write_views(struct tiers *t, size_t g)
+static void write_views(struct tiers *t, size_t g, struct tier_bucket *b)
 {
     struct tier_group *tg = &t->groups[g];
-    struct tier_bucket *b = &tg->bucket;
     struct tier_header h = {t->cfg->groups[g].period, b->name, b->start, b->end,
                             b->minutes_folded};
     strbuf text = STRBUF_INIT;
@@ -216,48 +230,103 @@ static void write_views(struct tiers *t, size_t g)
         else
             t->stats->bytes_written += text.len;
     }
+    t->stats->tier_views_written++;
     strbuf_free(&text);
 }
 
-/* Appends a minute's lines to the group's .tiers file, then folds the
- * minute into the bucket's table and rewrites the views. Only what reached
- * the file is folded in: the views never say more than a restart would. */
-static void write_group(struct tiers *t, size_t g, const struct tier_minute *m,
-                        const strbuf *lines, double mono)
+/* Appends the bucket's queued lines to its .tiers file, then folds them
+ * into its table. Only what reached the file is folded in: the views
+ * never say more than a restart would. Lines the disk or the free-disk
+ * floor refused are dropped (counted). */
+static void append_queued(struct tiers *t, size_t g, struct tier_bucket *b, double mono)
 {
     struct tier_group *tg = &t->groups[g];
-    char name[BUCKET_NAME_MAX + 1], path[PATH_MAX];
-    if (bucket_name(t->cfg->groups[g].format, m->start, name, sizeof name) == 0 ||
-        tiers_path(path, sizeof path, tg->dir, name, TIERS_SUFFIX) < 0)
-        return;
-    if (!admission_disk_ok(tg->admission, mono)) {
-        admission_refuse_tiers(tg->admission, REFUSED_DISK_FLOOR, NULL);
-        return;
-    }
+    char path[PATH_MAX];
     int created;
-    if (tracefile_write_once(t->stats, tg->dir, path, lines->data, lines->len, &created) < 0) {
-        write_failed(t, tg, path, strerror(errno));
+    if (b->queued.len == 0)
         return;
-    }
-    if (tg->failing)
-        log_event(LOG_NOTICE, "tiers_write_resumed", LOG_FIELDS({"ARCLAMP_FILE", path}),
-                  "writing %s again", path);
-    tg->failing = 0;
-    t->stats->tier_minutes_written[g]++;
-    if (strcmp(tg->bucket.name, name) != 0) {
-        bucket_load(t, g, name, m->start);
+    if (tiers_path(path, sizeof path, tg->dir, b->name, TIERS_SUFFIX) < 0) {
+        write_failed(t, tg, b->name, "path too long");
+    } else if (!admission_disk_ok(tg->admission, mono)) {
+        admission_refuse_tiers(tg->admission, REFUSED_DISK_FLOOR, NULL);
+    } else if (tracefile_write_once(t->stats, tg->dir, path, b->queued.data, b->queued.len,
+                                    &created) < 0) {
+        write_failed(t, tg, path, strerror(errno));
     } else {
+        if (tg->failing)
+            log_event(LOG_NOTICE, "tiers_write_resumed", LOG_FIELDS({"ARCLAMP_FILE", path}),
+                      "writing %s again", path);
+        tg->failing = 0;
+        t->stats->tier_minutes_written[g] += b->queued_minutes;
         struct tier_drops drops = {0};
-        tiertable_merge(&tg->bucket.table, &m->table, &drops);
+        bucket_add_lines(b, b->queued.data, b->queued.len, &drops);
         count_drops(t, &drops);
-        bucket_mark(&tg->bucket, m->start);
+        b->dirty = 1;
+        b->created |= created;
     }
-    write_views(t, g);
-    if (created) { /* a new bucket: the file and its two views are new */
+    strbuf_reset(&b->queued);
+    b->queued_minutes = 0;
+}
+
+/* Appends what is queued and, when the table changed, rewrites the views:
+ * at once when `force`, else once TIERS_VIEWS_INTERVAL has passed since
+ * the last time. */
+static void flush_bucket(struct tiers *t, size_t g, struct tier_bucket *b, double mono,
+                         int force)
+{
+    if (!b->name[0])
+        return;
+    append_queued(t, g, b, mono);
+    if (b->dirty && (force || mono - b->views_at >= TIERS_VIEWS_INTERVAL)) {
+        write_views(t, g, b);
+        b->dirty = 0;
+        b->views_at = mono;
+    }
+    if (b->created && !b->dirty) { /* a new bucket: the file and its two views are new */
         for (int i = 0; i < 3; i++)
-            admission_created(tg->admission, 0);
+            admission_created(t->groups[g].admission, 0);
         prune_tier_files(t, g);
+        b->created = 0;
     }
+}
+
+/* The open bucket of group g named `name` (the bucket of `t0`): found, or
+ * opened in a free slot or in that of the bucket least recently used,
+ * which is written out first. */
+static struct tier_bucket *open_bucket(struct tiers *t, size_t g, const char *name, time_t t0,
+                                       double mono)
+{
+    struct tier_group *tg = &t->groups[g];
+    struct tier_bucket *slot = NULL;
+    for (size_t i = 0; i < TIERS_OPEN_BUCKETS; i++) {
+        struct tier_bucket *b = &tg->open[i];
+        if (b->name[0] && strcmp(b->name, name) == 0) {
+            b->used = ++t->uses;
+            return b;
+        }
+        if (!slot || (slot->name[0] && (!b->name[0] || b->used < slot->used)))
+            slot = b;
+    }
+    if (slot->name[0])
+        flush_bucket(t, g, slot, mono, 1);
+    bucket_load(t, g, slot, name, t0);
+    slot->used = ++t->uses;
+    return slot;
+}
+
+/* Queues merged lines of the minute starting at `start` for group g:
+ * `minutes` is 1 for a pending minute's lines, 0 for a late line. */
+static void queue_lines(struct tiers *t, size_t g, time_t start, const strbuf *lines,
+                        uint64_t minutes, double mono)
+{
+    char name[BUCKET_NAME_MAX + 1];
+    if (bucket_name(t->cfg->groups[g].format, start, name, sizeof name) == 0)
+        return;
+    struct tier_bucket *b = open_bucket(t, g, name, start, mono);
+    strbuf_append(&b->queued, lines->data, lines->len);
+    b->queued_minutes += minutes;
+    if (b->queued.len >= TIERS_QUEUE_MAX)
+        append_queued(t, g, b, mono);
 }
 
 static void write_minute(struct tiers *t, struct tier_minute *m, double mono)
@@ -266,7 +335,7 @@ static void write_minute(struct tiers *t, struct tier_minute *m, double mono)
     tiertable_format_lines(&m->table, m->start, m->start + TIERS_MINUTE, &lines);
     for (size_t g = 0; g < t->cfg->ngroups && lines.len; g++) {
         if (m->groups & (1ULL << g))
-            write_group(t, g, m, &lines, mono);
+            queue_lines(t, g, m->start, &lines, 1, mono);
     }
     strbuf_free(&lines);
     tiertable_reset(&m->table);
@@ -280,25 +349,41 @@ void tiers_tick(struct tiers *t, time_t now, double mono)
         if (m->groups && now >= m->start + TIERS_MINUTE + TIERS_GRACE)
             write_minute(t, m, mono);
     }
+    for (size_t g = 0; g < t->cfg->ngroups; g++) {
+        for (size_t b = 0; b < TIERS_OPEN_BUCKETS; b++)
+            flush_bucket(t, g, &t->groups[g].open[b], mono, 0);
+    }
 }
 
 /* --- taking lines ----------------------------------------------------------------- */
 
-/* The pending minute for (start, groups): found, or a free slot, or the
- * oldest one written out to make room. */
-static struct tier_minute *pending_minute(struct tiers *t, time_t start,
-                                          unsigned long long groups, double mono)
+/* The pending minute for (start, groups), or NULL. */
+static struct tier_minute *find_minute(struct tiers *t, time_t start, unsigned long long groups)
 {
-    struct tier_minute *free_slot = NULL, *oldest = NULL;
     for (size_t i = 0; i < TIERS_PENDING_MAX; i++) {
         struct tier_minute *m = &t->pending[i];
         if (m->groups == groups && m->start == start)
             return m;
+    }
+    return NULL;
+}
+
+/* A new pending minute for (start, groups): a free slot, or (unless
+ * `free_only`: NULL then) the oldest one's, whose lines are queued (not
+ * written: that waits for the tick). */
+static struct tier_minute *new_minute(struct tiers *t, time_t start, unsigned long long groups,
+                                      int free_only, double mono)
+{
+    struct tier_minute *free_slot = NULL, *oldest = NULL;
+    for (size_t i = 0; i < TIERS_PENDING_MAX; i++) {
+        struct tier_minute *m = &t->pending[i];
         if (!m->groups && !free_slot)
             free_slot = m;
         if (m->groups && (!oldest || m->start < oldest->start))
             oldest = m;
     }
+    if (!free_slot && free_only)
+        return NULL;
     if (!free_slot) {
         write_minute(t, oldest, mono);
         free_slot = oldest;
@@ -306,6 +391,22 @@ static struct tier_minute *pending_minute(struct tiers *t, time_t start,
     free_slot->start = start;
     free_slot->groups = groups;
     return free_slot;
+}
+
+/* A line of a minute already due (written, or about to be on the tick)
+ * when no slot is free: queued as it came, as a merged line of its
+ * minute, to be appended with the next write; no pending minute is pushed
+ * out for it. */
+static void take_late(struct tiers *t, const struct tierline *tl, time_t start,
+                      unsigned long long groups, double mono)
+{
+    strbuf line = STRBUF_INIT;
+    tiertable_format_line(tl, start, start + TIERS_MINUTE, &line);
+    for (size_t g = 0; g < t->cfg->ngroups; g++) {
+        if (groups & (1ULL << g))
+            queue_lines(t, g, start, &line, 0, mono);
+    }
+    strbuf_free(&line);
 }
 
 static void count_invalid(struct tiers *t, int why, const char *line, size_t len, double mono)
@@ -335,7 +436,18 @@ void tiers_take(struct tiers *t, const char *line, size_t len, unsigned long lon
         t->stats->tier_lines_clock_skew++;
         end = now;
     }
-    struct tier_minute *m = pending_minute(t, end - end % TIERS_MINUTE, groups, mono);
+    time_t start = end - end % TIERS_MINUTE;
+    /* a minute already due takes a free slot (merged, written on the
+     * tick), but pushes no other minute out */
+    int late = now >= start + TIERS_MINUTE + TIERS_GRACE;
+    t->stats->tier_lines_late += (uint64_t)late;
+    struct tier_minute *m = find_minute(t, start, groups);
+    if (!m)
+        m = new_minute(t, start, groups, late, mono);
+    if (!m) {
+        take_late(t, &tl, start, groups, mono);
+        return;
+    }
     struct tier_drops drops = {0};
     tiertable_add_line(&m->table, &tl, &drops);
     count_drops(t, &drops);
@@ -362,9 +474,14 @@ void tiers_free(struct tiers *t, double mono)
             write_minute(t, &t->pending[i], mono);
         tiertable_reset(&t->pending[i].table);
     }
+    for (size_t g = 0; g < t->cfg->ngroups; g++) {
+        for (size_t b = 0; b < TIERS_OPEN_BUCKETS; b++) {
+            flush_bucket(t, g, &t->groups[g].open[b], mono, 1);
+            bucket_clear(&t->groups[g].open[b]);
+        }
+    }
     tiers_report(t, mono, 1);
-    for (size_t g = 0; g < t->cfg->ngroups; g++)
-        bucket_clear(&t->groups[g].bucket);
     free(t->groups);
     t->groups = NULL;
+    tier_names_free(&t->reserved);
 }

@@ -12,9 +12,16 @@ static size_t hash_name(const char *s, size_t len)
     return (size_t)keyedhash(s, len);   /* a sender names identities: keyed */
 }
 
-static uint64_t add_sat(uint64_t a, uint64_t b)
+/* a + b, at most `max` (a <= max). */
+static uint64_t add_sat(uint64_t a, uint64_t b, uint64_t max)
 {
-    return b > (uint64_t)INT64_MAX - a ? (uint64_t)INT64_MAX : a + b;
+    return b > max - a ? max : a + b;
+}
+
+/* Counts saturate where tier lines and the report's JSON end (tierline.h). */
+static uint64_t add_count(uint64_t a, uint64_t b)
+{
+    return add_sat(a, b, (uint64_t)TIERLINE_COUNT_MAX);
 }
 
 void tiertable_init(struct tiertable *t, size_t max_identities)
@@ -23,6 +30,69 @@ void tiertable_init(struct tiertable *t, size_t max_identities)
     t->max_identities = max_identities;
     t->max_cells = (max_identities + 1) * TIERTABLE_CELLS_PER_IDENTITY;
     t->max_blocks = (max_identities + 1) * TIERTABLE_BLOCKS_PER_IDENTITY;
+}
+
+void tiertable_reserve(struct tiertable *t, const struct tier_names *reserved)
+{
+    t->reserved = reserved && reserved->n ? reserved : NULL;
+}
+
+/* --- the operator's identities ------------------------------------------------- */
+
+static int cmp_name(const char *a, size_t alen, const char *b, size_t blen)
+{
+    int r = memcmp(a, b, alen < blen ? alen : blen);
+    return r ? r : (alen > blen) - (alen < blen);
+}
+
+void tier_names_init(struct tier_names *r, char *const *decoded, size_t n)
+{
+    memset(r, 0, sizeof *r);
+    r->v = xcalloc(n ? n : 1, sizeof *r->v);
+    r->len = xcalloc(n ? n : 1, sizeof *r->len);
+    for (size_t i = 0; i < n; i++) {
+        size_t dlen = strlen(decoded[i]);
+        char *esc = xmalloc(3 * dlen + 1);
+        size_t len = tierline_escape(decoded[i], dlen, esc);
+        /* insertion in order: a list an operator writes is short */
+        size_t at = r->n;
+        while (at > 0 && cmp_name(r->v[at - 1], r->len[at - 1], esc, len) > 0)
+            at--;
+        if (at > 0 && cmp_name(r->v[at - 1], r->len[at - 1], esc, len) == 0) {
+            free(esc);
+            continue;
+        }
+        memmove(r->v + at + 1, r->v + at, (r->n - at) * sizeof *r->v);
+        memmove(r->len + at + 1, r->len + at, (r->n - at) * sizeof *r->len);
+        r->v[at] = esc;
+        r->len[at] = len;
+        r->n++;
+    }
+}
+
+void tier_names_free(struct tier_names *r)
+{
+    for (size_t i = 0; i < r->n; i++)
+        free(r->v[i]);
+    free(r->v);
+    free(r->len);
+    memset(r, 0, sizeof *r);
+}
+
+int tier_names_has(const struct tier_names *r, const char *escaped, size_t len)
+{
+    size_t lo = 0, hi = r ? r->n : 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = cmp_name(r->v[mid], r->len[mid], escaped, len);
+        if (c == 0)
+            return 1;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
 }
 
 void tiertable_reset(struct tiertable *t)
@@ -37,7 +107,9 @@ void tiertable_reset(struct tiertable *t)
     }
     free(t->ids);
     free(t->hash);
+    const struct tier_names *reserved = t->reserved;
     tiertable_init(t, t->max_identities);
+    t->reserved = reserved;
 }
 
 int tiertable_empty(const struct tiertable *t)
@@ -134,54 +206,66 @@ static size_t new_blocks(const struct tierhist *dst, const struct tierhist *src)
 }
 
 /* Decides everything before making anything, so a dropped line leaves no
- * empty identity or cell behind (a cell of 0 calls could not be written). */
+ * empty identity or cell behind (a cell of 0 calls could not be written).
+ * An identity the operator listed draws on budgets of its own (kept_*),
+ * so what others sent first cannot spend them. */
 void tiertable_add(struct tiertable *t, const char *identity, size_t len, const char *tier,
                    size_t tier_len, uint64_t calls, uint64_t total_ns,
                    const struct tierhist *hist, struct tier_drops *drops)
 {
     struct tier_identity *id = (struct tier_identity *)tiertable_find(t, identity, len);
-    if (!id) {
+    int reserved = id ? id->reserved : tier_names_has(t->reserved, identity, len);
+    if (!id && !reserved) {
         size_t other_len = sizeof TIERTABLE_OTHER - 1;
         const struct tier_identity *other = tiertable_find(t, TIERTABLE_OTHER, other_len);
-        if (t->nids - (other != NULL) >= t->max_identities) {
-            drops->overflow++;
+        if (t->nids - t->nreserved - (other != NULL) >= t->max_identities) {
+            /* "_other" itself (a merged line read back) overflows nothing */
+            drops->overflow += len != other_len || memcmp(identity, TIERTABLE_OTHER, len) != 0;
             identity = TIERTABLE_OTHER;
             len = other_len;
             id = (struct tier_identity *)other;
         }
     }
+    size_t *cells = reserved ? &t->kept_cells : &t->cells;
+    size_t *blocks = reserved ? &t->kept_blocks : &t->blocks;
+    size_t nkept = t->reserved ? t->reserved->n : 0;
+    size_t max_cells = reserved ? nkept * TIERTABLE_CELLS_PER_IDENTITY : t->max_cells;
+    size_t max_blocks = reserved ? nkept * TIERTABLE_BLOCKS_PER_IDENTITY : t->max_blocks;
     struct tier_cell *cell = id ? find_cell(id, tier, tier_len) : NULL;
-    if ((!cell && ((id && id->ncells == TIERTABLE_MAX_TIERS) || t->cells == t->max_cells)) ||
-        (cell && calls > (uint64_t)INT64_MAX - cell->calls)) {
+    if ((!cell && ((id && id->ncells == TIERTABLE_MAX_TIERS) || *cells >= max_cells)) ||
+        (cell && calls > (uint64_t)TIERLINE_COUNT_MAX - cell->calls)) {
         drops->tier_limit++;
         return;
     }
     size_t more = new_blocks(cell ? &cell->hist : NULL, hist);
-    if (t->blocks + more > t->max_blocks) {
+    if (*blocks + more > max_blocks) {
         drops->memory++;
         return;
     }
-    if (!id)
+    if (!id) {
         id = new_identity(t, identity, len);
+        id->reserved = reserved;
+        t->nreserved += (size_t)reserved;
+    }
     if (!cell) {
         cell = new_cell(id, tier, tier_len);
-        t->cells++;
+        (*cells)++;
     }
-    t->blocks += more;
+    *blocks += more;
     cell->calls += calls;
-    cell->total_ns = add_sat(cell->total_ns, total_ns);
+    cell->total_ns = add_sat(cell->total_ns, total_ns, (uint64_t)INT64_MAX);
     tierhist_merge(&cell->hist, hist);
 }
 
 void tiertable_add_status(struct tiertable *t, const struct tier_status *s)
 {
     struct tier_status *d = &t->status;
-    d->requests = add_sat(d->requests, s->requests);
-    d->traced = add_sat(d->traced, s->traced);
-    d->trips = add_sat(d->trips, s->trips);
-    d->resumes = add_sat(d->resumes, s->resumes);
-    d->paused = add_sat(d->paused, s->paused);
-    d->skipped = add_sat(d->skipped, s->skipped);
+    d->requests = add_count(d->requests, s->requests);
+    d->traced = add_count(d->traced, s->traced);
+    d->trips = add_count(d->trips, s->trips);
+    d->resumes = add_count(d->resumes, s->resumes);
+    d->paused = add_count(d->paused, s->paused);
+    d->skipped = add_count(d->skipped, s->skipped);
     t->status_lines++;
 }
 
@@ -243,18 +327,27 @@ void tiertable_format_lines(const struct tiertable *t, time_t start, time_t end,
     }
 }
 
+void tiertable_format_line(const struct tierline *tl, time_t start, time_t end, strbuf *out)
+{
+    if (tl->kind == TIERLINE_STATUS) {
+        strbuf_appendf(out, "tiers/1 status %lld %lld * 0 %lld %lld %lld %lld %lld %lld\n",
+                       (long long)start, (long long)end, (long long)tl->requests,
+                       (long long)tl->traced, (long long)tl->trips, (long long)tl->resumes,
+                       (long long)tl->paused, (long long)tl->skipped);
+        return;
+    }
+    strbuf_appendf(out, "tiers/1 agg %lld %lld * 0 %.*s %.*s %lld %lld %.*s\n", (long long)start,
+                   (long long)end, (int)tl->identity_len, tl->identity, (int)tl->tier_len,
+                   tl->tier, (long long)tl->calls, (long long)tl->total_ns, (int)tl->hist_len,
+                   tl->hist);
+}
+
 /* --- order of the tables: heaviest first ---------------------------------------- */
 
 static uint64_t identity_total(const struct tier_identity *id)
 {
     const struct tier_cell *total = tier_identity_cell(id, TIERLINE_TOTAL);
     return total ? total->total_ns : 0;
-}
-
-static int cmp_name(const char *a, size_t alen, const char *b, size_t blen)
-{
-    int r = memcmp(a, b, alen < blen ? alen : blen);
-    return r ? r : (alen > blen) - (alen < blen);
 }
 
 /* Identities by their _total's time, most first; then by name. */

@@ -15,6 +15,17 @@
  * allowed identity in the whole table: about 21 KB per identity at most.
  * What did not fit is counted in the caller's struct tier_drops.
  *
+ * Identities an operator listed (reserved_tier_identities, struct
+ * tier_names) are never "_other": they take no slot of max_identities
+ * and have budgets of their own (TIERTABLE_CELLS_PER_IDENTITY cells and
+ * TIERTABLE_BLOCKS_PER_IDENTITY blocks each), so identities sent before
+ * them, however many, cannot push them out.
+ *
+ * Every count (calls, the status sums) is at most TIERLINE_COUNT_MAX
+ * (2^53, tierline.h): the status sums saturate there, and a line that
+ * would take a cell's calls past it is dropped (its histogram must add up
+ * to the calls). Times (total_ns) saturate at INT64_MAX.
+ *
  * Text forms: tier lines (tierline.h: HOST "*", PID 0), the JSON of the
  * tier table (format "arclamp-tiers/1") and its human table. Only the
  * ingest thread uses a table. */
@@ -37,7 +48,7 @@
 /* One tier of one identity. */
 struct tier_cell {
     char tier[TIERLINE_TIER_MAX + 1];
-    uint64_t calls;              /* at most INT64_MAX, so it can go on a line */
+    uint64_t calls;              /* at most TIERLINE_COUNT_MAX, so it can go on a line */
     uint64_t total_ns;           /* saturates at INT64_MAX */
     struct tierhist hist;        /* counts add up to calls */
 };
@@ -48,9 +59,23 @@ struct tier_identity {
     struct tier_cell *cells;     /* at most TIERTABLE_MAX_TIERS (owned) */
     size_t ncells, cap;
     struct tier_identity *hnext; /* hash chain */
+    int reserved;                /* listed by the operator: never "_other" */
 };
 
-/* The sums of status lines; each saturates at INT64_MAX. */
+/* The identities an operator listed, escaped as on the wire, sorted (by
+ * bytes, then length) and without repeats, for a binary search. */
+struct tier_names {
+    char **v;                    /* owned */
+    size_t *len;                 /* owned */
+    size_t n;
+};
+
+/* Builds the set from decoded identities (each tierline_identity_valid). */
+void tier_names_init(struct tier_names *r, char *const *decoded, size_t n);
+void tier_names_free(struct tier_names *r);
+int tier_names_has(const struct tier_names *r, const char *escaped, size_t len);
+
+/* The sums of status lines; each saturates at TIERLINE_COUNT_MAX. */
 struct tier_status {
     uint64_t requests, traced, trips, resumes, paused, skipped;
 };
@@ -71,12 +96,19 @@ struct tiertable {
     size_t max_identities;       /* not counting "_other" */
     size_t cells, max_cells;     /* (identity, tier) cells held, and the budget */
     size_t blocks, max_blocks;   /* histogram blocks held, and the budget */
+    const struct tier_names *reserved; /* the operator's identities, or NULL (borrowed) */
+    size_t nreserved;            /* of them, identities in the table */
+    size_t kept_cells, kept_blocks; /* cells and blocks the reserved identities hold */
     struct tier_status status;
     uint64_t status_lines;       /* status lines added */
 };
 
 void tiertable_init(struct tiertable *t, size_t max_identities);
-/* Frees everything; the table is empty and reusable. */
+/* Gives the table the operator's identities (borrowed: they outlive it);
+ * before anything is added. */
+void tiertable_reserve(struct tiertable *t, const struct tier_names *reserved);
+/* Frees everything; the table is empty and reusable (its limits and
+ * reserved identities stay). */
 void tiertable_reset(struct tiertable *t);
 int tiertable_empty(const struct tiertable *t);
 
@@ -99,6 +131,9 @@ const struct tier_cell *tier_identity_cell(const struct tier_identity *id, const
 /* Appends the table as tier lines of the window [start, end): one agg line
  * per identity and tier, and a status line when status lines were added. */
 void tiertable_format_lines(const struct tiertable *t, time_t start, time_t end, strbuf *out);
+/* Appends one line tierline_parse accepted as a merged line (HOST "*",
+ * PID 0) of the window [start, end). */
+void tiertable_format_line(const struct tierline *tl, time_t start, time_t end, strbuf *out);
 
 /* What a tier table's JSON and text say about themselves. */
 struct tier_header {

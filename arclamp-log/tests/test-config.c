@@ -834,6 +834,39 @@ START_TEST(run_limits_have_defaults)
 }
 END_TEST
 
+/* reserved_tier_identities: a list (or one string) of identities as the
+ * application names them; each must be one the extension can send. */
+START_TEST(reserved_tier_identities_are_checked)
+{
+    struct config cfg;
+    expect_ok(GOOD_LOGS, &cfg);
+    ck_assert_uint_eq(cfg.nreserved_tier_identities, 0);
+    config_free(&cfg);
+    expect_ok("reserved_tier_identities: [edit, \"api query\", caf\u00e9]\n" GOOD_LOGS, &cfg);
+    ck_assert_uint_eq(cfg.nreserved_tier_identities, 3);
+    ck_assert_str_eq(cfg.reserved_tier_identities[1], "api query");
+    config_free(&cfg);
+    expect_ok("reserved_tier_identities: edit\n" GOOD_LOGS, &cfg);
+    ck_assert_uint_eq(cfg.nreserved_tier_identities, 1);
+    config_free(&cfg);
+    strbuf many = STRBUF_INIT;
+    strbuf_appends(&many, "reserved_tier_identities:\n  - edit\n  - ");
+    for (int i = 0; i < 256; i++)
+        strbuf_appendc(&many, 'x');
+    strbuf_appends(&many, "\n" GOOD_LOGS);
+    expect_error(strbuf_cstr(&many), "c.yaml:3: reserved_tier_identities: entry 2 is no "
+                                     "identity (1-255 bytes of UTF-8)");
+    strbuf_reset(&many);
+    strbuf_appends(&many, "reserved_tier_identities: [");
+    for (int i = 0; i <= CONFIG_MAX_RESERVED_IDENTITIES; i++)
+        strbuf_appendf(&many, "%sid%d", i ? ", " : "", i);
+    strbuf_appends(&many, "]\n" GOOD_LOGS);
+    expect_error(strbuf_cstr(&many), "c.yaml:1: reserved_tier_identities: 1001 entries, 1000 "
+                                     "at most");
+    strbuf_free(&many);
+}
+END_TEST
+
 START_TEST(max_tier_identities_has_a_default_and_bounds)
 {
     struct config cfg;
@@ -946,6 +979,7 @@ Suite *config_suite(void)
     tcase_add_test(tc, max_run_bytes_default_follows_a_smaller_buffer);
     tcase_add_test(tc, run_limits_out_of_range_are_refused);
     tcase_add_test(tc, max_tier_identities_has_a_default_and_bounds);
+    tcase_add_test(tc, reserved_tier_identities_are_checked);
     tcase_add_test(tc, default_channels_add_xhprof_and_tiers_only_with_redis_and_no_channel_key);
     suite_add_tcase(s, tc);
 

@@ -276,6 +276,115 @@ START_TEST(text_table_orders_by_time_total_first)
 }
 END_TEST
 
+
+/* Identities the operator listed keep their slots: 1,000 identities of 8
+ * tiers each sent first (every general slot, cell and block spent) do not
+ * push a later "edit" into _other nor drop its tiers. */
+START_TEST(reserved_identities_are_never_other)
+{
+    struct tiertable t;
+    struct tier_names reserved;
+    struct tier_drops drops = {0};
+    char *names[] = {"edit", "api query", "edit"}; /* decoded; a repeat is one */
+    static const uint64_t one[] = {1000};
+    tier_names_init(&reserved, names, 3);
+    ck_assert_uint_eq(reserved.n, 2);
+    ck_assert(tier_names_has(&reserved, "api%20query", 11));
+    ck_assert(!tier_names_has(&reserved, "api query", 9));
+    tiertable_init(&t, 3);
+    tiertable_reserve(&t, &reserved);
+    char id[32], tier[16];
+    for (int i = 0; i < 1000; i++) {
+        snprintf(id, sizeof id, "junk%d", i);
+        for (int k = 0; k < 8; k++) {
+            snprintf(tier, sizeof tier, "t%d", k);
+            add(&t, id, tier, one, 1, &drops);
+        }
+    }
+    ck_assert_uint_eq(t.cells, t.max_cells); /* the general budget is spent */
+    for (int k = 0; k < 8; k++) {
+        snprintf(tier, sizeof tier, "t%d", k);
+        add(&t, "edit", tier, one, 1, &drops);
+    }
+    add(&t, "api%20query", "_total", one, 1, &drops);
+    for (int k = 0; k < 8; k++) {
+        snprintf(tier, sizeof tier, "t%d", k);
+        ck_assert_ptr_nonnull(cell_of(&t, "edit", tier));
+        ck_assert_uint_eq(cell_of(&t, "edit", tier)->calls, 1);
+    }
+    ck_assert_ptr_nonnull(cell_of(&t, "api%20query", "_total"));
+    /* and the limit still holds for everyone else */
+    add(&t, "late", "db", one, 1, &drops);
+    ck_assert_ptr_null(tiertable_find(&t, "late", 4));
+    ck_assert_uint_eq(t.nids, 3 + 1 + 2); /* 3 allowed, _other, the 2 reserved */
+    /* merging keeps them too: a bucket table full of junk takes a minute's edit */
+    struct tiertable bucket, minute;
+    tiertable_init(&bucket, 3);
+    tiertable_reserve(&bucket, &reserved);
+    tiertable_init(&minute, 3);
+    tiertable_reserve(&minute, &reserved);
+    for (int i = 0; i < 10; i++) {
+        snprintf(id, sizeof id, "junk%d", i);
+        add(&bucket, id, "db", one, 1, &drops);
+    }
+    add(&minute, "edit", "db", one, 1, &drops);
+    tiertable_reset(&minute); /* reset keeps the reserved names */
+    add(&minute, "edit", "db", one, 1, &drops);
+    tiertable_merge(&bucket, &minute, &drops);
+    ck_assert_uint_eq(cell_of(&bucket, "edit", "db")->calls, 1);
+    tiertable_reset(&bucket);
+    tiertable_reset(&minute);
+    tiertable_reset(&t);
+    tier_names_free(&reserved);
+}
+END_TEST
+
+/* Counts saturate at 2^53 (TIERLINE_COUNT_MAX), the report's exact range:
+ * status sums stop there, and a line that would take a cell's calls past
+ * it is dropped; times saturate at INT64_MAX. */
+START_TEST(counts_saturate_at_2_pow_53)
+{
+    struct tiertable t;
+    struct tier_drops drops = {0};
+    tiertable_init(&t, 10);
+    struct tier_status big = {(uint64_t)TIERLINE_COUNT_MAX, 1, 2, 3, 4,
+                              (uint64_t)TIERLINE_COUNT_MAX - 1};
+    tiertable_add_status(&t, &big);
+    tiertable_add_status(&t, &big);
+    ck_assert_uint_eq(t.status.requests, (uint64_t)TIERLINE_COUNT_MAX);
+    ck_assert_uint_eq(t.status.skipped, (uint64_t)TIERLINE_COUNT_MAX);
+    ck_assert_uint_eq(t.status.traced, 2);
+    struct tierhist h = TIERHIST_INIT;
+    tierhist_add_bucket(&h, 5, (uint64_t)TIERLINE_COUNT_MAX);
+    tiertable_add(&t, "view", 4, "db", 2, (uint64_t)TIERLINE_COUNT_MAX, (uint64_t)INT64_MAX, &h,
+                  &drops);
+    tierhist_reset(&h);
+    tierhist_add_bucket(&h, 5, 1);
+    tiertable_add(&t, "view", 4, "db", 2, 1, 5, &h, &drops);
+    tierhist_reset(&h);
+    ck_assert_uint_eq(drops.tier_limit, 1);
+    ck_assert_uint_eq(cell_of(&t, "view", "db")->calls, (uint64_t)TIERLINE_COUNT_MAX);
+    ck_assert_uint_eq(cell_of(&t, "view", "db")->total_ns, (uint64_t)INT64_MAX);
+    /* what the table writes reads back: every figure within the parser's range */
+    strbuf out = STRBUF_INIT;
+    tiertable_format_lines(&t, 60, 120, &out);
+    struct tiertable back;
+    tiertable_init(&back, 10);
+    size_t lines = 0;
+    for (char *p = out.data, *nl; (nl = memchr(p, '\n', out.len - (size_t)(p - out.data)));
+         p = nl + 1, lines++) {
+        struct tierline tl;
+        ck_assert_int_eq(tierline_parse(p, (size_t)(nl - p), &tl), TIERLINE_OK);
+        tiertable_add_line(&back, &tl, &drops);
+    }
+    ck_assert_uint_eq(lines, 2);
+    ck_assert_uint_eq(back.status.requests, (uint64_t)TIERLINE_COUNT_MAX);
+    strbuf_free(&out);
+    tiertable_reset(&back);
+    tiertable_reset(&t);
+}
+END_TEST
+
 /* --- through ingest: minutes and files ------------------------------------------- */
 
 #define TIER_LOGS                                                                            \
@@ -372,10 +481,15 @@ START_TEST(a_late_line_is_written_with_the_next_write)
     send_agg(&fx, "web1", TEST_NOW, "view", "db", 1, 1, TEST_NOW);
     ingest_tick_tiers(&fx.in, TEST_NOW + 80, 1);
     send_agg(&fx, "web2", TEST_NOW, "view", "db", 2, 1, TEST_NOW + 80); /* late */
+    ck_assert_uint_eq(fx.st.tier_lines_late, 1);
     ingest_tick_tiers(&fx.in, TEST_NOW + 81, 1);
     char *lines = read_rel(&fx, "hourly/2026-11-22_05.tiers");
     ck_assert_uint_eq(count_char(lines, strlen(lines), '\n'), 2);
+    ck_assert(strstr(lines, "tiers/1 agg 1795326600 1795326660 * 0 view db 2 ") != NULL);
     free(lines);
+    /* the views wait for TIERS_VIEWS_INTERVAL after their last write */
+    ck_assert_int_eq(json_calls(&fx, "hourly/2026-11-22_05.tiers.json", "view", "db"), 1);
+    ingest_tick_tiers(&fx.in, TEST_NOW + 82, 1 + TIERS_VIEWS_INTERVAL);
     ck_assert_int_eq(json_calls(&fx, "hourly/2026-11-22_05.tiers.json", "view", "db"), 3);
     char *json = read_rel(&fx, "hourly/2026-11-22_05.tiers.json");
     ck_assert(strstr(json, "\"minutes\":1,") != NULL); /* one minute, folded twice */
@@ -384,19 +498,21 @@ START_TEST(a_late_line_is_written_with_the_next_write)
 }
 END_TEST
 
-START_TEST(too_many_pending_minutes_write_the_oldest)
+START_TEST(too_many_pending_minutes_queue_the_oldest)
 {
     struct fx fx;
     fx_init(&fx, TIER_LOGS);
+    /* minutes still open: now and up to 4 minutes ahead (a clock ahead) */
     for (int i = 0; i < TIERS_PENDING_MAX; i++)
-        send_agg(&fx, "web1", TEST_NOW - 60 * i, "view", "db", 1, 1, TEST_NOW);
+        send_agg(&fx, "web1", TEST_NOW + 60 * i, "view", "db", 1, 1, TEST_NOW);
+    send_agg(&fx, "web1", TEST_NOW + 60 * TIERS_PENDING_MAX, "view", "db", 1, 1, TEST_NOW);
+    /* the oldest pending minute (05:50) was queued to make room, written on the tick */
     ck_assert(!exists_rel(&fx, "hourly/2026-11-22_05.tiers"));
-    send_agg(&fx, "web1", TEST_NOW - 60 * TIERS_PENDING_MAX, "view", "db", 1, 1, TEST_NOW);
-    /* the oldest pending minute (05:47) was written to make room */
+    ingest_tick_tiers(&fx.in, TEST_NOW, 1);
     char *lines = read_rel(&fx, "hourly/2026-11-22_05.tiers");
     ck_assert_ptr_nonnull(lines);
     ck_assert_uint_eq(count_char(lines, strlen(lines), '\n'), 1);
-    ck_assert(strstr(lines, "tiers/1 agg 1795326420 ") != NULL);
+    ck_assert(strstr(lines, "tiers/1 agg 1795326600 ") != NULL);
     free(lines);
     fx_free(&fx);
 }
@@ -506,6 +622,110 @@ START_TEST(tier_files_are_retained_apart_from_logs)
 }
 END_TEST
 
+
+/* The issue's attack: valid lines whose END cycle over five minutes within
+ * the window, one identity each. Every line used to push a pending minute
+ * out and rewrite both views of both groups; now the lines are queued and
+ * the tick appends them once and writes each bucket's views once, and
+ * nothing is lost. */
+START_TEST(cycling_minutes_write_the_views_once_per_tick)
+{
+    struct fx fx;
+    fx_init(&fx, TIER_LOGS);
+    char id[32];
+    for (int i = 0; i < 500; i++) {
+        snprintf(id, sizeof id, "id%d", i);
+        send_agg(&fx, "web1", TEST_NOW - 60 * (i % 5), id, "db", 1, 1, TEST_NOW);
+    }
+    ck_assert_uint_eq(fx.st.tier_views_written, 0);
+    ck_assert(!exists_rel(&fx, "hourly/2026-11-22_05.tiers"));
+    /* 05:46-05:48 were due: late lines, queued; 05:49 and 05:50 are pending */
+    ck_assert_uint_eq(fx.st.tier_lines_late, 300);
+    ingest_tick_tiers(&fx.in, TEST_NOW, 1);
+    ck_assert_uint_eq(fx.st.tier_views_written, 2); /* one bucket of each group */
+    ingest_tick_tiers(&fx.in, TEST_NOW, 1.5); /* nothing changed: nothing written */
+    ck_assert_uint_eq(fx.st.tier_views_written, 2);
+    ingest_free(&fx.in); /* the stop writes 05:49 and 05:50, and the views */
+    config_free(&fx.cfg);
+    ck_assert_uint_eq(fx.st.tier_views_written, 4);
+    for (int i = 0; i < 500; i += 7) {
+        snprintf(id, sizeof id, "id%d", i);
+        ck_assert_int_eq(json_calls(&fx, "hourly/2026-11-22_05.tiers.json", id, "db"), 1);
+        ck_assert_int_eq(json_calls(&fx, "daily/2026-11-22.tiers.json", id, "db"), 1);
+    }
+    char *json = read_rel(&fx, "hourly/2026-11-22_05.tiers.json");
+    ck_assert(strstr(json, "\"minutes\":5,") != NULL);
+    free(json);
+    fx_free(&fx);
+}
+END_TEST
+
+/* Lines of a minute already due take no slot from the minutes still open:
+ * with every slot taken by minutes ahead (a clock ahead), late lines of
+ * any number queue no pending minute early. */
+START_TEST(late_lines_take_no_pending_slot)
+{
+    struct fx fx;
+    fx_init(&fx, TIER_LOGS);
+    for (int i = 0; i < TIERS_PENDING_MAX; i++)
+        send_agg(&fx, "web1", TEST_NOW + 60 * i, "view", "db", 1, 1, TEST_NOW);
+    for (int i = 0; i < 100; i++)
+        send_agg(&fx, "web1", TEST_NOW - 120 - 60 * (i % 3), "view", "db", 1, 1, TEST_NOW);
+    ck_assert_uint_eq(fx.st.tier_lines_late, 100);
+    ingest_tick_tiers(&fx.in, TEST_NOW, 1);
+    /* the 100 late lines written; no pending minute went with them */
+    ck_assert_int_eq(json_calls(&fx, "hourly/2026-11-22_05.tiers.json", "view", "db"), 100);
+    ck_assert_uint_eq(fx.st.tier_minutes_written[0], 0);
+    ingest_tick_tiers(&fx.in, TEST_NOW + 60 * TIERS_PENDING_MAX + 70, 1 + TIERS_VIEWS_INTERVAL);
+    ck_assert_uint_eq(fx.st.tier_minutes_written[0], TIERS_PENDING_MAX);
+    ck_assert_int_eq(json_calls(&fx, "hourly/2026-11-22_05.tiers.json", "view", "db"),
+                     100 + TIERS_PENDING_MAX);
+    fx_free(&fx);
+}
+END_TEST
+
+/* Minutes on both sides of an hour: both buckets stay open, neither is
+ * read back from its file again, and each bucket's views are written once
+ * per tick however the lines alternate. */
+START_TEST(minutes_across_an_hour_keep_both_buckets_open)
+{
+    struct fx fx;
+    fx_init(&fx, TIER_LOGS);
+    time_t now = TEST_NOW + 600; /* 06:00:01 */
+    for (int i = 0; i < 200; i++)
+        send_agg(&fx, "web1", now - 60 * (i % 4), "view", "db", 1, 1, now); /* 05:57-06:00 */
+    ingest_tick_tiers(&fx.in, now, 1);
+    /* hourly: 05 and 06 (06 only pending); daily: one bucket */
+    ck_assert_uint_eq(fx.st.tier_views_written, 2);
+    ck_assert_int_eq(json_calls(&fx, "hourly/2026-11-22_05.tiers.json", "view", "db"), 100);
+    ingest_tick_tiers(&fx.in, now + 80, 1 + TIERS_VIEWS_INTERVAL);
+    ck_assert_int_eq(json_calls(&fx, "hourly/2026-11-22_05.tiers.json", "view", "db"), 150);
+    ck_assert_int_eq(json_calls(&fx, "hourly/2026-11-22_06.tiers.json", "view", "db"), 50);
+    ck_assert_int_eq(json_calls(&fx, "daily/2026-11-22.tiers.json", "view", "db"), 200);
+    fx_free(&fx);
+}
+END_TEST
+
+/* A reserved identity (reserved_tier_identities) comes through the daemon
+ * whole after 1,000 junk identities of the same minute. */
+START_TEST(reserved_identity_survives_junk_through_ingest)
+{
+    struct fx fx;
+    fx_init(&fx, "max_tier_identities: 10\nreserved_tier_identities: [edit]\n" TIER_LOGS);
+    char id[32];
+    for (int i = 0; i < 1000; i++) {
+        snprintf(id, sizeof id, "junk%d", i);
+        send_agg(&fx, "web1", TEST_NOW, id, "db", 1, 1, TEST_NOW);
+    }
+    send_agg(&fx, "web1", TEST_NOW, "edit", "db", 3, 1, TEST_NOW);
+    ingest_tick_tiers(&fx.in, TEST_NOW + 80, 1);
+    ck_assert_int_eq(json_calls(&fx, "hourly/2026-11-22_05.tiers.json", "edit", "db"), 3);
+    ck_assert_int_eq(json_calls(&fx, "daily/2026-11-22.tiers.json", "edit", "db"), 3);
+    ck_assert_int_eq(json_calls(&fx, "hourly/2026-11-22_05.tiers.json", "_other", "db"), 990);
+    fx_free(&fx);
+}
+END_TEST
+
 START_TEST(groups_not_fed_by_the_channel_get_no_tier_table)
 {
     struct fx fx;
@@ -528,6 +748,8 @@ Suite *tiers_suite(void)
     tcase_add_test(tc, merging_two_hosts_adds_calls_time_and_histograms);
     tcase_add_test(tc, identities_past_the_limit_become_other);
     tcase_add_test(tc, tiers_past_64_and_histograms_past_the_budget_are_dropped);
+    tcase_add_test(tc, reserved_identities_are_never_other);
+    tcase_add_test(tc, counts_saturate_at_2_pow_53);
     tcase_add_test(tc, lines_round_trip_through_the_wire_format);
     tcase_add_test(tc, json_is_the_documented_shape);
     tcase_add_test(tc, json_escapes_hostile_identities);
@@ -535,11 +757,15 @@ Suite *tiers_suite(void)
     tcase_add_test(tc, minutes_merge_hosts_and_wait_for_the_grace);
     tcase_add_test(tc, end_far_from_the_clock_takes_the_clock);
     tcase_add_test(tc, a_late_line_is_written_with_the_next_write);
-    tcase_add_test(tc, too_many_pending_minutes_write_the_oldest);
+    tcase_add_test(tc, too_many_pending_minutes_queue_the_oldest);
     tcase_add_test(tc, a_stop_writes_pending_and_a_restart_keeps_the_bucket);
     tcase_add_test(tc, invalid_lines_are_counted_by_reason_and_the_rest_goes_on);
     tcase_add_test(tc, identity_overflow_is_counted_per_minute_and_bucket);
     tcase_add_test(tc, tier_files_are_retained_apart_from_logs);
+    tcase_add_test(tc, cycling_minutes_write_the_views_once_per_tick);
+    tcase_add_test(tc, late_lines_take_no_pending_slot);
+    tcase_add_test(tc, minutes_across_an_hour_keep_both_buckets_open);
+    tcase_add_test(tc, reserved_identity_survives_junk_through_ingest);
     tcase_add_test(tc, groups_not_fed_by_the_channel_get_no_tier_table);
     suite_add_tcase(s, tc);
     return s;

@@ -16,6 +16,10 @@ from pathlib import Path
 from conftest import base_config, send_unix
 from testkit import metric, metric_sum, read_metrics, wait_until
 
+# How long the first WATCHDOG=1 may take: generous, for the ASan build on
+# a loaded machine.
+WAIT_WATCHDOG = 60
+
 # What a merged line in a .tiers file must look like (tierline.h).
 MERGED_AGG = re.compile(rb"^tiers/1 agg (\d+) (\d+) \* 0 (\S+) ([A-Za-z0-9_.-]+) "
                         rb"([1-9]\d*) (\d+) (\d+:[1-9]\d*(?:,\d+:[1-9]\d*)*)$")
@@ -305,3 +309,123 @@ def test_identities_past_the_limit_count_as_other(daemon_factory, workdir):
     assert sorted(table["identities"]) == ["_other", "id0", "id1", "id2"]
     assert cell(table, "_other", "db")["calls"] == 7
     assert metric(metrics_of(workdir), "arclamp_log_tier_identities_overflow_total") == 7
+
+
+# --------------------------------------------------------------------------
+# Issue 24: what a sender can cost
+
+
+def cycling_lines(n, now):
+    """Valid lines, one identity each, whose END cycle over five minutes 60 s
+    apart within the +-300 s the daemon believes: each needed a pending
+    minute of its own."""
+    base = now - now % 60 + 30
+    ends = [e if e >= now - 290 else now for e in (base - 60 * k for k in range(5))]
+    return [agg_line("h", ends[i % 5], "i%d" % i, "db", [40]) for i in range(n)]
+
+
+def test_a_flood_of_cycling_minutes_costs_its_bytes_and_keeps_the_watchdog(daemon_factory,
+                                                                           workdir):
+    """One datagram of 1,500 such lines: today's code rewrote both views of
+    both groups for nearly every line (81 MB written, the event loop away
+    from sd_notify(WATCHDOG=1) for 20-44 s on this machine); the lines are
+    now queued and appended once, the views written once a tick."""
+    cfg, sock = socket_config(workdir, max_tier_identities=2000)
+    watchdog_usec = 10_000_000  # the daemon pings every 5 s
+    d = daemon_factory(cfg, extra_env={"WATCHDOG_USEC": str(watchdog_usec)}).start()
+    n = d.notify
+    n.wait_for("WATCHDOG=1", timeout=WAIT_WATCHDOG, alive=d.alive)
+    wait_until(lambda: (workdir / "metrics.prom").exists(), what="the first metrics")
+    before = metric(metrics_of(workdir), "arclamp_log_bytes_written_total")
+    datagram = b"\n".join(cycling_lines(1500, int(time.time())))
+    mark = len(n)
+    t0 = time.monotonic()
+    send_unix(sock, [datagram])
+    wait_until(lambda: metric(metrics_of(workdir), "arclamp_log_tier_lines_received_total")
+               == 1500, what="1,500 tier lines received")
+    # the loop came back: a ping after the lines were taken, within the interval
+    n.wait_for("WATCHDOG=1", start=len(n), timeout=WAIT_WATCHDOG, alive=d.alive)
+    t1 = time.monotonic()
+    pings = [t for t, item in n.snapshot()[mark:] if item == "WATCHDOG=1" and t <= t1]
+    gaps = [b - a for a, b in zip([t0] + pings, pings)]
+    assert max(gaps) < watchdog_usec / 1e6, "watchdog gap of %.1f s" % max(gaps)
+    assert d.stop() == 0
+    m = metrics_of(workdir)
+    written = metric(m, "arclamp_log_bytes_written_total") - before
+    # each line appended to the .tiers file of both groups, and the views
+    # (1,500 identities, some 250 bytes each) a few times: tens of times the
+    # input (measured: 15), not a thousand (before: 960)
+    assert written < 100 * len(datagram), "%d bytes written for %d received" % (
+        written, len(datagram))
+    assert metric_sum(m, "arclamp_log_tier_lines_invalid_total") == 0
+    # and nothing was lost: every identity once in each group's tables
+    for period in ("hourly", "daily"):
+        calls = {}
+        for table in tables(workdir, period):
+            for ident, tiers in table["identities"].items():
+                calls[ident] = calls.get(ident, 0) + tiers["db"]["calls"]
+        assert calls == {"i%d" % i: 1 for i in range(1500)}
+
+
+def test_reserved_identities_keep_their_rows(daemon_factory, workdir):
+    """1,000 junk identities early in a bucket filled max_tier_identities and
+    pushed a later real `edit` into _other; an identity listed in
+    reserved_tier_identities keeps its row."""
+    cfg, sock = socket_config(workdir, reserved_tier_identities=["edit", "api query"],
+                              max_line_bytes=1048576)
+    d = daemon_factory(cfg).start()
+    end = minute_ago()
+    junk = [agg_line("web1", end, "junk%d" % i, "db", [1000]) for i in range(1000)]
+    send_unix(sock, [b"\n".join(junk[:500]), b"\n".join(junk[500:]),
+                     b"\n".join([agg_line("web2", end, "edit", "db", [2000, 3000]),
+                                 agg_line("web2", end, "api query", "_total", [5000])])])
+    wait_minutes(workdir, 1)
+    assert d.stop() == 0
+    for period in ("hourly", "daily"):
+        (table,) = tables(workdir, period)
+        check_cell(cell(table, "edit", "db"), [2000, 3000])
+        check_cell(cell(table, "api query", "_total"), [5000])
+        assert len(table["identities"]) == 1000 + 2  # max_tier_identities' 1000 and the 2
+    assert metric(metrics_of(workdir), "arclamp_log_tier_identities_overflow_total") == 0
+
+
+COUNT_MAX = 2 ** 53
+
+
+def test_counts_stay_within_2_pow_53(daemon_factory, workdir):
+    """A status line with REQUESTS=2^53+2 was taken and summed up to 2^63-1,
+    and arclamp-report refused the whole table (above 2^53: not exact in its
+    JSON doubles), the hour's and the day's pages for the whole retention.
+    Now such a line is refused (bad_number) like any number out of range,
+    and the sums stop at 2^53."""
+    cfg, sock = socket_config(workdir)
+    d = daemon_factory(cfg).start()
+    end = minute_ago()
+    send_unix(sock, [
+        status_line("web1", end, COUNT_MAX + 2, 1),
+        status_line("web1", end, COUNT_MAX, 1),
+        status_line("web2", end, COUNT_MAX, 1),
+        agg_line("web1", end, "view", "db", [1000]),
+    ])
+    wait_minutes(workdir, 1)
+    assert d.stop() == 0
+    m = metrics_of(workdir)
+    assert metric(m, "arclamp_log_tier_lines_invalid_total", reason="bad_number") == 1
+    for period in ("hourly", "daily"):
+        (table,) = tables(workdir, period)
+        assert table["requests"] == COUNT_MAX and table["traced"] == 2
+        # the merged line reads back: the restart below takes it
+        (path,) = tier_files(workdir, period)
+        assert b"tiers/1 status %d %d * 0 %d 2 " % (end - end % 60, end - end % 60 + 60,
+                                                    COUNT_MAX) in Path(path).read_bytes()
+    os.unlink(str(workdir / "metrics.prom"))
+    d.start()
+    send_unix(sock, [status_line("web3", end, 5, 5)])
+    wait_until(lambda: metric(metrics_of(workdir), "arclamp_log_tier_lines_received_total") == 1,
+               what="the line after the restart")
+    assert d.stop() == 0
+    assert metric(metrics_of(workdir), "arclamp_log_tier_lines_invalid_total",
+                  reason="bad_number") == 0
+    for period in ("hourly", "daily"):
+        (table,) = tables(workdir, period)
+        assert table["requests"] == COUNT_MAX and table["traced"] == 7

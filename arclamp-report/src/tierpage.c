@@ -261,6 +261,12 @@ static void figures(strbuf *out, const struct tier_table *t)
         numtext_counted(out, (double)t->skipped, "tier call was", "tier calls were");
         strbuf_appends(out, " not recorded (a process's tables were full).</p>\n");
     }
+    if (t->capped) {
+        strbuf_appends(out, "<p class=\"warn\">");
+        numtext_counted(out, (double)t->capped, "count was", "counts were");
+        strbuf_appends(out, " above 2<sup>53</sup> in the table and shown as 2<sup>53</sup> "
+                            "(9,007,199,254,740,992): at least that many.</p>\n");
+    }
     strbuf_appends(out, "<p class=\"note\">Calls and times are those of the traced requests. "
                         "A tier's share is its time over its identity's _total; tiers "
                         "may be nested or siblings, so shares need not add up.</p>\n");

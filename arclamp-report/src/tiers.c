@@ -153,6 +153,9 @@ static int load_table(const struct tiers_opts *o, const struct table_file *f,
         snprintf(err, errlen, "%s: %s", path, why);
         rc = -1;
     }
+    if (rc == 0 && t->capped && !o->quiet) /* said, but no failure: the page is written */
+        fprintf(stderr, "arclamp-report: %s: %zu count%s above 2^53 read as 2^53\n", path,
+                t->capped, t->capped == 1 ? "" : "s");
     strbuf_free(&text);
     return rc;
 }

@@ -2,6 +2,7 @@
  * tiertable.h). */
 #include "tiertable.h"
 #include "log.h"
+#include "tierline.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,8 +14,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Counts above 2^53 are not exact in a double: no table holds them. */
-#define TIERS_COUNT_MAX 9007199254740992.0
+/* Counts above 2^53 are not exact in a double; arclamp-log's counts stop
+ * there (TIERLINE_COUNT_MAX, common/src/tierline.h). A table that says
+ * more (an older arclamp-log summed up to 2^63-1) is read with such a
+ * figure saturated at 2^53, as arclamp-log saturates today, and counted
+ * (tier_table.capped): one status line must not cost the pages. */
+#define TIERS_COUNT_MAX ((double)TIERLINE_COUNT_MAX)
+
+/* A whole number >= 0 read as a count: at most TIERS_COUNT_MAX (counted in
+ * *capped, when given, when it was more). */
+static double count_capped(double d, size_t *capped)
+{
+    if (d > TIERS_COUNT_MAX) {
+        if (capped)
+            (*capped)++;
+        return TIERS_COUNT_MAX;
+    }
+    return d;
+}
 
 /* ---- reading ------------------------------------------------------------ */
 
@@ -231,18 +248,18 @@ static int member_list(struct span obj, struct span **keys, struct span **vals, 
     return r;
 }
 
-/* A number >= 0 (a whole one when `whole`) of a json-c object's member;
- * NaN when it is missing or anything else. */
-static double number(json_object *o, const char *key, int whole)
+/* A number >= 0 (a whole one when `whole`: a count, capped at 2^53) of a
+ * json-c object's member; NaN when it is missing or anything else. */
+static double number(json_object *o, const char *key, int whole, size_t *capped)
 {
     json_object *v;
     if (!json_object_object_get_ex(o, key, &v) ||
         !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
         return NAN;
     double d = json_object_get_double(v);
-    if (!(d >= 0) || !isfinite(d) || (whole && (d != floor(d) || d > TIERS_COUNT_MAX)))
+    if (!(d >= 0) || !isfinite(d) || (whole && d != floor(d)))
         return NAN;
-    return d;
+    return whole ? count_capped(d, capped) : d;
 }
 
 /* "identity "x", tier "y"" for messages: untrusted text quoted. */
@@ -318,12 +335,16 @@ static int read_top(struct span doc, double *fig, struct span *ids, char *err, s
 static int read_figures(struct tier_table *t, const double *v, char *err, size_t errlen)
 {
     for (size_t i = 0; i < NFIGURES; i++) {
-        if (!(v[i] >= 0) || !isfinite(v[i]) || v[i] != floor(v[i]) || v[i] > TIERS_COUNT_MAX) {
+        if (!(v[i] >= 0) || !isfinite(v[i]) || v[i] != floor(v[i])) {
             snprintf(err, errlen, "\"%s\" is missing or not a whole number >= 0",
                      figure_names[i]);
             return -1;
         }
     }
+    double fig[NFIGURES];
+    for (size_t i = 0; i < NFIGURES; i++)
+        fig[i] = count_capped(v[i], &t->capped);
+    v = fig;
     t->start = (int64_t)v[0];
     t->end = (int64_t)v[1];
     t->minutes = (uint64_t)v[2];
@@ -343,7 +364,7 @@ static const char *const tier_fields[] = {"calls", "total_us", "mean_us", "p50_u
 
 /* Reads one tier's object into v (in tier_fields' order). */
 static int read_tier(struct span val, const char *identity, const char *tier, double *v,
-                     char *err, size_t errlen)
+                     size_t *capped, char *err, size_t errlen)
 {
     char at[600];
     json_object *o = leaf(val);
@@ -354,7 +375,7 @@ static int read_tier(struct span val, const char *identity, const char *tier, do
         rc = -1;
     }
     for (size_t i = 0; rc == 0 && i < NFIELDS; i++) {
-        v[i] = number(o, tier_fields[i], i == 0);
+        v[i] = number(o, tier_fields[i], i == 0, capped);
         if (isnan(v[i])) {
             snprintf(err, errlen, "%s: \"%s\" is missing or not a %snumber >= 0", at,
                      tier_fields[i], i == 0 ? "whole " : "");
@@ -392,7 +413,7 @@ static void cands_free(struct cand *c, size_t n)
 
 /* Reads every tier of an identity into *out (n of them). */
 static int read_tiers(const char *identity, struct span val, struct cand **out, size_t *n,
-                      char *err, size_t errlen)
+                      size_t *capped, char *err, size_t errlen)
 {
     struct span *keys, *vals;
     char at[600];
@@ -410,7 +431,8 @@ static int read_tiers(const char *identity, struct span val, struct cand **out, 
             snprintf(err, errlen, "%s: a tier's name is malformed", at);
             rc = -1;
         } else {
-            rc = read_tier(vals[i], identity, (*out)[i].name, (*out)[i].v, err, errlen);
+            rc = read_tier(vals[i], identity, (*out)[i].name, (*out)[i].v, capped, err,
+                           errlen);
         }
     }
     free(keys);
@@ -475,7 +497,7 @@ static int read_identities(struct tier_table *t, struct span ids, size_t max_ids
             rc = -1;
             break;
         }
-        rc = read_tiers(c[i].name, vals[i], &tiers, &nt, err, errlen);
+        rc = read_tiers(c[i].name, vals[i], &tiers, &nt, &t->capped, err, errlen);
         c[i].v[1] = rc == 0 ? total_of(tiers, nt) : 0;
         t->all_us += c[i].v[1];
         cands_free(tiers, nt);
@@ -491,7 +513,7 @@ static int read_identities(struct tier_table *t, struct span ids, size_t max_ids
             t->ids[i].name = c[i].name;
             c[i].name = NULL;
             t->ids[i].total_us = c[i].v[1];
-            read_tiers(t->ids[i].name, c[i].val, &tiers, &nt, err, errlen); /* checked */
+            read_tiers(t->ids[i].name, c[i].val, &tiers, &nt, NULL, err, errlen); /* checked */
             fill_rows(&t->ids[i], tiers, nt, max_tiers);
             cands_free(tiers, nt);
         }
@@ -542,7 +564,7 @@ static void trend_identity(struct tier_identity *id, unsigned slot, struct span 
             r++;
         int total = name && strcmp(name, TIERS_TOTAL) == 0;
         /* only the rows kept (and _total) are read: the others may be many */
-        if ((r < id->nrows || total) && read_tier(v, id->name, name, f, err, sizeof err) == 0) {
+        if ((r < id->nrows || total) && read_tier(v, id->name, name, f, NULL, err, sizeof err) == 0) {
             if (total)
                 all = f[1];
             if (r < id->nrows)

@@ -8,7 +8,10 @@
  * quotes, any length, any number of them). It is read whole up to a size
  * cap, parsed by json-c with a nesting limit, and checked strictly: a
  * field missing or of the wrong type refuses the whole table with a
- * message saying where. Only the heaviest identities and tiers are kept
+ * message saying where. Counts (the figures, calls) are whole numbers in
+ * the one range of tier lines and tables, 0 to 2^53 (TIERLINE_COUNT_MAX):
+ * a larger one (an older arclamp-log's sum) is read as 2^53 and counted in
+ * `capped`, never a reason to refuse the table. Only the heaviest identities and tiers are kept
  * (caps), and what was left out is counted, so a page's size and the work
  * after parsing do not follow the input.
  *
@@ -64,6 +67,7 @@ struct tier_table {
     size_t ids_left_out;                 /* identities past the cap */
     double left_out_us;                  /* their _total time */
     double all_us;                       /* _total time of every identity */
+    size_t capped;                       /* counts above 2^53 read as 2^53 */
 };
 
 /* Parses a table's text into t (zeroed first; free it with

@@ -13,6 +13,7 @@
 #include "jobfs.h"
 #include "strbuf.h"
 #include "test-suites.h"
+#include "tierline.h"
 #include "tierpage.h"
 #include "tiertable.h"
 
@@ -360,6 +361,45 @@ START_TEST(change_says_new_only_when_the_previous_bucket_was_read)
 }
 END_TEST
 
+/* One range for every count (2^53, arclamp-log's TIERLINE_COUNT_MAX): a
+ * table with larger figures (an older arclamp-log summed status lines up
+ * to 2^63-1) is read whole, each such count as 2^53, counted, and its page
+ * says so, instead of the table being refused. */
+START_TEST(counts_above_2_pow_53_are_read_as_2_pow_53)
+{
+    static const char text[] =
+        "{\"format\":\"arclamp-tiers/1\",\"period\":\"hourly\",\"bucket\":\"b\","
+        "\"start\":1764126000,\"end\":1764129600,\"minutes\":60,"
+        "\"requests\":9007199254740994,\"traced\":9223372036854775807,\"trips\":0,"
+        "\"resumes\":0,\"skipped\":1e20,\"identities\":{\"view\":{\"_total\":"
+        "{\"calls\":18014398509481984,\"total_us\":5,\"mean_us\":0,\"p50_us\":0,"
+        "\"p90_us\":0,\"p99_us\":0}}}}";
+    struct tier_table t;
+    char err[300] = "";
+    ck_assert_msg(tier_table_parse(&t, text, strlen(text), 10, 10, err, sizeof err) == 0, "%s",
+                  err);
+    ck_assert_uint_eq(t.requests, (uint64_t)TIERLINE_COUNT_MAX);
+    ck_assert_uint_eq(t.traced, (uint64_t)TIERLINE_COUNT_MAX);
+    ck_assert_uint_eq(t.skipped, (uint64_t)TIERLINE_COUNT_MAX);
+    ck_assert(t.ids[0].rows[0].calls == (double)TIERLINE_COUNT_MAX);
+    ck_assert_uint_eq(t.capped, 4);
+    strbuf out = STRBUF_INIT;
+    page_for(&out, &t, 0, 0);
+    ck_assert_ptr_nonnull(strstr(strbuf_cstr(&out), "4 counts were above 2<sup>53</sup>"));
+    ck_assert_ptr_nonnull(strstr(strbuf_cstr(&out), "9,007,199,254,740,992"));
+    strbuf_free(&out);
+    tier_table_free(&t);
+    /* 2^53 itself is a count like any other; a negative one is still refused */
+    static const char exact[] =
+        "{\"format\":\"arclamp-tiers/1\",\"start\":0,\"end\":1,\"minutes\":0,"
+        "\"requests\":9007199254740992,\"traced\":0,\"trips\":0,\"resumes\":0,"
+        "\"skipped\":0,\"identities\":{}}";
+    ck_assert_int_eq(tier_table_parse(&t, exact, strlen(exact), 10, 10, err, sizeof err), 0);
+    ck_assert_uint_eq(t.capped, 0);
+    tier_table_free(&t);
+}
+END_TEST
+
 START_TEST(page_shows_the_figures_and_what_was_left_out)
 {
     strbuf b = STRBUF_INIT, out = STRBUF_INIT;
@@ -434,6 +474,7 @@ Suite *tiers_suite(void)
     tcase_add_test(tc, sparkline_breaks_at_gaps_and_marks_changes);
     tcase_add_test(tc, change_says_new_only_when_the_previous_bucket_was_read);
     tcase_add_test(tc, page_shows_the_figures_and_what_was_left_out);
+    tcase_add_test(tc, counts_above_2_pow_53_are_read_as_2_pow_53);
     tcase_add_test(tc, index_lists_newest_first_with_errors_escaped);
     tcase_add_test(tc, bucket_names_with_and_without_tag);
     suite_add_tcase(s, tc);

@@ -319,3 +319,27 @@ def test_generate_makes_them_and_every_index_links_them(tmp_path):
     assert "tiers/index.html" not in (tmp_path / "reports/index.html").read_text()
     assert json.loads((tmp_path / "index.json").read_text())["tiers_index"] is None
     assert "tiers/index.html" not in (tmp_path / "index.html").read_text()
+
+
+def test_a_count_above_2_pow_53_costs_no_page(tmp_path):
+    """Issue 24: one status line with REQUESTS=2^53+2 made an older
+    arclamp-log write "requests": 9007199254740994, and the whole table was
+    refused: the hour's and the day's pages not written and the unit
+    failing every 15 minutes for the whole retention. A count above 2^53
+    now reads as 2^53, the page is written and says so, the run succeeds."""
+    for h in range(1, 3):
+        write_table(tmp_path, "hourly", hour(h), simple(h))
+    big = simple(3) | {"requests": 2 ** 53 + 2, "traced": 2 ** 63 - 1}
+    big["identities"]["view"]["_total"]["calls"] = 2 ** 53 + 2
+    write_table(tmp_path, "hourly", hour(3), big)
+    proc = run("tiers", tmp_path)
+    assert proc.returncode == 0
+    assert "%s.tiers.json: 3 counts above 2^53 read as 2^53" % hour(3) in proc.stderr.decode()
+    assert tier_pages(tmp_path) == ["hourly/%s.html" % hour(h) for h in (1, 2, 3)] + \
+        ["index.html"]
+    p = page(tmp_path, "hourly", hour(3))
+    assert p.tables[0][1][:2] == ["9,007,199,254,740,992", "9,007,199,254,740,992 (100.0%)"]
+    text = (tmp_path / "reports/tiers/hourly" / f"{hour(3)}.html").read_text()
+    assert "3 counts were above 2<sup>53</sup>" in text
+    index = (tmp_path / "reports/tiers/index.html").read_text()
+    assert "not updated" not in index

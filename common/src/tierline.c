@@ -21,15 +21,21 @@ int tierline_is_tier(const char *line, size_t len)
     return len >= TIERLINE_PREFIX_LEN && memcmp(line, TIERLINE_PREFIX, TIERLINE_PREFIX_LEN) == 0;
 }
 
-/* The next field as a number: BAD_RECORD when missing, BAD_NUMBER when not
- * a number. */
-static enum tierline_error next_count(struct linefields *f, int64_t *out)
+/* The next field as a number from 0 to `max`: BAD_RECORD when missing,
+ * BAD_NUMBER when not such a number. */
+static enum tierline_error next_number(struct linefields *f, int64_t max, int64_t *out)
 {
     const char *s;
     size_t n;
     if (!linefields_next(f, &s, &n))
         return TIERLINE_BAD_RECORD;
-    return linefields_int(s, n, 0, out) < 0 ? TIERLINE_BAD_NUMBER : TIERLINE_OK;
+    return linefields_int(s, n, 0, out) < 0 || *out > max ? TIERLINE_BAD_NUMBER : TIERLINE_OK;
+}
+
+/* A count: at most TIERLINE_COUNT_MAX, the one range of both programs. */
+static enum tierline_error next_count(struct linefields *f, int64_t *out)
+{
+    return next_number(f, TIERLINE_COUNT_MAX, out);
 }
 
 /* Bytes an IDENTITY carries as %XX: the field separator, the escape itself
@@ -141,7 +147,7 @@ static enum tierline_error parse_agg(struct linefields *f, struct tierline *out)
     if (!tierline_tier_ok(out->tier, out->tier_len))
         return TIERLINE_BAD_TEXT;
     if ((err = next_count(f, &out->calls)) != TIERLINE_OK ||
-        (err = next_count(f, &out->total_ns)) != TIERLINE_OK)
+        (err = next_number(f, INT64_MAX, &out->total_ns)) != TIERLINE_OK)
         return err;
     if (out->calls == 0)
         return TIERLINE_BAD_NUMBER;

@@ -7,6 +7,10 @@
  * once:
  *   tiers/1 agg START END HOST PID IDENTITY TIER CALLS TOTAL_NS HIST
  *   tiers/1 status START END HOST PID REQUESTS TRACED TRIPS RESUMES PAUSED SKIPPED
+ * Every number is a decimal integer from 0 to TIERLINE_COUNT_MAX (2^53:
+ * the report pages are JSON, whose numbers are doubles, exact only up to
+ * 2^53), but TOTAL_NS, a time, which may reach INT64_MAX (the pages show
+ * times as fractional microseconds, never as exact counts).
  * START, END: the window, unix seconds (START <= END). HOST: 1-255 bytes,
  * no space or control byte. PID: a process id (0: merged, several). IDENTITY:
  * the request type, 1-255 bytes once decoded, '%', space, control bytes and
@@ -32,6 +36,10 @@
 #define TIERLINE_IDENTITY_MAX 255
 #define TIERLINE_TIER_MAX 64
 #define TIERLINE_TOTAL "_total"
+/* The largest count a tier line or a tier table holds (2^53), and what
+ * their sums saturate at: every integer up to it is exact in a double, so
+ * arclamp-report (JSON, json-c doubles) reads every figure as written. */
+#define TIERLINE_COUNT_MAX 9007199254740992LL
 
 enum tierline_kind { TIERLINE_AGG, TIERLINE_STATUS };
 
@@ -40,7 +48,7 @@ enum tierline_kind { TIERLINE_AGG, TIERLINE_STATUS };
 enum tierline_error {
     TIERLINE_OK = 0,
     TIERLINE_BAD_RECORD,   /* not agg or status, a field missing or extra */
-    TIERLINE_BAD_NUMBER,   /* a number out of range, START > END */
+    TIERLINE_BAD_NUMBER,   /* a number out of range (above TIERLINE_COUNT_MAX), START > END */
     TIERLINE_BAD_TEXT,     /* HOST, IDENTITY or TIER not as above */
     TIERLINE_BAD_HIST,     /* HIST malformed, or its counts not CALLS */
     TIERLINE_NERRORS

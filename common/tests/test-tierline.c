@@ -131,6 +131,33 @@ START_TEST(malformed_lines_refused)
 }
 END_TEST
 
+/* One range for every count (2^53, exact in the report's JSON doubles):
+ * 2^53 itself passes, 2^53 + 1 and more are refused in every count field;
+ * TOTAL_NS, a time, goes up to INT64_MAX. */
+START_TEST(counts_at_most_2_pow_53)
+{
+    struct tierline tl;
+    ck_assert_int_eq(parse("tiers/1 status 1 2 h 1 9007199254740992 0 0 0 0 0", &tl),
+                     TIERLINE_OK);
+    ck_assert_int_eq(tl.requests, TIERLINE_COUNT_MAX);
+    static const char *const over[] = {
+        "tiers/1 status 1 2 h 1 9007199254740994 0 0 0 0 0",
+        "tiers/1 status 1 2 h 1 0 9007199254740993 0 0 0 0",
+        "tiers/1 status 1 2 h 1 0 0 0 0 0 9223372036854775807",
+        "tiers/1 status 1 9007199254740993 h 1 0 0 0 0 0 0",
+        "tiers/1 status 1 2 h 9007199254740993 0 0 0 0 0 0",
+        "tiers/1 agg 1 2 h 1 view db 9007199254740993 5 5:9007199254740993",
+    };
+    for (size_t i = 0; i < sizeof over / sizeof over[0]; i++)
+        ck_assert_msg(parse(over[i], &tl) == TIERLINE_BAD_NUMBER, "%s", over[i]);
+    ck_assert_int_eq(parse("tiers/1 agg 1 2 h 1 view db 9007199254740992 "
+                           "9223372036854775807 5:9007199254740992", &tl), TIERLINE_OK);
+    ck_assert_int_eq(tl.total_ns, INT64_MAX);
+    ck_assert_int_eq(parse("tiers/1 agg 1 2 h 1 view db 1 9223372036854775808 5:1", &tl),
+                     TIERLINE_BAD_NUMBER);
+}
+END_TEST
+
 START_TEST(error_names)
 {
     ck_assert_str_eq(tierline_error_name(TIERLINE_OK), "ok");
@@ -247,6 +274,7 @@ Suite *tierline_suite(void)
     tcase_add_test(tc, agg_line_fields);
     tcase_add_test(tc, status_line_fields);
     tcase_add_test(tc, malformed_lines_refused);
+    tcase_add_test(tc, counts_at_most_2_pow_53);
     tcase_add_test(tc, error_names);
     tcase_add_test(tc, hostile_identities_round_trip);
     tcase_add_test(tc, identity_limits);
