@@ -288,7 +288,7 @@ system-tests: deb
 	@echo "== systemd units; the Debian packages in a booted container"
 	$(PYTEST) -q -p no:cacheprovider systemd/tests
 
-report-tests: $(BUILD)/bin/arclamp-report $(BUILD)/asan/bin/arclamp-report $(BUILD)/nginx/arclamp.conf
+report-tests: $(BUILD)/bin/arclamp-report $(BUILD)/bin/arclamp-svg $(BUILD)/asan/bin/arclamp-report $(BUILD)/nginx/arclamp.conf
 	@echo "== arclamp-report tests"
 	ARCLAMP_REPORT_BIN=$(BUILD)/bin/arclamp-report $(PYTEST) -q -p no:cacheprovider arclamp-report/tests
 	@echo "== arclamp-report tests (ASan+UBSan build)"
