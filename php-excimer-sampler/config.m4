@@ -8,14 +8,18 @@ if test "$PHP_EXCIMER" != "no"; then
   AC_SEARCH_LIBS([pthread_create], [pthread])
   dnl hiredis: the Redis protocol of the native Arc Lamp transport
   PHP_ADD_LIBRARY(hiredis, 1, EXCIMER_SHARED_LIBADD)
+  dnl zlib: common/atomicfile (xhprof.output_dir files) can gzip what it writes
+  PHP_ADD_LIBRARY(z, 1, EXCIMER_SHARED_LIBADD)
   PHP_SUBST(EXCIMER_SHARED_LIBADD)
-  dnl common/: the project's one Redis client, HOST:PORT parser and clock,
-  dnl copied next to src/ by the top-level Makefile (see EXT_COMMON there).
+  dnl common/: the project's one Redis client, HOST:PORT parser, clock, run
+  dnl line writer and atomic file writer, copied next to src/ by the
+  dnl top-level Makefile (see EXT_COMMON there).
   EXCIMER_SOURCES="src/excimer.c src/timerlib.c src/excimer_timer.c src/excimer_profiler.c \
     src/stack_store.c src/excimer_log.c src/excimer_arclamp.c src/transport.c src/sender.c \
     src/hooks.c src/hprof.c src/hprof_output.c src/hprof_collect.c src/fpm_worker.c src/tiers.c src/tiers_hook.c \
     common/redisconn.c common/netaddr.c common/clock.c common/cpuclock.c common/strbuf.c \
-    common/tierhist.c common/tierline.c common/linefields.c common/runline.c common/stackline.c"
+    common/tierhist.c common/tierline.c common/linefields.c common/runline.c common/stackline.c \
+    common/atomicfile.c common/dirstream.c"
   EXCIMER_CFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter \
     -Wno-sign-compare -Wno-missing-field-initializers"
   PHP_NEW_EXTENSION(excimer, $EXCIMER_SOURCES, $ext_shared,, $EXCIMER_CFLAGS)

@@ -2,10 +2,11 @@
 streams) and the daemon's own unix and UDP sockets are put back together
 and written, whole and contiguous, once per log group: to
 <bucket>.<tag>.runs, or <bucket>.all.runs for a run without an entry point
-tag; bad lines and incomplete runs (in version 2 also runs whose arcs use
-undefined function ids) are counted, never written; run logs are retained
-per tag apart from the trace logs. The last test sends a real run from
-PHP (today's extension: version 1)."""
+tag; bad lines (names past the cap too) and incomplete runs (in version 2
+also runs whose arcs use undefined function ids) are counted, never
+written; run logs are retained per tag apart from the trace logs. The last
+tests send real runs from PHP: names and paths of any bytes, names past
+the cap, a host name in invalid UTF-8."""
 
 import glob
 import os
@@ -13,6 +14,7 @@ import re
 import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -339,6 +341,46 @@ def test_hostile_run_lines_are_counted_and_nothing_else_is_lost(daemon_factory, 
     assert d.stderr_text().count("runs_dropped") <= 2  # reported at a limited rate
 
 
+NAME_MAX = 4096  # RUNLINE_MAX_NAME_BYTES (common/src/runline.h), decoded
+KEY_MAX = 2 * NAME_MAX + 3 + 2 * 11  # RUNLINE_MAX_KEY_BYTES
+
+
+def test_names_past_the_cap_are_refused_and_counted(daemon_factory, workdir):
+    """A name (fn NAME, ENTRY) past 4,096 bytes once decoded, or a version 1
+    KEY past two of them, is refused as long_name — and with it its run —
+    counted and logged; names at the cap, however escaped, go through, and
+    so does everything else in the same messages."""
+    cfg, sock = socket_config(workdir)
+    d = daemon_factory(cfg).start()
+    # at the cap: written (escaped names count once decoded)
+    at_cap, _ = v2_run_lines("atcap", "/srv/w/index.php", 6,
+                             names=[b"main()", b"n" * NAME_MAX, b"\t" * NAME_MAX,
+                                    b"\xc3\xa9" * (NAME_MAX // 2)])
+    at_cap = [l.replace(b"\t", b"%09") for l in at_cap]
+    key_cap = run_lines("keycap", "/" + "p" * (NAME_MAX - 1), 1)
+    key_cap[1] = key_cap[1].rsplit(b" ", 1)[0] + b" " + b"k" * KEY_MAX
+    # one past: refused, and the run with it
+    long_fn, _ = v2_run_lines("longfn", "/srv/w/index.php", 6,
+                              names=[b"main()", b"f", b"%" * (NAME_MAX + 1), b"g"])
+    long_key = run_lines("longkey", "/srv/w/index.php", 3)
+    long_key[2] = long_key[2].rsplit(b" ", 1)[0] + b" " + b"k" * (KEY_MAX + 1)
+    long_entry = run_lines("longentry", "/" + "p" * NAME_MAX, 2)
+    send_unix(sock, [b"\n".join(at_cap + long_fn + key_cap),
+                     b"\n".join(long_key + long_entry)])
+    wait_metric(workdir, "arclamp_log_runs_written_total", 2, group="daily")
+    wait_metric(workdir, "arclamp_log_runs_dropped_total", 1, reason="no_begin")
+    wait_metric(workdir, "arclamp_log_runs_dropped_total", 1, reason="arcs_missing")
+    wait_metric(workdir, "arclamp_log_runs_dropped_total", 1, reason="bad_ids")
+    assert d.stop() == 0
+    m = metrics_of(workdir)
+    assert metric(m, "arclamp_log_run_lines_invalid_total", reason="long_name") == 3
+    assert metric_sum(m, "arclamp_log_run_lines_invalid_total") == 3
+    assert metric_sum(m, "arclamp_log_runs_dropped_total") == 3
+    for period in ("hourly", "daily"):
+        assert runs_in(workdir / "logs", period) == {"atcap": at_cap, "keycap": key_cap}
+    assert re.search(r"invalid_run_lines.*long_name=[123]", d.stderr_text()), d.stderr_text()
+
+
 def test_run_without_its_end_is_dropped_after_run_timeout(daemon_factory, workdir):
     cfg, sock = socket_config(workdir, run_timeout=0.5)
     d = daemon_factory(cfg).start()
@@ -593,3 +635,113 @@ def test_php_request_sends_one_complete_run_to_the_run_log(daemon_factory, workd
     assert b"work==>leaf" in keys and b"leaf==>str_repeat" in keys
     assert runs_in(base, "hourly", "index") == runs
     assert metric_sum(metrics_of(workdir), "arclamp_log_run_lines_invalid_total") == 0
+
+
+def unescape(text):
+    return re.sub(rb"%([0-9A-F]{2})", lambda m: bytes([int(m.group(1), 16)]), text)
+
+
+def php_run_to_daemon(daemon_factory, workdir, script, hostname=None):
+    """Runs `script` (a path, bytes allowed) under the built extension,
+    every request profiled and sent to a daemon (with `hostname`: in a UTS
+    namespace of its own with that host name); returns the one run the
+    daemon wrote, as (raw lines, {id: decoded name})."""
+    so = excimer_so()
+    cfg, sock = socket_config(workdir)
+    d = daemon_factory(cfg).start()
+    cmd = ["php", "-n", "-d", "extension=%s" % so, "-d", "excimer.hprof_sample_rate=1",
+           "-d", "excimer.hprof_target=unix://%s" % sock, "-d", "excimer.arclamp_send_delay=0",
+           os.fsencode(script)]
+    if hostname is not None:
+        cmd = ["unshare", "--uts", sys.executable, "-c",
+               "import os, socket, sys; socket.sethostname(bytes.fromhex(sys.argv[1])); "
+               "os.execvp(sys.argv[2], sys.argv[2:])", hostname.hex()] + cmd
+    out = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+    assert out.returncode == 0 and out.stdout == b"served\n", out
+    wait_until(lambda: metric(metrics_of(workdir), "arclamp_log_runs_written_total",
+                              group="hourly") >= 1
+               or metric_sum(metrics_of(workdir), "arclamp_log_runs_dropped_total") >= 1
+               or metric_sum(metrics_of(workdir), "arclamp_log_run_lines_invalid_total") >= 1,
+               what="the request's run written or refused")
+    assert d.stop() == 0
+    m = metrics_of(workdir)
+    assert metric_sum(m, "arclamp_log_run_lines_invalid_total") == 0, m
+    assert metric_sum(m, "arclamp_log_runs_dropped_total") == 0, m
+    runs = runs_in(workdir / "logs", "hourly")
+    assert len(runs) == 1
+    (_, lines), = runs.items()
+    end = lines[-1].split(b" ")
+    assert end[2] == b"end" and int(end[4]) == 0  # whole: nothing left out
+    names = {f[3]: unescape(f[4]) for f in (l.split(b" ", 4) for l in lines) if f[2] == b"fn"}
+    return lines, names
+
+
+def test_php_names_and_paths_of_any_bytes_arrive_in_a_whole_run(daemon_factory, workdir):
+    """A script in a directory whose name holds a tab and a Latin-1 byte,
+    with functions named in Latin-1 and in invalid UTF-8 (overlong,
+    surrogate, cut short): every line of its run is taken, the run is
+    written whole, each name and the path come back byte for byte, and
+    valid UTF-8 is stored as it is."""
+    odd_dir = Path(os.fsdecode(bytes(workdir) + b"/dir\tname \xe9t\xe9"))
+    odd_dir.mkdir()
+    script = odd_dir / "index.php"
+    fns = [b"caf\xe9", b"bad\xc3\xc3\xa9", b"sur\xed\xa0\x80", b"over\xc0\xaf",
+           b"cut\xe2\x82", b"na\xc3\xafve"]
+    body = b"<?php\n"
+    for i, f in enumerate(fns):
+        body += b"function %s() { return %s; }\n" % (f, fns[i + 1] + b"()" if i + 1 < len(fns)
+                                                      else b"1")
+    body += b"%s();\necho \"served\\n\";\n" % fns[0]
+    script.write_bytes(body)
+    lines, names = php_run_to_daemon(daemon_factory, workdir, script)
+    path = os.fsencode(os.path.realpath(script))
+    assert b"\t" in path and b"\xe9" in path
+    assert unescape(lines[0].split(b" ", 6)[6]) == path  # ENTRY
+    assert b"%09" in lines[0] and b"%E9" in lines[0]
+    for f in fns + [b"run_init::" + path, b"load::" + path]:
+        assert f in names.values(), f
+    assert any(l.endswith(b" na\xc3\xafve") for l in lines)  # valid UTF-8 unescaped
+    arcs = [l.split(b" ") for l in lines if l.split(b" ")[2] == b"arc"]
+    keys = {names[a[9]] if a[8] == b"-" else names[a[8]] + b"==>" + names[a[9]] for a in arcs}
+    for a, b in zip(fns, fns[1:]):
+        assert a + b"==>" + b in keys
+
+
+def test_php_names_past_the_cap_are_shortened_and_stay_apart(daemon_factory, workdir):
+    """Two functions whose 5,000-byte names differ only in their last byte
+    arrive as two names of at most 4,096 bytes: the start of the name, then
+    "…[cut:" and a hash of the whole name; the run is written whole."""
+    script = workdir / "index.php"
+    long = "L" * 4999
+    script.write_text("<?php\n"
+                      "function %sa() { return 1; }\n"
+                      "function %sb() { return 2; }\n"
+                      "%sa(); %sb(); %sb();\n"
+                      "echo \"served\\n\";\n" % (long, long, long, long, long))
+    lines, names = php_run_to_daemon(daemon_factory, workdir, script)
+    cut = [n for n in names.values() if n.startswith(b"LLLL")]
+    assert len(cut) == 2 and cut[0] != cut[1]
+    for n in cut:
+        assert len(n) <= NAME_MAX
+        assert re.fullmatch(rb"L{4000,}\xe2\x80\xa6\[cut:[0-9a-f]{16}\]", n), n[-40:]
+    arcs = [l.split(b" ") for l in lines if l.split(b" ")[2] == b"arc"]
+    cts = sorted(int(a[3]) for a in arcs if names[a[9]] in cut)
+    assert cts == [1, 2]  # two functions, still told apart
+
+
+def test_php_run_from_a_host_named_in_invalid_utf8_is_written(daemon_factory, workdir):
+    """A host name the HOST field cannot carry as it is (a Latin-1 byte, a
+    tab) goes with '_' for those bytes: the begin line is taken and the run
+    written (before, the extension passed the Latin-1 byte on, and the
+    daemon refused the begin line and lost the run)."""
+    if os.geteuid() != 0:
+        pytest.skip("a UTS namespace with its own host name needs root")
+    probe = subprocess.run(["unshare", "--uts", "true"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip("cannot unshare the UTS namespace here: %r" % probe.stderr)
+    script = workdir / "index.php"
+    script.write_text("<?php function f() { return 1; } f(); echo \"served\\n\";\n")
+    lines, names = php_run_to_daemon(daemon_factory, workdir, script,
+                                     hostname=b"web\xe9\tcaf\xc3\xa9")
+    assert lines[0].split(b" ")[4] == b"web__caf\xc3\xa9"
+    assert b"f" in names.values()

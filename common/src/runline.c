@@ -9,7 +9,7 @@
 #include <string.h>
 
 static const char *const error_names[RUNLINE_NERRORS] = {
-    "ok", "bad_runid", "bad_record", "bad_number", "bad_text",
+    "ok", "bad_runid", "bad_record", "bad_number", "bad_text", "long_name",
 };
 
 const char *runline_error_name(enum runline_error err)
@@ -47,20 +47,23 @@ static int runid_ok(const char *s, size_t len)
     return 1;
 }
 
-/* KEY or ENTRY: not empty, printable valid UTF-8 (the escapes carry the
- * rest), every '%' followed by two hex digits. */
-static int text_ok(const char *s, size_t len)
+/* KEY, NAME or ENTRY: not empty, printable valid UTF-8 (the escapes carry
+ * the rest), every '%' followed by two hex digits; at most `max` bytes
+ * once decoded (each escape is one byte). */
+static enum runline_error check_text(const char *s, size_t len, size_t max)
 {
     if (len == 0 || stackline_check_bytes(s, len) != STACKLINE_OK)
-        return 0;
+        return RUNLINE_BAD_TEXT;
+    size_t escapes = 0;
     for (const char *p = memchr(s, '%', len); p; p = memchr(p, '%', (size_t)(s + len - p))) {
         if (s + len - p < 3 || linefields_hexval(p[1]) < 0 || linefields_hexval(p[2]) < 0)
-            return 0;
+            return RUNLINE_BAD_TEXT;
+        escapes++;
         p += 3;
         if (p >= s + len)
             break;
     }
-    return 1;
+    return len - 2 * escapes > max ? RUNLINE_LONG_NAME : RUNLINE_OK;
 }
 
 static const char *const flag_names[RL_NMETRICS] = {"ct", "wt", "cpu", "mu", "pmu"};
@@ -113,7 +116,7 @@ static enum runline_error parse_begin(struct linefields *f, struct runline *out)
     out->text_len = (size_t)(f->end - f->p);
     if (out->text_len == 0)
         return RUNLINE_BAD_RECORD;
-    return text_ok(out->text, out->text_len) ? RUNLINE_OK : RUNLINE_BAD_TEXT;
+    return check_text(out->text, out->text_len, RUNLINE_MAX_NAME_BYTES);
 }
 
 /* The five metrics of an arc line, either version. */
@@ -136,14 +139,14 @@ static enum runline_error parse_metrics(struct linefields *f, struct runline *ou
     return RUNLINE_OK;
 }
 
-/* The rest of the line as KEY or NAME. */
-static enum runline_error parse_text(struct linefields *f, struct runline *out)
+/* The rest of the line as KEY or NAME, at most `max` bytes decoded. */
+static enum runline_error parse_text(struct linefields *f, struct runline *out, size_t max)
 {
     out->text = f->p;
     out->text_len = (size_t)(f->end - f->p);
     if (out->text_len == 0)
         return RUNLINE_BAD_RECORD;
-    return text_ok(out->text, out->text_len) ? RUNLINE_OK : RUNLINE_BAD_TEXT;
+    return check_text(out->text, out->text_len, max);
 }
 
 /* A function id or a recursion level: decimal, at most RUNLINE_ID_MAX. */
@@ -175,7 +178,7 @@ static enum runline_error parse_arc(struct linefields *f, struct runline *out)
     if (err != RUNLINE_OK)
         return err;
     if (out->version == 1)
-        return parse_text(f, out);
+        return parse_text(f, out, RUNLINE_MAX_KEY_BYTES);
     const char *s;
     size_t n;
     if (!linefields_next(f, &s, &n))
@@ -199,7 +202,7 @@ static enum runline_error parse_fn(struct linefields *f, struct runline *out)
         return RUNLINE_BAD_RECORD;
     if (parse_id(s, n, &out->id) < 0)
         return RUNLINE_BAD_NUMBER;
-    return parse_text(f, out);
+    return parse_text(f, out, RUNLINE_MAX_NAME_BYTES);
 }
 
 static enum runline_error parse_end(struct linefields *f, struct runline *out)
@@ -316,6 +319,69 @@ static void append_escaped(strbuf *sb, const char *s, size_t len)
     strbuf_append(sb, s + plain, len - plain);
 }
 
+/* FNV-1a, 64 bits: fixed constants, so every process (and any other
+ * writer) marks a cut name the same way and runs of it sum together. */
+static uint64_t fnv1a64(const unsigned char *p, size_t len)
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    for (size_t i = 0; i < len; i++) {
+        h ^= p[i];
+        h *= UINT64_C(0x100000001b3);
+    }
+    return h;
+}
+
+size_t runline_shorten_name(const char *s, size_t len, char *out)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t keep_max = RUNLINE_MAX_NAME_BYTES - RUNLINE_CUT_SUFFIX_LEN, keep = 0;
+    while (keep < keep_max) {
+        size_t n = p[keep] < 0x80 ? 1 : linefields_utf8_len(p + keep, len - keep);
+        n += n == 0; /* a byte of invalid UTF-8 goes alone (as one %XX) */
+        if (keep + n > keep_max)
+            break;
+        keep += n;
+    }
+    memcpy(out, s, keep);
+    memcpy(out + keep, RUNLINE_CUT_MARK, sizeof RUNLINE_CUT_MARK - 1);
+    size_t n = keep + sizeof RUNLINE_CUT_MARK - 1;
+    uint64_t h = fnv1a64(p, len);
+    for (int shift = 60; shift >= 0; shift -= 4)
+        out[n++] = "0123456789abcdef"[(h >> shift) & 15];
+    out[n++] = ']';
+    return n;
+}
+
+/* A name or ENTRY as the line carries it: shortened past the cap, escaped. */
+static void append_name_text(strbuf *sb, const char *s, size_t len)
+{
+    if (len <= RUNLINE_MAX_NAME_BYTES) {
+        append_escaped(sb, s, len);
+        return;
+    }
+    char cut[RUNLINE_MAX_NAME_BYTES];
+    append_escaped(sb, cut, runline_shorten_name(s, len, cut));
+}
+
+/* HOST as the field carries it: at most RUNLINE_HOST_MAX bytes of
+ * printable valid UTF-8 without spaces, '_' for any other byte (so an odd
+ * host name costs its runs nothing). */
+static void append_host(strbuf *sb, const char *host)
+{
+    const unsigned char *p = (const unsigned char *)host;
+    size_t len = strnlen(host, RUNLINE_HOST_MAX), i = 0;
+    while (i < len) {
+        size_t n = 1;
+        if (p[i] >= 0x80)
+            n = linefields_utf8_len(p + i, len - i);
+        if (n == 0 || p[i] <= ' ' || p[i] == 0x7f)
+            strbuf_appendc(sb, '_');
+        else
+            strbuf_append(sb, host + i, n);
+        i += n ? n : 1;
+    }
+}
+
 static void append_prefix(strbuf *sb, const char *runid, size_t runid_len, const char *kind)
 {
     strbuf_append(sb, RUNLINE_PREFIX_V2, RUNLINE_PREFIX_LEN);
@@ -339,7 +405,10 @@ static void write_begin(strbuf *sb, const struct runline_run *run, size_t runid_
     append_prefix(sb, run->runid, runid_len, "begin ");
     append_i64(sb, run->time < 0 ? 0 : run->time);
     strbuf_appendc(sb, ' ');
-    strbuf_appends(sb, run->host && run->host[0] ? run->host : "-");
+    if (run->host && run->host[0])
+        append_host(sb, run->host);
+    else
+        strbuf_appendc(sb, '-');
     strbuf_appends(sb, " wt");
     for (int m = RL_CPU; m < RL_NMETRICS; m++) {
         if (run->metrics & (1u << m)) {
@@ -349,7 +418,7 @@ static void write_begin(strbuf *sb, const struct runline_run *run, size_t runid_
     }
     strbuf_appendc(sb, ' ');
     if (run->entry_len)
-        append_escaped(sb, run->entry, run->entry_len);
+        append_name_text(sb, run->entry, run->entry_len);
     else
         strbuf_appends(sb, "unknown");
 }
@@ -455,7 +524,7 @@ static int write_fn(strbuf *sb, const struct runline_run *run, size_t runid_len,
     append_prefix(sb, run->runid, runid_len, "fn ");
     append_u64(sb, id);
     strbuf_appendc(sb, ' ');
-    append_escaped(sb, run->names[id].s, run->names[id].len);
+    append_name_text(sb, run->names[id].s, run->names[id].len);
     return 1;
 }
 

@@ -17,10 +17,15 @@
  *   xhprof/1 RUNID end ARCS_SENT ARCS_LEFT_OUT
  *
  * KEY, ENTRY and NAME are the rest of the line, not empty, printable valid
- * UTF-8 once '%XX' escapes are counted as bytes: '%', CR, LF and NUL are
- * always written %25, %0D, %0A, %00 (and the writer escapes any other
- * control byte or byte of invalid UTF-8 the same way, so every name
- * survives). A metric the run did not measure is "-". In version 2, ID is
+ * UTF-8 once '%XX' escapes are counted as bytes: the writer writes '%',
+ * every control byte (0x00-0x1f), DEL and every byte that is not part of
+ * valid UTF-8 (overlong forms, surrogates, past U+10FFFF, cut sequences)
+ * as %XX, so any name survives, and leaves valid UTF-8 as it is. Decoded,
+ * NAME and ENTRY are at most RUNLINE_MAX_NAME_BYTES, KEY at most
+ * RUNLINE_MAX_KEY_BYTES: the writer shortens a longer name
+ * (runline_shorten_name), readers refuse it (RUNLINE_LONG_NAME). HOST is
+ * written with '_' for any byte the field cannot carry. A metric the run
+ * did not measure is "-". In version 2, ID is
  * decimal 0..2^31-1, defined by one fn line before any arc uses it; CALLER
  * is "-" on the run's root line (main(): CALLEE is its id), else ID or
  * ID@LEVEL (LEVEL >= 1, the recursion level); CALLEE is ID or ID@LEVEL. The
@@ -52,6 +57,20 @@
  * below what a 200 KB name repeated over a run costs a report page. */
 #define RUNLINE_MAX_NAME_BYTES 4096
 
+/* The longest name a line carries, in bytes once decoded: a version 2 fn
+ * line's NAME, a begin line's ENTRY. It bounds what one arc can cost a
+ * reader (arclamp-report keeps a run's names). PHP's long names are the
+ * ones that hold a path (load::, run_init::, closures, anonymous classes),
+ * which the kernel bounds to PATH_MAX (4096) bytes: only a path within a
+ * few bytes of that limit, or a name written to be huge, is shortened. */
+#define RUNLINE_MAX_NAME_BYTES 4096
+/* A version 1 KEY, decoded: two names, "==>" and two "@LEVEL". */
+#define RUNLINE_MAX_KEY_BYTES (2 * RUNLINE_MAX_NAME_BYTES + 3 + 2 * 11)
+/* What ends a shortened name: "…[cut:" (U+2026 in UTF-8), 16 lower-case
+ * hex digits of the FNV-1a 64-bit hash of the whole name, "]". */
+#define RUNLINE_CUT_MARK "\xe2\x80\xa6[cut:"
+#define RUNLINE_CUT_SUFFIX_LEN (sizeof RUNLINE_CUT_MARK - 1 + 16 + 1)
+
 enum runline_kind { RUNLINE_BEGIN, RUNLINE_ARC, RUNLINE_END, RUNLINE_FN };
 
 /* The metrics of an arc line, in its order. */
@@ -68,6 +87,8 @@ enum runline_error {
                              where one is needed */
     RUNLINE_BAD_TEXT,     /* HOST, FLAGS, KEY, NAME or ENTRY empty, badly escaped,
                              with control bytes or invalid UTF-8 */
+    RUNLINE_LONG_NAME,    /* NAME or ENTRY past RUNLINE_MAX_NAME_BYTES, KEY past
+                             RUNLINE_MAX_KEY_BYTES (decoded) */
     RUNLINE_NERRORS
 };
 
@@ -166,6 +187,15 @@ size_t runline_names_longest_probe(const struct runline_names *t);
 
 /* ---- the writer ------------------------------------------------------------ */
 
+/* The name a line carries for a raw name longer than RUNLINE_MAX_NAME_BYTES:
+ * its first bytes (cut before a UTF-8 sequence, never inside one), then
+ * RUNLINE_CUT_MARK, the hash of the whole name and "]" — exactly
+ * RUNLINE_MAX_NAME_BYTES or a few bytes less. Two long names that differ
+ * only past the cut stay two names; the same name is cut the same way by
+ * every process. Writes to out (RUNLINE_MAX_NAME_BYTES bytes) and returns
+ * the length; len must be above RUNLINE_MAX_NAME_BYTES. */
+size_t runline_shorten_name(const char *s, size_t len, char *out);
+
 /* One function's printed name, raw (unescaped; any bytes). */
 struct runline_name {
     const char *s;
@@ -183,10 +213,11 @@ struct runline_run {
     const char *runid;             /* 1-64 bytes of [A-Za-z0-9_-] (caller guarantees;
                                       a longer one is cut at 64) */
     int64_t time;                  /* begin's UNIXTIME */
-    const char *host;              /* 1-255 bytes, no spaces or control bytes (caller
-                                      guarantees); NULL or "" is written "-" */
+    const char *host;              /* NULL or "" is written "-"; a space, control byte,
+                                      DEL or invalid UTF-8 byte as '_', cut to 255 bytes */
     unsigned metrics;              /* bit RL_x set: metric measured (RL_CT, RL_WT always) */
-    const char *entry;             /* the script's path, raw; empty: written "unknown" */
+    const char *entry;             /* the script's path, raw (shortened past
+                                      RUNLINE_MAX_NAME_BYTES); empty: written "unknown" */
     size_t entry_len;
     const struct runline_name *names; /* ids are the indexes into this */
     size_t nnames;
@@ -201,6 +232,7 @@ struct runline_run {
  * for the end line is kept) is left out and counted — later, smaller arcs
  * may still fit; so is an arc whose index is past nnames or above
  * RUNLINE_ID_MAX, or that uses an empty name (which no line can carry).
+ * A name longer than RUNLINE_MAX_NAME_BYTES goes as runline_shorten_name's.
  * Negative ct, wt or cpu are written 0 (the format has none). Returns the
  * number of lines; *left_out the arcs left out. Every line passes
  * runline_parse, and the run is one that runline_names resolves. */

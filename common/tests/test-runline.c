@@ -356,17 +356,29 @@ static void read_free(struct read_run *r)
     free(r->arcs);
 }
 
+/* A raw name as a reader gets it back: whole, or shortened past the cap
+ * (runline_shorten_name, tested on its own below). */
+static void append_read_name(strbuf *out, const struct runline_name *name)
+{
+    if (name->len <= RUNLINE_MAX_NAME_BYTES) {
+        strbuf_append(out, name->s, name->len);
+        return;
+    }
+    char cut[RUNLINE_MAX_NAME_BYTES];
+    strbuf_append(out, cut, runline_shorten_name(name->s, name->len, cut));
+}
+
 /* The version 1 key of an arc, from the raw names. */
 static void v1_key(const struct runline_run *run, const struct runline_arc *a, strbuf *out)
 {
     strbuf_reset(out);
     if (a->caller != RUNLINE_NO_CALLER) {
-        strbuf_append(out, run->names[a->caller].s, run->names[a->caller].len);
+        append_read_name(out, &run->names[a->caller]);
         if (a->caller_level)
             strbuf_appendf(out, "@%u", a->caller_level);
         strbuf_appends(out, "==>");
     }
-    strbuf_append(out, run->names[a->callee].s, run->names[a->callee].len);
+    append_read_name(out, &run->names[a->callee]);
     if (a->callee_level)
         strbuf_appendf(out, "@%u", a->callee_level);
 }
@@ -494,7 +506,7 @@ START_TEST(cap_leaves_out_what_does_not_fit_and_keeps_room_for_the_end)
     memcpy(work, arcs, sizeof arcs);
     runline_write_run(&sb, &run, work, narcs, 0, &left);
     size_t full = sb.len;
-    ck_assert_uint_gt(full, HUGE_NAME);
+    ck_assert_uint_gt(full, RUNLINE_MAX_NAME_BYTES); /* the huge name, shortened */
     /* caps from nothing to more than enough */
     size_t caps[] = {1, 200, 1000, 4000, HUGE_NAME, full - 1, full + 2};
     for (size_t c = 0; c < sizeof caps / sizeof caps[0]; c++) {
@@ -607,6 +619,329 @@ START_TEST(name_ids_crafted_to_share_a_slot_spread)
 }
 END_TEST
 
+/* The text of the fn line of a run of one name (index 1; 0 is main()),
+ * as written: into out, NUL-terminated (names here hold no NUL once
+ * escaped). Asserts that the run reads back whole. */
+static void written_name(const char *name, size_t len, char *out, size_t outlen)
+{
+    struct runline_name names[] = {{"main()", 6}, {name, len}};
+    struct runline_run run = RUN;
+    run.names = names;
+    run.nnames = 2;
+    struct runline_arc arcs[] = {{RUNLINE_NO_CALLER, 0, 0, 0, {1, 5, 1, 1, 1}},
+                                 {0, 0, 1, 0, {1, 4, 1, 1, 1}}};
+    strbuf sb = STRBUF_INIT;
+    uint64_t left;
+    runline_write_run(&sb, &run, arcs, 2, 0, &left);
+    ck_assert_uint_eq(left, 0);
+    struct read_run got;
+    read_back(sb.data, sb.len, &got);
+    ck_assert_uint_eq(got.n, 2);
+    read_free(&got);
+    const char *fn = strstr(strbuf_cstr(&sb), " fn 1 ");
+    ck_assert_ptr_nonnull(fn);
+    fn += 6;
+    size_t n = strcspn(fn, "\n");
+    ck_assert_uint_lt(n, outlen);
+    memcpy(out, fn, n);
+    out[n] = '\0';
+    strbuf_free(&sb);
+}
+
+START_TEST(writer_escapes_every_byte_outside_printable_utf8)
+{
+    /* each byte alone between two letters: a byte >= 0x80 alone is never
+     * valid UTF-8 */
+    for (unsigned b = 0; b < 256; b++) {
+        char name[3] = {'x', (char)b, 'y'}, got[64], want[8];
+        int escaped = b < 0x20 || b == 0x7f || b == '%' || b >= 0x80;
+        if (escaped)
+            snprintf(want, sizeof want, "x%%%02Xy", b);
+        else
+            snprintf(want, sizeof want, "x%cy", (char)b);
+        written_name(name, 3, got, sizeof got);
+        ck_assert_msg(strcmp(got, want) == 0, "byte 0x%02x: %s, want %s", b, got, want);
+    }
+    /* valid UTF-8 of every length, at the edges of the ranges, as it is */
+    static const char *const valid[] = {
+        "\xc2\x80", "caf\xc3\xa9", "\xdf\xbf", "\xe0\xa0\x80", "\xe2\x82\xac", "\xed\x9f\xbf",
+        "\xee\x80\x80", "\xef\xbf\xbf", "\xf0\x90\x80\x80", "\xf0\x9f\x98\x80",
+        "\xf4\x8f\xbf\xbf", "\xe6\x97\xa5\xe6\x9c\xac::\xe9\xa7\x85",
+    };
+    for (size_t i = 0; i < sizeof valid / sizeof valid[0]; i++) {
+        char got[64];
+        written_name(valid[i], strlen(valid[i]), got, sizeof got);
+        ck_assert_msg(strcmp(got, valid[i]) == 0, "valid UTF-8 %zu escaped: %s", i, got);
+    }
+}
+END_TEST
+
+START_TEST(invalid_utf8_sequences_escape_byte_by_byte)
+{
+    static const struct { const char *raw, *want; } cases[] = {
+        {"\xc0\xaf", "%C0%AF"},                          /* overlong '/' */
+        {"\xc1\xbf", "%C1%BF"},                          /* overlong, 2 bytes */
+        {"\xe0\x80\xaf", "%E0%80%AF"},                   /* overlong, 3 bytes */
+        {"\xe0\x9f\xbf", "%E0%9F%BF"},
+        {"\xf0\x80\x80\xaf", "%F0%80%80%AF"},            /* overlong, 4 bytes */
+        {"\xf0\x8f\xbf\xbf", "%F0%8F%BF%BF"},
+        {"\xed\xa0\x80", "%ED%A0%80"},                   /* surrogates */
+        {"\xed\xbf\xbf", "%ED%BF%BF"},
+        {"\xf4\x90\x80\x80", "%F4%90%80%80"},            /* past U+10FFFF */
+        {"\xf5\x80\x80\x80", "%F5%80%80%80"},
+        {"\xfe\xff", "%FE%FF"},
+        {"a\xe2\x82", "a%E2%82"},                        /* cut at the end */
+        {"\xf0\x9f\x98", "%F0%9F%98"},
+        {"\xe2\x82" "A", "%E2%82A"},                     /* cut in the middle */
+        {"\xc3\xc3\xa9", "%C3\xc3\xa9"},                 /* then a valid one */
+        {"\x80\xbf", "%80%BF"},                          /* lone continuations */
+        {"Caf\xe9::na\xefve", "Caf%E9::na%EFve"},        /* Latin-1 */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char got[64];
+        written_name(cases[i].raw, strlen(cases[i].raw), got, sizeof got);
+        ck_assert_msg(strcmp(got, cases[i].want) == 0, "case %zu: %s, want %s", i, got,
+                      cases[i].want);
+    }
+}
+END_TEST
+
+/* Bytes a name is made of in the round trip: the ones that need care more
+ * often than the rest. */
+static unsigned char odd_byte(unsigned r)
+{
+    static const unsigned char some[] = {0, '\t', '\n', '\r', ' ', '%', '=', '>', '@', 0x7f,
+                                         0x80, 0xbf, 0xc0, 0xc3, 0xa9, 0xe2, 0x82, 0xac,
+                                         0xed, 0xa0, 0xf0, 0x9f, 0xf4, 0x90, 0xff};
+    return r % 3 ? some[r / 3 % sizeof some] : (unsigned char)(r / 3);
+}
+
+START_TEST(any_bytes_round_trip_through_the_writer_and_parser)
+{
+    enum { NAMES = 400 };
+    struct runline_name names[NAMES];
+    char *store = malloc(NAMES * 48);
+    unsigned seed = 24;
+    names[0] = (struct runline_name){"main()", 6};
+    for (size_t i = 1; i < NAMES; i++) {
+        char *p = store + i * 48;
+        size_t len = 1 + i % 47;
+        for (size_t j = 0; j < len; j++) {
+            seed = seed * 1103515245u + 12345u;
+            p[j] = (char)odd_byte(seed >> 8);
+        }
+        names[i] = (struct runline_name){p, len};
+    }
+    struct runline_run run = RUN;
+    run.names = names;
+    run.nnames = NAMES;
+    run.entry = names[7].s; /* a path of odd bytes too */
+    run.entry_len = names[7].len;
+    struct runline_arc arcs[NAMES];
+    arcs[0] = (struct runline_arc){RUNLINE_NO_CALLER, 0, 0, 0, {1, 100000, 0, 0, 0}};
+    for (uint32_t i = 1; i < NAMES; i++)
+        arcs[i] = (struct runline_arc){i - 1, 0, i, 0, {1, 100000 - i, 0, 0, 0}};
+    strbuf sb = STRBUF_INIT;
+    uint64_t left;
+    runline_write_run(&sb, &run, arcs, NAMES, 0, &left);
+    ck_assert_uint_eq(left, 0);
+    struct read_run got;
+    read_back(sb.data, sb.len, &got); /* every line parses */
+    ck_assert_uint_eq(got.n, NAMES);
+    char *entry = malloc(got.begin.text_len);
+    size_t elen = runline_unescape(got.begin.text, got.begin.text_len, entry);
+    ck_assert(elen == names[7].len && memcmp(entry, names[7].s, elen) == 0);
+    strbuf want = STRBUF_INIT;
+    for (size_t i = 0; i < NAMES; i++) {
+        v1_key(&run, &arcs[i], &want);
+        ck_assert_msg(got.arcs[i].klen == want.len &&
+                          memcmp(got.arcs[i].key, want.data, want.len) == 0,
+                      "arc %zu: key differs", i);
+    }
+    strbuf_free(&want);
+    read_free(&got);
+    free(entry);
+    strbuf_free(&sb);
+    free(store);
+}
+END_TEST
+
+START_TEST(host_field_carries_only_what_the_parser_takes)
+{
+    char longhost[400];
+    memset(longhost, 'h', sizeof longhost - 3);
+    memcpy(longhost + RUNLINE_HOST_MAX - 1, "\xc3\xa9", 2); /* straddles the cut */
+    longhost[sizeof longhost - 1] = '\0';
+    static const struct { const char *host, *want; } cases[] = {
+        {"web-7", "web-7"},
+        {"we b\x01\x7f\xff" "caf\xc3\xa9", "we_b___caf\xc3\xa9"},
+        {"\xe9t\xe9", "_t_"},
+    };
+    struct runline_name names[] = {{"main()", 6}};
+    struct runline_arc arc = {RUNLINE_NO_CALLER, 0, 0, 0, {1, 5, 1, 1, 1}};
+    for (size_t i = 0; i < 4; i++) {
+        struct runline_run run = RUN;
+        run.names = names;
+        run.nnames = 1;
+        run.host = i < 3 ? cases[i].host : longhost;
+        strbuf sb = STRBUF_INIT;
+        uint64_t left;
+        runline_write_run(&sb, &run, &arc, 1, 0, &left);
+        struct read_run got;
+        read_back(sb.data, sb.len, &got); /* the begin line is taken */
+        if (i < 3) {
+            ck_assert_uint_eq(got.begin.host_len, strlen(cases[i].want));
+            ck_assert(memcmp(got.begin.host, cases[i].want, got.begin.host_len) == 0);
+        } else {
+            ck_assert_uint_eq(got.begin.host_len, RUNLINE_HOST_MAX);
+            ck_assert_int_eq(got.begin.host[RUNLINE_HOST_MAX - 1], '_');
+        }
+        read_free(&got);
+        strbuf_free(&sb);
+    }
+}
+END_TEST
+
+/* FNV-1a 64, written out again: the mark's hash is the documented one. */
+static uint64_t fnv1a(const char *s, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 0x100000001b3u;
+    return h;
+}
+
+/* Checks a shortened name: `keep` bytes of the raw name, the mark, the hash. */
+static void assert_cut(const char *raw, size_t len, const char *cut, size_t n, size_t keep)
+{
+    char tail[64];
+    snprintf(tail, sizeof tail, "%s%016llx]", RUNLINE_CUT_MARK,
+             (unsigned long long)fnv1a(raw, len));
+    ck_assert_uint_le(n, RUNLINE_MAX_NAME_BYTES);
+    ck_assert_uint_eq(n, keep + strlen(tail));
+    ck_assert(memcmp(cut, raw, keep) == 0);
+    ck_assert(memcmp(cut + keep, tail, strlen(tail)) == 0);
+}
+
+START_TEST(long_names_are_cut_at_a_utf8_boundary_and_marked)
+{
+    ck_assert_uint_eq(fnv1a("a", 1), 0xaf63dc4c8601ec8cu); /* the published value */
+    size_t keep = RUNLINE_MAX_NAME_BYTES - RUNLINE_CUT_SUFFIX_LEN;
+    size_t len = RUNLINE_MAX_NAME_BYTES + 500;
+    char *a = malloc(len), *b = malloc(len);
+    char cut_a[RUNLINE_MAX_NAME_BYTES], cut_b[RUNLINE_MAX_NAME_BYTES];
+    memset(a, 'a', len);
+    memcpy(b, a, len);
+    b[len - 1] = 'b'; /* differs past the cut only */
+    size_t na = runline_shorten_name(a, len, cut_a);
+    size_t nb = runline_shorten_name(b, len, cut_b);
+    assert_cut(a, len, cut_a, na, keep);
+    assert_cut(b, len, cut_b, nb, keep);
+    ck_assert_uint_eq(na, RUNLINE_MAX_NAME_BYTES);
+    ck_assert(memcmp(cut_a, cut_b, na) != 0); /* still two names */
+    ck_assert_uint_eq(runline_shorten_name(a, len, cut_b), na); /* the same, every time */
+    ck_assert(memcmp(cut_a, cut_b, na) == 0);
+    /* a sequence across the cut goes whole or not at all */
+    static const char *const seqs[] = {"\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80"};
+    for (size_t s = 0; s < 3; s++) {
+        size_t sl = strlen(seqs[s]);
+        for (size_t at = keep - sl + 1; at < keep; at++) {
+            memset(a, 'a', len);
+            memcpy(a + at, seqs[s], sl);
+            na = runline_shorten_name(a, len, cut_a);
+            assert_cut(a, len, cut_a, na, at);
+        }
+        memset(a, 'a', len);
+        memcpy(a + keep - sl, seqs[s], sl); /* ends exactly at the cut: kept */
+        assert_cut(a, len, cut_a, runline_shorten_name(a, len, cut_a), keep);
+    }
+    /* invalid bytes are units of one: cut right at the limit */
+    memset(a, '\xff', len);
+    assert_cut(a, len, cut_a, runline_shorten_name(a, len, cut_a), keep);
+    free(a);
+    free(b);
+}
+END_TEST
+
+START_TEST(writer_shortens_long_names_and_entry)
+{
+    size_t len = RUNLINE_MAX_NAME_BYTES + 1;
+    char *exact = malloc(len), *over = malloc(len), *path = malloc(len);
+    memset(exact, '\x7f', RUNLINE_MAX_NAME_BYTES);   /* at the cap, all escaped: whole */
+    memset(over, 'o', len);                          /* one past: shortened */
+    memset(path, 'p', len);
+    struct runline_name names[] = {{"main()", 6}, {exact, RUNLINE_MAX_NAME_BYTES}, {over, len}};
+    struct runline_run run = RUN;
+    run.names = names;
+    run.nnames = 3;
+    run.entry = path;
+    run.entry_len = len;
+    struct runline_arc arcs[] = {{RUNLINE_NO_CALLER, 0, 0, 0, {1, 5, 1, 1, 1}},
+                                 {0, 0, 1, 0, {1, 4, 1, 1, 1}},
+                                 {1, 0, 2, 0, {1, 3, 1, 1, 1}}};
+    strbuf sb = STRBUF_INIT;
+    uint64_t left;
+    runline_write_run(&sb, &run, arcs, 3, 0, &left);
+    struct read_run got;
+    read_back(sb.data, sb.len, &got);
+    ck_assert_uint_eq(got.n, 3);
+    char cut[RUNLINE_MAX_NAME_BYTES], *entry = malloc(got.begin.text_len);
+    size_t n = runline_shorten_name(path, len, cut);
+    ck_assert_uint_eq(runline_unescape(got.begin.text, got.begin.text_len, entry), n);
+    ck_assert(memcmp(entry, cut, n) == 0);
+    ck_assert_uint_eq(got.arcs[1].klen, 6 + 3 + RUNLINE_MAX_NAME_BYTES);
+    ck_assert(memcmp(got.arcs[1].key + 9, exact, RUNLINE_MAX_NAME_BYTES) == 0);
+    n = runline_shorten_name(over, len, cut);
+    ck_assert_uint_eq(got.arcs[2].klen, RUNLINE_MAX_NAME_BYTES + 3 + n);
+    ck_assert(memcmp(got.arcs[2].key + RUNLINE_MAX_NAME_BYTES + 3, cut, n) == 0);
+    read_free(&got);
+    strbuf_free(&sb);
+    free(entry);
+    free(exact);
+    free(over);
+    free(path);
+}
+END_TEST
+
+/* A line: head, then `n` copies of unit. */
+static char *repeated(const char *head, const char *unit, size_t n, size_t *len)
+{
+    size_t hl = strlen(head), ul = strlen(unit);
+    char *s = malloc(hl + n * ul + 1);
+    memcpy(s, head, hl);
+    for (size_t i = 0; i < n; i++)
+        memcpy(s + hl + i * ul, unit, ul);
+    *len = hl + n * ul;
+    s[*len] = '\0';
+    return s;
+}
+
+START_TEST(parser_refuses_names_past_the_cap)
+{
+    static const struct { const char *head, *unit; size_t max; } cases[] = {
+        {"xhprof/2 r fn 1 ", "n", RUNLINE_MAX_NAME_BYTES},
+        {"xhprof/2 r fn 1 ", "%41", RUNLINE_MAX_NAME_BYTES},   /* counted decoded */
+        {"xhprof/2 r fn 1 ", "\xc3\xa9", RUNLINE_MAX_NAME_BYTES / 2},
+        {"xhprof/2 r begin 1 h wt /", "p", RUNLINE_MAX_NAME_BYTES - 1},
+        {"xhprof/1 r begin 1 h wt /", "%09", RUNLINE_MAX_NAME_BYTES - 1},
+        {"xhprof/1 r arc 1 1 - - - ", "k", RUNLINE_MAX_KEY_BYTES},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct runline rl;
+        size_t len;
+        char *at = repeated(cases[i].head, cases[i].unit, cases[i].max, &len);
+        ck_assert_msg(runline_parse(at, len, &rl) == RUNLINE_OK, "case %zu at the cap", i);
+        free(at);
+        char *past = repeated(cases[i].head, cases[i].unit, cases[i].max + 1, &len);
+        enum runline_error err = runline_parse(past, len, &rl);
+        ck_assert_msg(err == RUNLINE_LONG_NAME, "case %zu past the cap: %s", i,
+                      runline_error_name(err));
+        free(past);
+    }
+    ck_assert_str_eq(runline_error_name(RUNLINE_LONG_NAME), "long_name");
+}
+END_TEST
+
 Suite *runline_suite(void)
 {
     Suite *s = suite_create("runline");
@@ -624,6 +959,13 @@ Suite *runline_suite(void)
     tcase_add_test(tc, arcs_the_format_cannot_carry_are_left_out);
     tcase_add_test(tc, writer_escapes_exactly_what_the_format_says);
     tcase_add_test(tc, name_ids_crafted_to_share_a_slot_spread);
+    tcase_add_test(tc, writer_escapes_every_byte_outside_printable_utf8);
+    tcase_add_test(tc, invalid_utf8_sequences_escape_byte_by_byte);
+    tcase_add_test(tc, any_bytes_round_trip_through_the_writer_and_parser);
+    tcase_add_test(tc, host_field_carries_only_what_the_parser_takes);
+    tcase_add_test(tc, long_names_are_cut_at_a_utf8_boundary_and_marked);
+    tcase_add_test(tc, writer_shortens_long_names_and_entry);
+    tcase_add_test(tc, parser_refuses_names_past_the_cap);
     suite_add_tcase(s, tc);
     return s;
 }

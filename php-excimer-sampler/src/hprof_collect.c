@@ -6,7 +6,8 @@
  * left out and counted in the end line), written from the profiler's own
  * tables (hprof_output.c); and/or written to xhprof.output_dir (or
  * uprofiler.output_dir) as <runid>.xhprof.xhprof (PHP serialize() of the
- * raw array: what xhprof_html and XHGui's importers read). */
+ * raw array: what xhprof_html and XHGui's importers read), through
+ * common/src/atomicfile: a reader, or a full disk, never leaves a part. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -15,9 +16,9 @@
 #include "ext/standard/php_var.h"
 #include "zend_smart_str.h"
 
-#include <fcntl.h>
-#include <unistd.h>
+#include <sys/stat.h>
 
+#include "atomicfile.h"
 #include "php_excimer.h"
 #include "hprof.h"
 #include "sender.h"
@@ -61,35 +62,62 @@ void excimer_hprof_collect_request_start(void)
     }
 }
 
+/* The output directory (xhprof.output_dir, else uprofiler.output_dir) and
+ * the setting it came from; NULL when neither is set. */
+static const char *output_dir(const char **ini)
+{
+    static const char *const names[] = {"xhprof.output_dir", "uprofiler.output_dir"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *dir = zend_ini_string_ex(names[i], strlen(names[i]), 0, NULL);
+        if (dir && *dir) {
+            *ini = names[i];
+            return dir;
+        }
+    }
+    return NULL;
+}
+
+/* Writes `len` bytes to `path` under a temporary name in the same directory
+ * and renames it, so a reader (xhprof_html) never takes a part for a run;
+ * a failure (a full disk) leaves nothing and says so, once per run. */
+static void save_file(const char *ini, const char *path, const char *data, size_t len)
+{
+    char err[MAXPATHLEN + 128];
+    struct atomic_file *af = atomic_open(path, 0, 0, err, sizeof err);
+    if (!af) {
+        php_error_docref(NULL, E_WARNING, "%s: %s; the run was not saved", ini, err);
+        return;
+    }
+    struct stat st;
+    if (fstat(atomic_fd(af), &st) == 0) {
+        /* at most 0640 as before (umask applied): a run shows the
+         * application's function names, not for every local user */
+        (void)fchmod(atomic_fd(af), st.st_mode & 0640);
+    }
+    atomic_append(af, data, len);
+    if (atomic_commit(af, NULL, err, sizeof err) < 0)
+        php_error_docref(NULL, E_WARNING, "%s: %s; the run was not saved", ini, err);
+}
+
 static void write_run_file(zval *run, const char *runid)
 {
-    const char *dir = zend_ini_string_ex("xhprof.output_dir", sizeof("xhprof.output_dir") - 1, 0,
-                                         NULL);
-    if (!dir || !*dir)
-        dir = zend_ini_string_ex("uprofiler.output_dir", sizeof("uprofiler.output_dir") - 1, 0,
-                                 NULL);
-    if (!dir || !*dir)
+    const char *ini;
+    const char *dir = output_dir(&ini);
+    if (!dir)
         return;
     char path[MAXPATHLEN];
-    if (snprintf(path, sizeof path, "%s/%s.xhprof.xhprof", dir, runid) >= (int)sizeof path)
+    if (snprintf(path, sizeof path, "%s/%s.xhprof.xhprof", dir, runid) >= (int)sizeof path) {
+        php_error_docref(NULL, E_WARNING, "%s: the path is too long; the run was not saved",
+                         ini);
         return;
+    }
     smart_str buf = {0};
     php_serialize_data_t data;
     PHP_VAR_SERIALIZE_INIT(data);
     php_var_serialize(&buf, run, &data);
     PHP_VAR_SERIALIZE_DESTROY(data);
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
-    if (fd >= 0 && buf.s) {
-        size_t off = 0;
-        while (off < ZSTR_LEN(buf.s)) {
-            ssize_t n = write(fd, ZSTR_VAL(buf.s) + off, ZSTR_LEN(buf.s) - off);
-            if (n <= 0)
-                break;
-            off += (size_t)n;
-        }
-    }
-    if (fd >= 0)
-        close(fd);
+    if (buf.s)
+        save_file(ini, path, ZSTR_VAL(buf.s), ZSTR_LEN(buf.s));
     smart_str_free(&buf);
 }
 
@@ -114,14 +142,6 @@ static void new_runid(char *runid, size_t len)
              (unsigned)(timerlib_random() * 4294967296.0));
 }
 
-static bool output_dir_set(void)
-{
-    const char *x = zend_ini_string_ex("xhprof.output_dir", sizeof("xhprof.output_dir") - 1, 0, NULL);
-    const char *u = zend_ini_string_ex("uprofiler.output_dir", sizeof("uprofiler.output_dir") - 1,
-                                       0, NULL);
-    return (x && *x) || (u && *u);
-}
-
 /* Stops the run and sends it (and writes it to the output directory);
  * nothing when the script took the run over (xhprof_disable()). */
 static void collect_run(const char *entry)
@@ -131,7 +151,8 @@ static void collect_run(const char *entry)
     transport_target t;
     bool send = excimer_target_for(EXCIMER_G(hprof_target), "excimer.hprof_target", "xhprof",
                                    &t) == 0;
-    bool write = output_dir_set();
+    const char *ini;
+    bool write = output_dir(&ini) != NULL;
     zval array;
     ZVAL_UNDEF(&array);
     strbuf lines = STRBUF_INIT;
