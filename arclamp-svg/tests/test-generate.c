@@ -141,6 +141,33 @@ START_TEST(atomic_write_replaces_the_whole_file)
 }
 END_TEST
 
+/* Without the fsyncs (the extension's xhprof.output_dir files): still a
+ * whole file or the old one, and no temporary file either way. */
+START_TEST(atomic_no_sync_still_replaces_whole_or_nothing)
+{
+    char *dir = tmpdir_make();
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+    char *path = path_join(dir, "run");
+    char *busy = path_join(dir, "busy");
+    file_write(path, "old", 3);
+    ck_assert_int_eq(atomic_writeat(dfd, "run", "new run", 7, ATOMIC_NO_SYNC, 0, NULL, err,
+                                    sizeof err), 0);
+    size_t len;
+    char *data = file_read(path, &len);
+    ck_assert_str_eq(data, "new run");
+    ck_assert_int_eq(dir_count_entries(dir), 1);
+    ck_assert_int_eq(mkdir(busy, 0755), 0);
+    ck_assert_int_eq(atomic_writeat(dfd, "busy", "x", 1, ATOMIC_NO_SYNC, 0, NULL, err,
+                                    sizeof err), -1);
+    ck_assert_int_eq(dir_count_entries(dir), 2);
+    free(data);
+    free(busy);
+    free(path);
+    close(dfd);
+    tmpdir_remove(dir);
+}
+END_TEST
+
 START_TEST(atomic_write_gzip_round_trips)
 {
     char *dir = tmpdir_make();
@@ -615,6 +642,7 @@ Suite *generate_suite(void)
     TCase *tc = tcase_create("atomicfile");
     tcase_add_test(tc, atomic_write_replaces_the_whole_file);
     tcase_add_test(tc, atomic_write_gzip_round_trips);
+    tcase_add_test(tc, atomic_no_sync_still_replaces_whole_or_nothing);
     tcase_add_test(tc, atomic_failure_keeps_target_and_leaves_no_temp);
     tcase_add_test(tc, atomic_abort_removes_the_temp);
     tcase_add_test(tc, atomic_commit_sets_mtime);

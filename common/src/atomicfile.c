@@ -26,6 +26,7 @@ struct atomic_file {
     char *display;        /* the target as given, for messages */
     char tmp[64];         /* the temporary file's name in dirfd */
     int gzip;             /* compressing through zs */
+    int no_sync;          /* ATOMIC_NO_SYNC: rename without fsync */
     z_stream zs;
     unsigned char *zbuf;  /* deflate output, ZBUF_SIZE bytes */
     int error;            /* first errno, 0 while all is well */
@@ -102,6 +103,7 @@ static struct atomic_file *open_in(int dirfd, const char *name, const char *disp
     af->fd = -1;
     af->name = xstrdup(name);
     af->display = xstrdup(display);
+    af->no_sync = (flags & ATOMIC_NO_SYNC) != 0;
     for (unsigned attempt = 0; attempt < 32 && af->fd < 0; attempt++) {
         temp_name(af->tmp, sizeof af->tmp, attempt);
         af->fd = openat(dirfd, af->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
@@ -223,7 +225,7 @@ static int finish_temp(struct atomic_file *af, const struct timespec *mtime)
         if (futimens(af->fd, ts) < 0)
             return fail(af, "futimens", errno);
     }
-    if (fsync(af->fd) < 0)
+    if (!af->no_sync && fsync(af->fd) < 0)
         return fail(af, "fsync", errno);
     int fd = af->fd;
     af->fd = -1;
@@ -244,7 +246,8 @@ int atomic_commit(struct atomic_file *af, const struct timespec *mtime, char *er
     }
     /* The file is in place; the directory fsync only makes the rename durable
      * sooner, and some file systems refuse fsync on directories. */
-    (void)fsync(af->dirfd);
+    if (!af->no_sync)
+        (void)fsync(af->dirfd);
     release(af);
     return 0;
 }

@@ -23,6 +23,12 @@
 
 #define ATOMIC_TMP_PREFIX ".arclamp-tmp-"
 #define ATOMIC_GZIP 1u   /* gzip what is appended */
+/* No fsync of the file or the directory: a reader still never sees a part
+ * and a failed write still leaves nothing, but a power loss may leave the
+ * new file empty. For writers whose caller waits (a PHP request's end),
+ * where a lost file after a crash costs less than milliseconds on every
+ * write. */
+#define ATOMIC_NO_SYNC 2u
 
 struct atomic_file;
 

@@ -83,7 +83,7 @@ static const char *output_dir(const char **ini)
 static void save_file(const char *ini, const char *path, const char *data, size_t len)
 {
     char err[MAXPATHLEN + 128];
-    struct atomic_file *af = atomic_open(path, 0, 0, err, sizeof err);
+    struct atomic_file *af = atomic_open(path, ATOMIC_NO_SYNC, 0, err, sizeof err);
     if (!af) {
         php_error_docref(NULL, E_WARNING, "%s: %s; the run was not saved", ini, err);
         return;
