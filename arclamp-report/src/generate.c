@@ -414,7 +414,7 @@ static int read_log(const struct generate_opts *o, const struct logfile *f, run 
         fprintf(stderr, "arclamp-report: warning: %s: cannot mark it while it is read (%s)\n",
                 path, strerror(errno));
     crash_hook(f);
-    size_t long_names = st->long_names;
+    size_t long_names = st->long_names, too_many = st->too_many;
     if (runlog_add(r, path, o->max_bytes, seen, st, err, sizeof err) < 0) {
         lc->failed++;
         mark_write(o, f, path, err, deaths);
@@ -426,6 +426,9 @@ static int read_log(const struct generate_opts *o, const struct logfile *f, run 
         fprintf(stderr, "arclamp-report: warning: %s: %zu runs not counted: a function name "
                         "longer than %d bytes\n", path, st->long_names - long_names,
                 RUNLINE_MAX_NAME_BYTES);
+    if (st->too_many > too_many)
+        fprintf(stderr, "arclamp-report: warning: %s: %zu runs not counted: the report "
+                        "holds %u already\n", path, st->too_many - too_many, RUNLOG_MAX_SEEN);
     return 1;
 }
 

@@ -17,13 +17,13 @@
 void runlog_seen_init(struct runlog_seen *s)
 {
     memset(s, 0, sizeof *s);
+    s->max = RUNLOG_MAX_SEEN;
 }
 
 void runlog_seen_free(struct runlog_seen *s)
 {
     free(s->slots);
     free(s->v);
-    strbuf_free(&s->ids);
     runlog_seen_init(s);
 }
 
@@ -33,33 +33,35 @@ static void seen_grow(struct runlog_seen *s)
     s->nslots = s->nslots ? s->nslots * 2 : 256;
     s->slots = xcalloc(s->nslots, sizeof *s->slots);
     for (size_t i = 0; i < s->n; i++) {
-        size_t k = (size_t)s->v[i].hash & (s->nslots - 1);
+        size_t k = (size_t)s->v[i].low64 & (s->nslots - 1);
         while (s->slots[k])
             k = (k + 1) & (s->nslots - 1);
         s->slots[k] = (uint32_t)i + 1;
     }
 }
 
-/* Adds the run id; 0 when it is new, 1 when it was there already. */
+/* Adds the run id: 0 when it is new, 1 when it was there already, -1 when
+ * it is new and the table holds RUNLOG_MAX_SEEN ids. Two ids are the same
+ * run when their 128-bit hashes are: under a key the senders cannot know,
+ * two different ids agree with a chance of 2^-128. */
 static int seen_add(struct runlog_seen *s, const char *id)
 {
-    size_t len = strlen(id);
-    uint64_t h = keyedhash(id, len);   /* run ids are the senders': keyed */
-    for (size_t k = s->nslots ? (size_t)h & (s->nslots - 1) : 0; s->nslots && s->slots[k];
+    struct keyedhash128 h = keyedhash128(id, strlen(id)); /* the senders' ids: keyed */
+    for (size_t k = s->nslots ? (size_t)h.low64 & (s->nslots - 1) : 0; s->nslots && s->slots[k];
          k = (k + 1) & (s->nslots - 1)) {
-        const struct runlog_seen_id *e = &s->v[s->slots[k] - 1];
-        if (e->hash == h && strcmp(s->ids.data + e->off, id) == 0)
+        if (keyedhash128_eq(s->v[s->slots[k] - 1], h))
             return 1;
     }
+    if (s->n >= s->max)
+        return -1;
     if ((s->n + 1) * 2 > s->nslots)
         seen_grow(s);
     if (s->n == s->cap) {
         s->cap = s->cap ? s->cap * 2 : 256;
         s->v = xrealloc(s->v, s->cap * sizeof *s->v);
     }
-    s->v[s->n] = (struct runlog_seen_id){h, s->ids.len};
-    strbuf_append(&s->ids, id, len + 1);
-    size_t k = (size_t)h & (s->nslots - 1);
+    s->v[s->n] = h;
+    size_t k = (size_t)h.low64 & (s->nslots - 1);
     while (s->slots[k])
         k = (k + 1) & (s->nslots - 1);
     s->slots[k] = (uint32_t)++s->n;
@@ -202,13 +204,17 @@ static void on_arc(struct current *c, const struct runline *rl, struct runlog_st
 static void on_end(run *agg, struct current *c, const struct runline *rl,
                    struct runlog_seen *seen, struct runlog_stats *st)
 {
+    int seen_state;
     if (c->long_name) {
         st->incomplete++;
         st->long_names++;
     } else if (c->broken || rl->sent < 0 || (size_t)rl->sent != c->arcs) {
         st->incomplete++;
-    } else if (seen_add(seen, c->runid)) {
+    } else if ((seen_state = seen_add(seen, c->runid)) > 0) {
         st->duplicates++;
+    } else if (seen_state < 0) {
+        st->incomplete++;
+        st->too_many++;
     } else {
         st->arcs_left_out += run_add_weighted(agg, &c->r, 1.0) + (size_t)rl->left_out;
         st->runs++;
@@ -224,8 +230,14 @@ static void on_line(run *agg, struct current *c, const char *line, size_t len,
                     struct runlog_seen *seen, struct runlog_stats *st)
 {
     struct runline rl;
-    if (!runline_is_run(line, len) || runline_parse(line, len, &rl) != RUNLINE_OK) {
+    enum runline_error err = runline_is_run(line, len) ? runline_parse(line, len, &rl)
+                                                      : RUNLINE_BAD_RECORD;
+    if (err != RUNLINE_OK) {
         st->bad_lines++;
+        /* the parser takes no name past RUNLINE_MAX_NAME_BYTES; its run
+         * then does not count, for that reason */
+        if (err == RUNLINE_LONG_NAME && rl.kind != RUNLINE_BEGIN && same_run(c, &rl))
+            c->long_name = 1;
         return;
     }
     if (rl.kind == RUNLINE_BEGIN) {

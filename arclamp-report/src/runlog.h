@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "keyedhash.h"
 #include "run.h"
 #include "strbuf.h"
 
@@ -33,22 +34,26 @@ struct runlog_stats {
     size_t duplicates;        /* complete runs whose id was counted already */
     size_t long_names;        /* runs not counted for a function name longer than
                                  RUNLINE_MAX_NAME_BYTES (also in `incomplete`) */
+    size_t too_many;          /* complete runs past RUNLOG_MAX_SEEN in the view, not
+                                 counted (also in `incomplete`) */
     size_t arcs_left_out;     /* arcs the senders left out (their end lines), or that
                                  passed max_arcs here */
     int64_t first, last;      /* begin times of the oldest and newest run (0: none) */
 };
 
 /* The ids of the runs counted so far in one view (one report: one log, or
- * every log of a bucket). */
+ * every log of a bucket), as 128-bit keyed hashes: 24 bytes a run whatever
+ * the id's length, and no more than RUNLOG_MAX_SEEN of them (about 100 MB),
+ * since a log of empty runs would otherwise cost memory in proportion to
+ * its bytes. Runs past it are not counted (too_many). A fleet's real
+ * runs are tens of KB each: 4 million is 100 GB of them in one view. */
+#define RUNLOG_MAX_SEEN 4000000u
 struct runlog_seen {
-    uint32_t *slots;          /* open addressing: id index + 1, 0 = empty */
+    uint32_t *slots;          /* open addressing: index in v + 1, 0 = empty */
     size_t nslots;            /* a power of two, or 0 */
-    struct runlog_seen_id {
-        uint64_t hash;
-        size_t off;           /* the id in `ids`, NUL-terminated */
-    } *v;
+    struct keyedhash128 *v;
     size_t n, cap;
-    strbuf ids;
+    size_t max;               /* RUNLOG_MAX_SEEN (a test sets less) */
 };
 
 void runlog_seen_init(struct runlog_seen *s);

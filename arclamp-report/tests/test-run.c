@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "run.h"
+#include "runlog.h"
 #include "strbuf.h"
 #include "test-suites.h"
 #include "testutil.h"
@@ -278,6 +279,42 @@ START_TEST(no_arc_is_made_past_the_key_budget)
 }
 END_TEST
 
+/* A view counts each run id once and at most `max` of them: a log of
+ * empty runs cannot make the table of ids grow with the log's bytes. */
+START_TEST(a_view_counts_each_run_once_and_no_more_runs_than_its_cap)
+{
+    char *dir = tmpdir_make();
+    char *path = path_join(dir, "h.all.runs");
+    strbuf text = STRBUF_INIT;
+    const char *ids[] = {"r1", "r2", "r1", "r3", "r4", "r5"};
+    for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
+        strbuf_appendf(&text,
+                       "xhprof/1 %s begin 1764126000 web1 wt /srv/w/index.php\n"
+                       "xhprof/1 %s arc 1 100 - - - main()\n"
+                       "xhprof/1 %s end 1 0\n", ids[i], ids[i], ids[i]);
+    file_write(path, text.data, text.len);
+    run agg;
+    run_init(&agg, 100);
+    struct runlog_seen seen;
+    runlog_seen_init(&seen);
+    ck_assert_uint_eq(seen.max, RUNLOG_MAX_SEEN);
+    seen.max = 3;
+    struct runlog_stats st = {0};
+    char err[256];
+    ck_assert_int_eq(runlog_add(&agg, path, 1 << 20, &seen, &st, err, sizeof err), 0);
+    ck_assert_uint_eq(st.runs, 3);       /* r1 r2 r3 */
+    ck_assert_uint_eq(st.duplicates, 1); /* r1 again */
+    ck_assert_uint_eq(st.too_many, 2);   /* r4 r5 */
+    ck_assert_uint_eq(st.incomplete, 2);
+    ck_assert_uint_eq(seen.n, 3);
+    runlog_seen_free(&seen);
+    run_free(&agg);
+    strbuf_free(&text);
+    free(path);
+    tmpdir_remove(dir);
+}
+END_TEST
+
 Suite *run_suite(void)
 {
     Suite *s = suite_create("run");
@@ -292,6 +329,7 @@ Suite *run_suite(void)
     tcase_add_test(tc, truncated_and_changed_runs_through_the_guesses_are_refused);
     tcase_add_test(tc, a_file_cut_short_while_mapped_is_an_error_not_sigbus);
     tcase_add_test(tc, files_are_read_whole_or_refused_with_their_name);
+    tcase_add_test(tc, a_view_counts_each_run_once_and_no_more_runs_than_its_cap);
     suite_add_tcase(s, tc);
     return s;
 }
