@@ -41,7 +41,7 @@ SAN_TESTS  := $(BUILD)/asan/tests/test-common $(BUILD)/asan/tests/test-arclamp-l
               $(BUILD)/asan/tests/test-arclamp-svg $(BUILD)/asan/tests/test-arclamp-report
 BENCH_BINS := $(BENCH_SRC:bench/src/%.c=$(BUILD)/bench/%)
 
-.PHONY: all deps check demo-stop unit-tests asan-tests log-tests svg-tests report-tests php-tests php-tests-valgrind \
+.PHONY: all deps check check-log check-svg check-report check-ext check-under-load demo-stop unit-tests asan-tests log-tests svg-tests report-tests php-tests php-tests-valgrind \
         app-tests demo bench install clean nix-tests integration system-tests
 # The extension's API modules (see "the API modules" below); set before the
 # rules that name them, as make expands prerequisites when it reads a rule.
@@ -226,12 +226,35 @@ PYTEST := /usr/bin/python3 -m pytest
 
 # Check's per-test timeouts (4 s unless a case sets its own) only catch a
 # hang: scaled by 10 so that a loaded CI machine does not fail a sound test.
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+run-units = for t in $(1); do echo "== $$t$(3)"; CK_TIMEOUT_MULTIPLIER=10 $(2) $$t || exit 1; done
+
 unit-tests: $(UNIT_TESTS)
-	@for t in $(UNIT_TESTS); do echo "== $$t"; CK_TIMEOUT_MULTIPLIER=10 $$t || exit 1; done
+	@$(call run-units,$(UNIT_TESTS),,)
 
 asan-tests: $(SAN_TESTS)
-	@for t in $(SAN_TESTS); do echo "== $$t (ASan+UBSan)"; CK_TIMEOUT_MULTIPLIER=10 \
-	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 $$t || exit 1; done
+	@$(call run-units,$(SAN_TESTS),$(SAN_ENV), (ASan+UBSan))
+
+# One Check runner, release and ASan+UBSan builds: units-common,
+# units-arclamp-log, units-arclamp-svg, units-arclamp-report.
+units-%: $(BUILD)/tests/test-% $(BUILD)/asan/tests/test-%
+	@$(call run-units,$(BUILD)/tests/test-$*,,)
+	@$(call run-units,$(BUILD)/asan/tests/test-$*,$(SAN_ENV), (ASan+UBSan))
+
+# Fast feedback: one program's unit, sanitizer and integration suites (and
+# common's units, which every program links).
+check-log: deps
+	@$(MAKE) --no-print-directory units-common units-arclamp-log log-tests
+check-svg: deps
+	@$(MAKE) --no-print-directory units-common units-arclamp-svg svg-tests
+check-report: deps
+	@$(MAKE) --no-print-directory units-common units-arclamp-report report-tests
+check-ext: deps
+	@$(MAKE) --no-print-directory units-common php-tests php-tests-valgrind
+
+# make check with stress-ng --cpu N beside it (scripts/check-under-load).
+check-under-load: deps
+	@scripts/check-under-load check
 
 # The daemon against real redis-server, sockets and notify sockets; once
 # with the release build and once with the ASan+UBSan build. test_runs.py

@@ -45,8 +45,14 @@ END_TEST
 
 START_TEST(index_value_round_trip_within_1_percent)
 {
+    /* every bucket's own value maps back to it ... */
+    for (unsigned idx = 0; idx < TIERHIST_NBUCKETS; idx++)
+        ck_assert_uint_eq(tierhist_index(tierhist_value(idx)), idx);
+    /* ... and random values of every magnitude land within 1 %: 20,000
+     * cover each of the buckets many times over (200,000 took 1.4 s alone
+     * and timed out on a loaded machine, for nothing more) */
     uint64_t state = 88172645463325252ULL;
-    for (int i = 0; i < 200000; i++) {
+    for (int i = 0; i < 20000; i++) {
         uint64_t v = rand_ns(&state, 62);
         unsigned idx = tierhist_index(v);
         ck_assert_uint_lt(idx, TIERHIST_NBUCKETS);
