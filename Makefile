@@ -42,7 +42,7 @@ SAN_TESTS  := $(BUILD)/asan/tests/test-common $(BUILD)/asan/tests/test-arclamp-l
 BENCH_BINS := $(BENCH_SRC:bench/src/%.c=$(BUILD)/bench/%)
 
 .PHONY: all deps check check-log check-svg check-report check-ext check-under-load demo-stop unit-tests asan-tests log-tests svg-tests report-tests php-tests php-tests-valgrind \
-        app-tests demo bench install clean nix-tests integration system-tests
+        app-tests demo bench install clean nix-tests integration system-tests doc doc-check
 # The extension's API modules (see "the API modules" below); set before the
 # rules that name them, as make expands prerequisites when it reads a rule.
 EXT_API     := xhprof tideways_xhprof uprofiler
@@ -322,8 +322,24 @@ report-tests: $(BUILD)/bin/arclamp-report $(BUILD)/bin/arclamp-svg $(BUILD)/asan
 
 check: deps
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory unit-tests asan-tests log-tests svg-tests report-tests php-tests \
+	@$(MAKE) --no-print-directory doc-check unit-tests asan-tests log-tests svg-tests report-tests php-tests \
 	  app-tests php-tests-valgrind nix-tests integration system-tests
+
+# --- the documents' map of the code (ARCHITECTURE.md) ----------------------
+# doc/architecture.dot is drawn with libgvc (doc/dot2svg.c, no `dot` program
+# needed). `make doc` writes doc/architecture.svg, which is committed so that
+# GitHub shows it; doc-check fails when the committed drawing, a path the
+# documents name, or the lists of modules and files no longer match the tree.
+$(BUILD)/doc/dot2svg: doc/dot2svg.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(shell pkg-config --cflags libgvc) -o $@ $< $(shell pkg-config --libs libgvc)
+$(BUILD)/doc/architecture.svg: doc/architecture.dot $(BUILD)/doc/dot2svg
+	$(BUILD)/doc/dot2svg $< $@
+doc: $(BUILD)/doc/architecture.svg
+	cp $< doc/architecture.svg
+doc-check: $(BUILD)/doc/architecture.svg
+	@echo "== documents: the architecture diagram, named paths, module lists"
+	scripts/check-docs $<
 
 # --- demo and benchmarks --------------------------------------------------
 demo: deps

@@ -4,6 +4,14 @@ PHP_ARG_ENABLE([excimer],
   [AS_HELP_STRING([--enable-excimer], [Enable the excimer sampling profiler])])
 
 if test "$PHP_EXCIMER" != "no"; then
+  dnl NTS only: the process's state (timers, the sender thread, the engine's
+  dnl hooks, request tiers) lives in file statics, one per process, which a
+  dnl thread-safe PHP would share between its request threads. phpize has
+  dnl set PHP_THREAD_SAFETY from ZTS in main/php_config.h by now (and
+  dnl --enable-zts sets it in php-src's tree). README: "NTS only".
+  if test "$PHP_THREAD_SAFETY" = "yes"; then
+    AC_MSG_ERROR([excimer (php-excimer-sampler) supports only non-thread-safe PHP (NTS), as Debian's php-fpm, php-cgi, php-cli and Apache's mod_php with the prefork MPM are; this PHP is thread-safe (ZTS). See php-excimer-sampler/README.md, 'Threads: NTS only'.])
+  fi
   AC_SEARCH_LIBS([timer_create], [rt])
   AC_SEARCH_LIBS([pthread_create], [pthread])
   dnl hiredis: the Redis protocol of the native Arc Lamp transport

@@ -21,11 +21,23 @@
  *   src/xhprof_api.c, tideways_xhprof_api.c, uprofiler_api.c, hprof_module.h
  *                            the three API modules (their own .so files)
  *   src/tiers.[ch], tiers_hook.c
- *                            request tiers */
+ *                            request tiers
+ * (src/NAME_arginfo.h are generated from stubs/ by scripts/gen-arginfo.)
+ * `make doc-check` (scripts/check-docs) fails when a .c file of src/ is
+ * missing from this list.
+ *
+ * NTS only: the process-wide state of timerlib.c, sender.c, hooks.c,
+ * fpm_worker.c, tiers.c, tiers_hook.c and hprof.c is file statics, one per
+ * process by design (README, "Threads: NTS only"); config.m4 refuses a
+ * thread-safe PHP and this header stops any other build of it. */
 #ifndef PHP_EXCIMER_H
 #define PHP_EXCIMER_H
 
 #include "php.h"
+
+#ifdef ZTS
+#error "excimer supports only non-thread-safe PHP (NTS): see php-excimer-sampler/README.md, Threads: NTS only"
+#endif
 
 /* phpversion('excimer'): the php-excimer API level implemented, a plain
  * version, so that version_compare(phpversion('excimer'), '1.2.5', '>=')

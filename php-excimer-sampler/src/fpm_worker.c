@@ -30,7 +30,9 @@
 
 /* Process-wide, as signal dispositions and the worker's thread are. The
  * handler reads only plain values and descriptors, set before it is
- * registered. */
+ * registered.
+ * Per process by design, never per thread: the extension is NTS only
+ * (config.m4 refuses ZTS; README, "Threads: NTS only"). */
 static struct {
     void (*flush)(bool now);
     bool decided;                /* whether this process is a php-fpm worker is decided */

@@ -18,7 +18,9 @@
  * ours and who is registered on them is process-wide too (PHP is NTS
  * here). Written at module start and at the first request only, except
  * the heap's handlers (per counting run) and the exception watcher (set
- * when a process first traces tiers). */
+ * when a process first traces tiers).
+ * Per process by design, never per thread: the extension is NTS only
+ * (config.m4 refuses ZTS; README, "Threads: NTS only"). */
 static struct {
     excimer_compile_watcher watchers[WATCHERS_MAX];
     int nwatchers;

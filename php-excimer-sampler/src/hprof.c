@@ -24,7 +24,9 @@
 
 /* Our slot in every function's run-time cache (reserved at MINIT): the
  * function's name id in this run, tagged with the run's number, so that a
- * call finds its name without formatting it. Process-wide like the slot. */
+ * call finds its name without formatting it. Process-wide like the slot.
+ * Per process by design, never per thread: the extension is NTS only
+ * (config.m4 refuses ZTS; README, "Threads: NTS only"). */
 static int name_slot = -1;
 static uint32_t run_number;
 

@@ -37,7 +37,10 @@ typedef struct sender_job {
  * process (a php-fpm worker serves many requests with one connection), and
  * the fork handlers can reach nothing else. All of it is guarded by `lock`,
  * except `conn`, which only the thread touches (and a forked child, where
- * the thread is gone), and `has_news`, read without the lock. */
+ * the thread is gone), and `has_news`, read without the lock.
+ * Process-wide under a thread-safe PHP too (one thread and queue, locked),
+ * though the extension is NTS only (config.m4 refuses ZTS; README,
+ * "Threads: NTS only"). */
 static struct {
     pthread_mutex_t lock;
     pthread_cond_t work;         /* the thread waits here for jobs */

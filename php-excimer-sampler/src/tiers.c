@@ -79,7 +79,9 @@ struct tiers_config {
 };
 
 /* The process's tier state. One per process (NTS PHP): the aggregates,
- * the breaker and the switch live across requests by design. */
+ * the breaker and the switch live across requests by design.
+ * Per process by design, never per thread: the extension is NTS only
+ * (config.m4 refuses ZTS; README, "Threads: NTS only"). */
 static struct {
     struct tiers_config pending;             /* excimer.tiers as last set */
     bool pending_changed;

@@ -108,7 +108,9 @@ struct frame {
 };
 
 /* The per-process state of the hook. One per process: PHP is NTS here, and
- * the tables must outlive requests (shared patches, swapped handlers). */
+ * the tables must outlive requests (shared patches, swapped handlers).
+ * Per process by design, never per thread: the extension is NTS only
+ * (config.m4 refuses ZTS; README, "Threads: NTS only"). */
 static struct {
     struct optable shared_ops;      /* MAP_SHARED, from MINIT */
     struct optable private_ops;

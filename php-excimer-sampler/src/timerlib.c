@@ -76,7 +76,10 @@ typedef struct timerlib_slot {
  * request or a PHP thread, and the helper and the signal handler must find
  * any timer from nothing but a signal's payload. Everything here is written
  * under `lock`; the helper reads the table holding it, the handler reads
- * chunks and slots through their atomics alone. */
+ * chunks and slots through their atomics alone.
+ * Process-wide under a thread-safe PHP too (the per-thread parts are the
+ * _Thread_local ones below), though the extension is NTS only (config.m4
+ * refuses ZTS; README, "Threads: NTS only"). */
 static struct {
     pthread_mutex_t lock;
     pthread_cond_t helper_ready; /* signalled once helper_tid is published */
