@@ -304,42 +304,53 @@ void tiertable_merge(struct tiertable *dst, const struct tiertable *src,
 
 /* --- tier lines ------------------------------------------------------------------ */
 
+/* The head of a merged line of the window [start, end): HOST "*", PID 0. */
+static struct tierline merged_head(enum tierline_kind kind, time_t start, time_t end)
+{
+    return (struct tierline){.kind = kind, .start = (int64_t)start, .end = (int64_t)end,
+                             .host = TIERLINE_HOST_MERGED,
+                             .host_len = sizeof TIERLINE_HOST_MERGED - 1, .pid = 0};
+}
+
 void tiertable_format_lines(const struct tiertable *t, time_t start, time_t end, strbuf *out)
 {
+    struct tierline tl = merged_head(TIERLINE_AGG, start, end);
     for (size_t i = 0; i < t->nids; i++) {
         const struct tier_identity *id = t->ids[i];
+        tl.identity = id->name;
+        tl.identity_len = id->name_len;
         for (size_t c = 0; c < id->ncells; c++) {
             const struct tier_cell *cell = &id->cells[c];
-            strbuf_appendf(out, "tiers/1 agg %lld %lld * 0 %s %s %llu %llu ", (long long)start,
-                           (long long)end, id->name, cell->tier,
-                           (unsigned long long)cell->calls, (unsigned long long)cell->total_ns);
-            tierhist_format(&cell->hist, out);
-            strbuf_appendc(out, '\n');
+            tl.tier = cell->tier;
+            tl.tier_len = strlen(cell->tier);
+            tl.calls = (int64_t)cell->calls;
+            tl.total_ns = (int64_t)cell->total_ns;
+            tierline_write(out, &tl, &cell->hist);
         }
     }
     if (t->status_lines) {
         const struct tier_status *s = &t->status;
-        strbuf_appendf(out, "tiers/1 status %lld %lld * 0 %llu %llu %llu %llu %llu %llu\n",
-                       (long long)start, (long long)end, (unsigned long long)s->requests,
-                       (unsigned long long)s->traced, (unsigned long long)s->trips,
-                       (unsigned long long)s->resumes, (unsigned long long)s->paused,
-                       (unsigned long long)s->skipped);
+        tl = merged_head(TIERLINE_STATUS, start, end);
+        tl.requests = (int64_t)s->requests;
+        tl.traced = (int64_t)s->traced;
+        tl.trips = (int64_t)s->trips;
+        tl.resumes = (int64_t)s->resumes;
+        tl.paused = (int64_t)s->paused;
+        tl.skipped = (int64_t)s->skipped;
+        tierline_write(out, &tl, NULL);
     }
 }
 
 void tiertable_format_line(const struct tierline *tl, time_t start, time_t end, strbuf *out)
 {
-    if (tl->kind == TIERLINE_STATUS) {
-        strbuf_appendf(out, "tiers/1 status %lld %lld * 0 %lld %lld %lld %lld %lld %lld\n",
-                       (long long)start, (long long)end, (long long)tl->requests,
-                       (long long)tl->traced, (long long)tl->trips, (long long)tl->resumes,
-                       (long long)tl->paused, (long long)tl->skipped);
-        return;
-    }
-    strbuf_appendf(out, "tiers/1 agg %lld %lld * 0 %.*s %.*s %lld %lld %.*s\n", (long long)start,
-                   (long long)end, (int)tl->identity_len, tl->identity, (int)tl->tier_len,
-                   tl->tier, (long long)tl->calls, (long long)tl->total_ns, (int)tl->hist_len,
-                   tl->hist);
+    struct tierline merged = *tl;
+    struct tierline head = merged_head(tl->kind, start, end);
+    merged.start = head.start;
+    merged.end = head.end;
+    merged.host = head.host;
+    merged.host_len = head.host_len;
+    merged.pid = 0;
+    tierline_write(out, &merged, NULL);
 }
 
 /* --- order of the tables: heaviest first ---------------------------------------- */
