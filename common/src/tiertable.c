@@ -1,11 +1,14 @@
-/* tiertable: request-tier aggregates within bounds, and their tier lines,
- * JSON and text. See tiertable.h. */
+/* tiertable: request-tier aggregates within bounds, the .tiers file's
+ * lines written and read back, and the JSON and text views. See
+ * tiertable.h. */
 #include "tiertable.h"
 #include "keyedhash.h"
 #include "xmlesc.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static size_t hash_name(const char *s, size_t len)
 {
@@ -351,6 +354,60 @@ void tiertable_format_line(const struct tierline *tl, time_t start, time_t end, 
     merged.host_len = head.host_len;
     merged.pid = 0;
     tierline_write(out, &merged, NULL);
+}
+
+/* --- reading a .tiers file ----------------------------------------------------- */
+
+uint64_t tiertable_each_line(const char *buf, size_t len, tiertable_line_fn *fn, void *arg)
+{
+    uint64_t bad = 0;
+    for (const char *p = buf, *nl; (nl = memchr(p, '\n', (size_t)(buf + len - p))); p = nl + 1) {
+        struct tierline tl;
+        if (tierline_parse(p, (size_t)(nl - p), &tl) != TIERLINE_OK)
+            bad++;
+        else
+            fn(arg, &tl);
+    }
+    return bad;
+}
+
+long long tiertable_read_fd(int fd, tiertable_line_fn *fn, void *arg)
+{
+    char *buf = xmalloc(TIERTABLE_LINE_MAX);
+    size_t have = 0;
+    long long bad = 0;
+    int skipping = 0, failed = 0;
+    for (;;) {
+        ssize_t n = read(fd, buf + have, TIERTABLE_LINE_MAX - have);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            failed = n < 0;
+            bad += have > 0; /* torn: no newline */
+            break;
+        }
+        have += (size_t)n;
+        const char *last_nl = memrchr(buf, '\n', have);
+        size_t whole = last_nl ? (size_t)(last_nl - buf) + 1 : 0;
+        const char *from = buf;
+        if (skipping && whole) { /* the rest of a line too long */
+            from = (const char *)memchr(buf, '\n', have) + 1;
+            skipping = 0;
+        }
+        if (!skipping)
+            bad += (long long)tiertable_each_line(from, (size_t)(buf + whole - from), fn, arg);
+        memmove(buf, buf + whole, have - whole);
+        have -= whole;
+        if (have == TIERTABLE_LINE_MAX) {
+            bad += !skipping;
+            skipping = 1;
+            have = 0;
+        }
+    }
+    int saved = errno;
+    free(buf);
+    errno = saved;
+    return failed ? -1 : bad;
 }
 
 /* --- order of the tables: heaviest first ---------------------------------------- */
