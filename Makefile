@@ -146,6 +146,10 @@ $(BUILD)/bench/%: bench/src/%.c
 $(BUILD)/bench/runline-size: bench/src/runline-size.c $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+# tiertable-gen writes tier tables with the project's own tier table: linked with common/.
+$(BUILD)/bench/tiertable-gen: bench/src/tiertable-gen.c $(COMMON_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
 # --- the PHP extension (php-excimer-sampler) ------------------------------
 # phpize writes its build system into the directory it runs in, so the

@@ -11,6 +11,7 @@
 #   BIG_RUNS=10000   also aggregate that many runs (about 105 bytes an arc:
 #                    10,000 runs of 5,000 arcs are 5 GB in TMPDIR; skipped,
 #                    with a message, when TMPDIR has not twice that free)
+#   TIER_HOURS=24 TIER_IDS=50 TIER_TIERS=6   the tier pages' tables
 #   BASELINE=FILE    another arclamp-report binary (say, of an older
 #                    commit), measured in turn with the same files, on the
 #                    same lines: figures of one machine at one time, which
@@ -96,6 +97,42 @@ measure() {
 for n in $((RUNS / 4)) "$RUNS" $BIG_RUNS; do
     measure "$n"
 done
+
+# The tier pages: `tiers` on TIER_HOURS hourly tier tables of TIER_IDS
+# identities x TIER_TIERS tiers (bench/src/tiertable-gen.c: the .tiers file
+# and its .tiers.json view, written by common/src/tiertable.c as
+# arclamp-log writes them), every page written (each with its trend over
+# the 8 hours before it), the median of REPEAT runs; the bytes of both
+# files, since the report reads one of them. BENCH_TIERS=0 skips it.
+if [ "${BENCH_TIERS:-1}" != 0 ]; then
+    TIER_HOURS=${TIER_HOURS:-24} TIER_IDS=${TIER_IDS:-50} TIER_TIERS=${TIER_TIERS:-6}
+    echo "-- arclamp-report tiers: $TIER_HOURS hourly tables of $TIER_IDS identities x $TIER_TIERS tiers"
+    [ -x "$BUILD/bench/tiertable-gen" ] \
+        || { echo "bench: $BUILD/bench/tiertable-gen is missing (make $BUILD/bench/tiertable-gen)" >&2; exit 1; }
+    mkdir -p "$TMP/tiers/logs"
+    "$BUILD/bench/tiertable-gen" "$TMP/tiers/logs" "$TIER_HOURS" "$TIER_IDS" "$TIER_TIERS"
+    echo "tables: .tiers $(du -cb "$TMP"/tiers/logs/hourly/*.tiers | tail -1 | cut -f1) bytes, .tiers.json $(du -cb "$TMP"/tiers/logs/hourly/*.tiers.json | tail -1 | cut -f1) bytes"
+    rm -f "$TMP"/times.*
+    for ((i = 0; i < REPEAT; i++)); do
+        for k in "${!bins[@]}"; do
+            rm -rf "$TMP/tiers/reports.$k"
+            mkdir -p "$TMP/tiers/reports.$k"
+            t0=$(date +%s%N)
+            /usr/bin/time -f "%M %U %S" -o "$TMP/rss" "${bins[$k]}" tiers --quiet \
+                --logs-dir "$TMP/tiers/logs" --reports-dir "$TMP/tiers/reports.$k"
+            t1=$(date +%s%N)
+            echo "$(( (t1 - t0) / 1000000 )) $(cat "$TMP/rss")" >> "$TMP/times.$k"
+        done
+    done
+    for k in "${!bins[@]}"; do
+        read -r ms cpu rss_kb < <(median < "$TMP/times.$k")
+        awk -v name="${names[$k]}" -v n="$TIER_HOURS" -v ms="$ms" -v cpu="$cpu" -v r="$rss_kb" 'BEGIN {
+            printf "%-9s %3d pages: %7.3f s (CPU %6.2f s, %6.1f ms a page), peak RSS %5.1f MB\n",
+                name, n, ms / 1000, cpu, cpu * 1000 / n, r / 1024 }'
+        diff -r "$TMP/tiers/reports.0" "$TMP/tiers/reports.$k" > /dev/null \
+            || { echo "bench: ${names[$k]} and ${names[0]} disagree on the tier pages" >&2; exit 1; }
+    done
+fi
 
 # The timer job: `generate` on GEN_LOGS hourly run logs of GEN_RUNS runs x
 # GEN_ARCS arcs (bench/runlogs.py, MediaWiki-like; 24 x 200 x 2000 is about

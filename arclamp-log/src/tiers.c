@@ -14,10 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The longest line read back from a .tiers file: an agg line with every
- * histogram bucket used is under 100 KB. */
-#define TIERS_READ_LINE_MAX (256 * 1024)
-
 /* A table of this daemon's limits and reserved identities. */
 static void table_init(struct tiers *t, struct tiertable *table)
 {
@@ -49,7 +45,7 @@ void tiers_attach_group(struct tiers *t, size_t g, const char *dir, struct admis
 
 int tiers_path(char *out, size_t len, const char *dir, const char *bucket, const char *suffix)
 {
-    int n = snprintf(out, len, "%s/%s.%s%s", dir, bucket, TIERS_TAG, suffix);
+    int n = snprintf(out, len, "%s/%s%s", dir, bucket, suffix);
     return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
@@ -100,66 +96,35 @@ static void bucket_start(struct tier_bucket *b, const char *format, const char *
     b->views_at = -1e9;
 }
 
-/* Adds the lines of buf[0..len) (whole lines, each ending with '\n') to
- * the bucket; returns the lines that are no valid tier line. */
-static uint64_t bucket_add_lines(struct tier_bucket *b, const char *buf, size_t len,
-                                 struct tier_drops *drops)
+/* Lines being added to a bucket, and what its table could not take. */
+struct bucket_adding {
+    struct tier_bucket *b;
+    struct tier_drops drops;
+};
+
+/* A line of the bucket's .tiers file (or of its queue) into its table. */
+static void bucket_add_line(void *arg, const struct tierline *tl)
 {
-    uint64_t bad = 0;
-    for (const char *p = buf, *nl; (nl = memchr(p, '\n', (size_t)(buf + len - p))); p = nl + 1) {
-        struct tierline tl;
-        if (tierline_parse(p, (size_t)(nl - p), &tl) != TIERLINE_OK) {
-            bad++;
-            continue;
-        }
-        tiertable_add_line(&b->table, &tl, drops);
-        bucket_mark(b, (time_t)tl.start);
-    }
-    return bad;
+    struct bucket_adding *a = arg;
+    tiertable_add_line(&a->b->table, tl, &a->drops);
+    bucket_mark(a->b, (time_t)tl->start);
 }
 
-/* Reads a .tiers file into the bucket, a chunk at a time; a line too long
- * for any writer and a last line without its newline (torn) are skipped.
- * Returns the lines skipped, or -1 when the file cannot be read (a missing
- * file is empty). */
+/* Reads a .tiers file into the bucket (common/src/tiertable.c: a line
+ * too long for any writer and a torn last line are skipped). Returns the
+ * lines skipped, or -1 when the file cannot be opened or read to its end
+ * (the lines read before stay; a missing file is empty). Drops are not
+ * counted: they were when the minutes came in. */
 static long long bucket_read(struct tier_bucket *b, const char *path)
 {
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return errno == ENOENT ? 0 : -1;
-    char *buf = xmalloc(TIERS_READ_LINE_MAX);
-    struct tier_drops drops = {0};  /* counted when the minutes came in */
-    size_t have = 0;
-    long long bad = 0;
-    int skipping = 0;
-    for (;;) {
-        ssize_t n = read(fd, buf + have, TIERS_READ_LINE_MAX - have);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            bad += have > 0 || n < 0;
-            break;
-        }
-        have += (size_t)n;
-        const char *last_nl = memrchr(buf, '\n', have);
-        size_t whole = last_nl ? (size_t)(last_nl - buf) + 1 : 0;
-        const char *from = buf;
-        if (skipping && whole) { /* the rest of a line too long */
-            from = memchr(buf, '\n', have) + 1;
-            skipping = 0;
-        }
-        if (!skipping)
-            bad += (long long)bucket_add_lines(b, from, (size_t)(buf + whole - from), &drops);
-        memmove(buf, buf + whole, have - whole);
-        have -= whole;
-        if (have == TIERS_READ_LINE_MAX) {
-            bad += !skipping;
-            skipping = 1;
-            have = 0;
-        }
-    }
-    free(buf);
+    struct bucket_adding a = {b, {0}};
+    long long bad = tiertable_read_fd(fd, bucket_add_line, &a);
+    int saved = errno;
     close(fd);
+    errno = saved;
     return bad;
 }
 
@@ -170,12 +135,12 @@ static void bucket_load(struct tiers *t, size_t g, struct tier_bucket *b, const 
     struct tier_group *tg = &t->groups[g];
     char path[PATH_MAX];
     bucket_start(b, t->cfg->groups[g].format, name, t0);
-    if (tiers_path(path, sizeof path, tg->dir, name, TIERS_SUFFIX) < 0)
+    if (tiers_path(path, sizeof path, tg->dir, name, TIERTABLE_SUFFIX) < 0)
         return;
     long long bad = bucket_read(b, path);
     if (bad < 0)
         log_event(LOG_WARNING, "tiers_read_failed", LOG_FIELDS({"ARCLAMP_FILE", path}),
-                  "cannot read %s back: %s; its table starts from this minute", path,
+                  "cannot read %s back: %s; its table has only what was read of it", path,
                   strerror(errno));
     else if (bad > 0)
         log_event(LOG_WARNING, "tiers_read_skipped", LOG_FIELDS({"ARCLAMP_FILE", path}),
@@ -198,10 +163,11 @@ static void write_failed(struct tiers *t, struct tier_group *tg, const char *pat
  * its trace logs and run logs. */
 static void prune_tier_files(struct tiers *t, size_t g)
 {
-    static const char *const suffixes[] = {TIERS_SUFFIX, TIERS_JSON_SUFFIX, TIERS_TEXT_SUFFIX};
+    /* after the tag: the table itself, its views */
+    static const char *const suffixes[] = {"", TIERTABLE_JSON_VIEW, TIERTABLE_TEXT_VIEW};
     const struct log_group *lg = &t->cfg->groups[g];
     for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
-        long removed = retention_prune(t->groups[g].dir, lg->format, TIERS_TAG, suffixes[i],
+        long removed = retention_prune(t->groups[g].dir, lg->format, TIERTABLE_TAG, suffixes[i],
                                        lg->retain);
         if (removed > 0)
             t->stats->files_pruned += (uint64_t)removed;
@@ -224,7 +190,7 @@ static void write_views(struct tiers *t, size_t g, struct tier_bucket *b)
         else
             tiertable_format_text(&b->table, &h, &text);
         if (tiers_path(path, sizeof path, tg->dir, b->name,
-                       json ? TIERS_JSON_SUFFIX : TIERS_TEXT_SUFFIX) < 0 ||
+                       json ? TIERTABLE_JSON_SUFFIX : TIERTABLE_TEXT_SUFFIX) < 0 ||
             atomic_write(path, text.data, text.len, 0, err, sizeof err) < 0)
             write_failed(t, tg, path, err);
         else
@@ -245,7 +211,7 @@ static void append_queued(struct tiers *t, size_t g, struct tier_bucket *b, doub
     int created;
     if (b->queued.len == 0)
         return;
-    if (tiers_path(path, sizeof path, tg->dir, b->name, TIERS_SUFFIX) < 0) {
+    if (tiers_path(path, sizeof path, tg->dir, b->name, TIERTABLE_SUFFIX) < 0) {
         write_failed(t, tg, b->name, "path too long");
     } else if (!admission_disk_ok(tg->admission, mono)) {
         admission_refuse_tiers(tg->admission, REFUSED_DISK_FLOOR, NULL);
@@ -258,9 +224,9 @@ static void append_queued(struct tiers *t, size_t g, struct tier_bucket *b, doub
                       "writing %s again", path);
         tg->failing = 0;
         t->stats->tier_minutes_written[g] += b->queued_minutes;
-        struct tier_drops drops = {0};
-        bucket_add_lines(b, b->queued.data, b->queued.len, &drops);
-        count_drops(t, &drops);
+        struct bucket_adding a = {b, {0}};
+        tiertable_each_line(b->queued.data, b->queued.len, bucket_add_line, &a);
+        count_drops(t, &a.drops);
         b->dirty = 1;
         b->created |= created;
     }

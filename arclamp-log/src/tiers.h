@@ -63,13 +63,6 @@
 /* A bucket's views are rewritten at most once per this many seconds (the
  * first change after a quiet time at once, on the next tick). */
 #define TIERS_VIEWS_INTERVAL 5.0
-/* File names of the tier table: "<bucket>.tiers" and its two views. The
- * retention of tier files treats "tiers" as the tag and these as suffixes. */
-#define TIERS_TAG "tiers"
-#define TIERS_SUFFIX ""
-#define TIERS_JSON_SUFFIX ".json"
-#define TIERS_TEXT_SUFFIX ".txt"
-
 /* A minute being merged. */
 struct tier_minute {
     time_t start;                     /* unix seconds, a multiple of 60 */
@@ -130,8 +123,9 @@ void tiers_tick(struct tiers *t, time_t now, double mono);
  * interval has passed (or `force`). */
 void tiers_report(struct tiers *t, double mono, int force);
 
-/* The tier table's file of a group and bucket, for tests and readers:
- * "<dir>/<bucket>.tiers" + suffix. 0, or -1 when it does not fit. */
+/* A file of a group's bucket, for tests and readers: "<dir>/<bucket>" +
+ * suffix (TIERTABLE_SUFFIX, TIERTABLE_JSON_SUFFIX, TIERTABLE_TEXT_SUFFIX).
+ * 0, or -1 when it does not fit. */
 int tiers_path(char *out, size_t len, const char *dir, const char *bucket, const char *suffix);
 
 #endif

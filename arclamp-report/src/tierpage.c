@@ -1,6 +1,7 @@
 /* tierpage: the request-tier pages' HTML (see tierpage.h). */
 #include "tierpage.h"
 #include "numtext.h"
+#include "tierline.h"
 #include "xmlesc.h"
 
 #include <math.h>
@@ -311,8 +312,8 @@ static void summary(strbuf *out, const struct tier_table *t, const struct tier_p
     strbuf_appends(out, has_trend(p) ? "<th>mean, trend</th><th>vs previous</th></tr>\n"
                                      : "</tr>\n");
     for (size_t i = 0; i < t->nids; i++) {
-        const struct tier_identity *id = &t->ids[i];
-        const struct tier_row *r = id->nrows && strcmp(id->rows[0].name, TIERS_TOTAL) == 0
+        const struct tier_ranked_identity *id = &t->ids[i];
+        const struct tier_row *r = id->nrows && strcmp(id->rows[0].name, TIERLINE_TOTAL) == 0
                                        ? &id->rows[0] : NULL;
         strbuf_appendf(out, "<tr><td><a href=\"#i%zu\">", i + 1);
         name_text(out, id->name);
@@ -352,7 +353,7 @@ static void summary(strbuf *out, const struct tier_table *t, const struct tier_p
 
 static void tier_row_html(strbuf *out, const struct tier_row *r, const struct tier_page *p)
 {
-    int total = strcmp(r->name, TIERS_TOTAL) == 0;
+    int total = strcmp(r->name, TIERLINE_TOTAL) == 0;
     strbuf_appends(out, total ? "<tr class=\"total\"><td>" : "<tr><td>");
     name_text(out, r->name);
     strbuf_appends(out, "</td><td class=\"n\">");
@@ -378,7 +379,7 @@ static void tier_row_html(strbuf *out, const struct tier_row *r, const struct ti
     strbuf_appends(out, "</tr>\n");
 }
 
-static void identity_html(strbuf *out, const struct tier_identity *id, size_t rank,
+static void identity_html(strbuf *out, const struct tier_ranked_identity *id, size_t rank,
                           const struct tier_page *p)
 {
     strbuf_appendf(out, "<h2 id=\"i%zu\">", rank);

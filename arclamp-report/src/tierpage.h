@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 #include "strbuf.h"
-#include "tiertable.h"
+#include "tierrank.h"
 
 /* What a page says besides its table. */
 struct tier_page {

@@ -4,6 +4,7 @@
 #include "jobfs.h"
 #include "strbuf.h"
 #include "tierpage.h"
+#include "tierrank.h"
 #include "tiertable.h"
 
 #include <errno.h>
@@ -18,7 +19,7 @@
 /* One tier table found. */
 struct table_file {
     char *period;
-    char *bucket;              /* the file name without TIERS_SUFFIX */
+    char *bucket;              /* the file name without TIERTABLE_JSON_SUFFIX */
     int format;                /* index in the formats */
     struct timespec mtime;
     int has_page;              /* its page exists after this run's update */
@@ -36,7 +37,7 @@ struct tables {
 static void add_table(void *arg, const char *period, const char *file, const struct stat *st)
 {
     struct tables *ts = arg;
-    size_t len = strlen(file) - strlen(TIERS_SUFFIX), bucket_len;
+    size_t len = strlen(file) - strlen(TIERTABLE_JSON_SUFFIX), bucket_len;
     char *bucket = xstrndup(file, len);
     int format = jobfs_bucket_of(ts->o->formats, ts->o->nformats, bucket, 0, &bucket_len);
     if (format < 0) {
@@ -83,7 +84,7 @@ static void tables_free(struct tables *ts)
 static void table_path(const struct tiers_opts *o, const struct table_file *f, char *out,
                        size_t outlen)
 {
-    snprintf(out, outlen, "%s/%s/%s%s", o->logs_dir, f->period, f->bucket, TIERS_SUFFIX);
+    snprintf(out, outlen, "%s/%s/%s%s", o->logs_dir, f->period, f->bucket, TIERTABLE_JSON_SUFFIX);
 }
 
 /* How many tables before ts->v[i] make its trend. */
@@ -317,7 +318,7 @@ int tiers_update(const struct tiers_opts *o)
 {
     struct tables ts = {NULL, 0, 0, o};
     size_t written = 0, removed = 0;
-    int unlisted = jobfs_scan(o->logs_dir, TIERS_SUFFIX, add_table, &ts) < 0;
+    int unlisted = jobfs_scan(o->logs_dir, TIERTABLE_JSON_SUFFIX, add_table, &ts) < 0;
     int failed = unlisted;
     if (ts.n)
         qsort(ts.v, ts.n, sizeof *ts.v, by_series);

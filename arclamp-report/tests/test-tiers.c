@@ -1,4 +1,4 @@
-/* Tests of the request-tier pages' parts: tiertable.c (reading a table
+/* Tests of the request-tier pages' parts: tierrank.c (reading a table
  * strictly, ranking identities and tiers, the caps and what they leave
  * out, trends from other buckets), tierpage.c (durations, escaping of
  * hostile names, sparklines with gaps, the change against the previous
@@ -15,7 +15,7 @@
 #include "test-suites.h"
 #include "tierline.h"
 #include "tierpage.h"
-#include "tiertable.h"
+#include "tierrank.h"
 
 #define HEAD "{\"format\":\"arclamp-tiers/1\",\"period\":\"hourly\",\"bucket\":\"b\"," \
              "\"start\":1764126000,\"end\":1764129600,\"minutes\":60,\"requests\":1000," \
@@ -71,7 +71,7 @@ START_TEST(table_ranks_identities_by_total_and_total_tier_first)
     ck_assert_str_eq(t.ids[1].name, "view");
     ck_assert_str_eq(t.ids[2].name, "cron");
     ck_assert_double_eq(t.all_us, 6000);
-    const struct tier_identity *view = &t.ids[1];
+    const struct tier_ranked_identity *view = &t.ids[1];
     ck_assert_uint_eq(view->nrows, 3);
     ck_assert_str_eq(view->rows[0].name, "_total");
     ck_assert_str_eq(view->rows[1].name, "db");
@@ -207,7 +207,7 @@ START_TEST(trend_takes_each_row_from_another_bucket)
     /* the bucket before: view's times halved */
     const char *before = sample(&b, 1);
     ck_assert_int_eq(tier_table_trend(&t, TIERS_TREND - 1, before, strlen(before), err, 300), 0);
-    const struct tier_identity *view = &t.ids[1];
+    const struct tier_ranked_identity *view = &t.ids[1];
     ck_assert_str_eq(view->name, "view");
     ck_assert_double_eq(view->rows[1].trend[TIERS_TREND - 1].mean_us, 100);
     ck_assert_double_eq(view->rows[1].trend[TIERS_TREND].mean_us, 200);

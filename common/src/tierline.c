@@ -1,10 +1,11 @@
-/* tierline: the tiers/1 line format of request-tier aggregates (see
- * tierline.h). Compiled into the extension too: it uses only tierhist
- * (which checks HIST), linefields and strbuf. */
+/* tierline: the tiers/1 line format of request-tier aggregates, its
+ * parser and its writer (see tierline.h). Compiled into the extension too:
+ * it uses only tierhist (which checks HIST), linefields and strbuf. */
 #include "tierline.h"
 #include "tierhist.h"
 #include "linefields.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 static const char *const error_names[TIERLINE_NERRORS] = {
@@ -218,4 +219,31 @@ size_t tierline_escape(const char *s, size_t len, char *out)
 size_t tierline_unescape(const char *s, size_t len, char *out)
 {
     return linefields_unescape(s, len, out);
+}
+
+/* "tiers/1 KIND START END HOST PID": the head both records share. */
+static void write_head(strbuf *out, const char *kind, const struct tierline *tl)
+{
+    strbuf_appendf(out, TIERLINE_PREFIX "%s %" PRId64 " %" PRId64 " %.*s %" PRId64, kind,
+                   tl->start, tl->end, (int)tl->host_len, tl->host, tl->pid);
+}
+
+void tierline_write(strbuf *out, const struct tierline *tl, const struct tierhist *hist)
+{
+    if (tl->kind == TIERLINE_STATUS) {
+        write_head(out, "status", tl);
+        strbuf_appendf(out, " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64
+                            " %" PRId64 "\n",
+                       tl->requests, tl->traced, tl->trips, tl->resumes, tl->paused,
+                       tl->skipped);
+        return;
+    }
+    write_head(out, "agg", tl);
+    strbuf_appendf(out, " %.*s %.*s %" PRId64 " %" PRId64 " ", (int)tl->identity_len,
+                   tl->identity, (int)tl->tier_len, tl->tier, tl->calls, tl->total_ns);
+    if (hist)
+        tierhist_format(hist, out);
+    else
+        strbuf_append(out, tl->hist, tl->hist_len);
+    strbuf_appendc(out, '\n');
 }

@@ -23,6 +23,9 @@
  * (processes paused at END: a process sends 0 or 1, a merged line the sum),
  * SKIPPED (tier calls not recorded: the process's tables were full).
  * arclamp-log's merged lines (tier tables) have HOST "*" and PID 0.
+ * Both halves live here: tierline_parse() reads a line, tierline_write()
+ * writes one (the extension's flush, arclamp-log's merged lines), and
+ * tierline_escape() is the one spelling of IDENTITY.
  * tierline.c needs tierhist.c (HIST is checked there) and strbuf.c only. */
 #ifndef ARCLAMP_TIERLINE_H
 #define ARCLAMP_TIERLINE_H
@@ -30,12 +33,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "strbuf.h"
+#include "tierhist.h"
+
 #define TIERLINE_PREFIX "tiers/1 "
 #define TIERLINE_PREFIX_LEN 8
 #define TIERLINE_HOST_MAX 255
 #define TIERLINE_IDENTITY_MAX 255
 #define TIERLINE_TIER_MAX 64
-#define TIERLINE_TOTAL "_total"
+#define TIERLINE_HOST_MERGED "*"   /* HOST of arclamp-log's merged lines (PID 0) */
+#define TIERLINE_TOTAL "_total"     /* the TIER of the whole request */
 /* The largest count a tier line or a tier table holds (2^53), and what
  * their sums saturate at: every integer up to it is exact in a double, so
  * arclamp-report (JSON, json-c doubles) reads every figure as written. */
@@ -86,6 +93,15 @@ size_t tierline_escape(const char *s, size_t len, char *out);
 /* Decodes an IDENTITY that passed tierline_parse into out (at least len
  * bytes); returns the decoded length. */
 size_t tierline_unescape(const char *s, size_t len, char *out);
+
+/* Appends tl as one line ending with '\n': an agg line (IDENTITY as
+ * tl->identity holds it, escaped; HIST from `hist` when given, else
+ * tl->hist's text as it is) or a status line (`hist` unused). The caller
+ * gives fields tierline_parse would accept (a decoded identity goes
+ * through tierline_escape first): then tierline_parse reads the line back
+ * to the same fields, and a line tierline_parse accepted is written back
+ * to the same bytes. */
+void tierline_write(strbuf *out, const struct tierline *tl, const struct tierhist *hist);
 
 /* Whether a decoded identity can be sent: 1-255 bytes of valid UTF-8. */
 int tierline_identity_valid(const char *s, size_t len);

@@ -1,6 +1,7 @@
 /* Tests of tierline: agg and status lines are split into their fields,
- * every malformed field is refused with its reason, and identities survive
- * escaping whatever bytes they hold. */
+ * every malformed field is refused with its reason, identities survive
+ * escaping whatever bytes they hold, and the writer's lines read back as
+ * written (write -> parse -> same fields, parse -> write -> same bytes). */
 #include "tierhist.h"
 #include "tierline.h"
 #include "test-suites.h"
@@ -267,6 +268,115 @@ START_TEST(tier_names)
 }
 END_TEST
 
+static int same_text(const char *a, size_t alen, const char *b, size_t blen)
+{
+    return alen == blen && memcmp(a, b, alen) == 0;
+}
+
+/* The fields both records share, and each record's own. */
+static void assert_same_fields(const struct tierline *a, const struct tierline *b)
+{
+    ck_assert_int_eq(a->kind, b->kind);
+    ck_assert_int_eq(a->start, b->start);
+    ck_assert_int_eq(a->end, b->end);
+    ck_assert(same_text(a->host, a->host_len, b->host, b->host_len));
+    ck_assert_int_eq(a->pid, b->pid);
+    if (a->kind == TIERLINE_STATUS) {
+        ck_assert_int_eq(a->requests, b->requests);
+        ck_assert_int_eq(a->traced, b->traced);
+        ck_assert_int_eq(a->trips, b->trips);
+        ck_assert_int_eq(a->resumes, b->resumes);
+        ck_assert_int_eq(a->paused, b->paused);
+        ck_assert_int_eq(a->skipped, b->skipped);
+        return;
+    }
+    ck_assert(same_text(a->identity, a->identity_len, b->identity, b->identity_len));
+    ck_assert(same_text(a->tier, a->tier_len, b->tier, b->tier_len));
+    ck_assert_int_eq(a->calls, b->calls);
+    ck_assert_int_eq(a->total_ns, b->total_ns);
+}
+
+START_TEST(written_lines_parse_to_the_same_fields)
+{
+    /* every byte an identity may hold, escaped by the one function */
+    char id[TIERLINE_IDENTITY_MAX], esc[3 * TIERLINE_IDENTITY_MAX];
+    size_t n = 0;
+    for (int c = 0; c < 0x80; c++)
+        id[n++] = (char)c;
+    memcpy(id + n, "caf\xc3\xa9 \xf0\x9f\x98\x80", 10);
+    n += 10;
+    struct tierhist h = TIERHIST_INIT;
+    uint64_t ns[] = {0, 1, 999, 1000, 123456789, 9999999999ULL, (uint64_t)INT64_MAX};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+        tierhist_add(&h, ns[i]);
+    struct tierline in = {
+        .kind = TIERLINE_AGG, .start = 0, .end = TIERLINE_COUNT_MAX, .host = "web-7.eqiad",
+        .host_len = 11, .pid = 4194304, .identity = esc,
+        .identity_len = tierline_escape(id, n, esc), .tier = "db.replica-1", .tier_len = 12,
+        .calls = (int64_t)h.count, .total_ns = INT64_MAX};
+    strbuf sb = STRBUF_INIT, again = STRBUF_INIT;
+    tierline_write(&sb, &in, &h);
+    ck_assert_int_eq(sb.data[sb.len - 1], '\n');
+    ck_assert(memchr(sb.data, '\n', sb.len - 1) == NULL);
+    struct tierline out;
+    ck_assert_int_eq(tierline_parse(sb.data, sb.len - 1, &out), TIERLINE_OK);
+    assert_same_fields(&in, &out);
+    char back[TIERLINE_IDENTITY_MAX];
+    ck_assert(same_text(back, tierline_unescape(out.identity, out.identity_len, back), id, n));
+    /* the histogram reads back to the same counts: it formats alike */
+    struct tierhist h2 = TIERHIST_INIT;
+    ck_assert_int_eq(tierhist_parse(&h2, out.hist, out.hist_len), 0);
+    tierhist_format(&h2, &again);
+    ck_assert(same_text(out.hist, out.hist_len, again.data, again.len));
+    /* a status line, every figure at the top of its range */
+    struct tierline st = {.kind = TIERLINE_STATUS, .start = 60, .end = 120,
+                          .host = TIERLINE_HOST_MERGED, .host_len = 1, .pid = 0,
+                          .requests = TIERLINE_COUNT_MAX, .traced = 7, .trips = 0,
+                          .resumes = 1, .paused = 3, .skipped = TIERLINE_COUNT_MAX};
+    strbuf_reset(&sb);
+    tierline_write(&sb, &st, NULL);
+    ck_assert_int_eq(tierline_parse(sb.data, sb.len - 1, &out), TIERLINE_OK);
+    assert_same_fields(&st, &out);
+    tierhist_reset(&h);
+    tierhist_reset(&h2);
+    strbuf_free(&sb);
+    strbuf_free(&again);
+}
+END_TEST
+
+START_TEST(parsed_lines_write_back_to_the_same_bytes)
+{
+    static const char *const lines[] = {
+        "tiers/1 agg 1764126000 1764126005 web-7 1234 api:query%20x db 3 4500000 5:1,700:2",
+        "tiers/1 agg 60 120 * 0 %25%00%0A%7F%1F%20caf\xc3\xa9 _total 1 0 0:1",
+        "tiers/1 agg 0 9007199254740992 h 9007199254740992 x t 9007199254740992 "
+        "9223372036854775807 0:9007199254740992",
+        "tiers/1 status 100 105 web-7 99 1000 10 2 1 1 17",
+        "tiers/1 status 60 120 * 0 0 0 0 0 0 0",
+    };
+    strbuf sb = STRBUF_INIT;
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        struct tierline tl;
+        ck_assert_msg(tierline_parse(lines[i], strlen(lines[i]), &tl) == TIERLINE_OK,
+                      "refused %s", lines[i]);
+        strbuf_reset(&sb);
+        tierline_write(&sb, &tl, NULL);
+        ck_assert_msg(same_text(sb.data, sb.len - 1, lines[i], strlen(lines[i])),
+                      "%s written back as %.*s", lines[i], (int)sb.len, sb.data);
+        /* with the histogram as counts, the same bytes too */
+        if (tl.kind == TIERLINE_AGG) {
+            struct tierhist h = TIERHIST_INIT;
+            ck_assert_int_eq(tierhist_parse(&h, tl.hist, tl.hist_len), 0);
+            strbuf_reset(&sb);
+            tierline_write(&sb, &tl, &h);
+            ck_assert(same_text(sb.data, sb.len - 1, lines[i], strlen(lines[i])));
+            tierhist_reset(&h);
+        }
+    }
+    strbuf_free(&sb);
+}
+END_TEST
+
 Suite *tierline_suite(void)
 {
     Suite *s = suite_create("tierline");
@@ -279,6 +389,8 @@ Suite *tierline_suite(void)
     tcase_add_test(tc, hostile_identities_round_trip);
     tcase_add_test(tc, identity_limits);
     tcase_add_test(tc, tier_names);
+    tcase_add_test(tc, written_lines_parse_to_the_same_fields);
+    tcase_add_test(tc, parsed_lines_write_back_to_the_same_bytes);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -408,37 +408,38 @@ static bool have_aggregates(void)
 
 /* --- the flush ------------------------------------------------------- */
 
-static void append_agg_line(strbuf *sb, const char *head, const struct identity *id,
-                            const char *tier, const struct tier_agg *a)
-{
-    char esc[3 * TIERLINE_IDENTITY_MAX];
-    size_t n = tierline_escape(id->name, id->len, esc);
-    strbuf_appendf(sb, "tiers/1 agg %s %.*s %s %" PRIu64 " %" PRIu64 " ", head, (int)n, esc, tier,
-                   a->calls, a->total_ns);
-    tierhist_format(&a->hist, sb);
-    strbuf_appendc(sb, '\n');
-}
-
-/* The lines of the aggregates: the status line, then one per (identity,
- * tier). Returns the number of lines. */
+/* The lines of the aggregates (written by common/src/tierline.c): the
+ * status line, then one per (identity, tier). Returns the number of
+ * lines. */
 static size_t format_lines(strbuf *sb, long long now)
 {
-    char host[256], head[400];
+    char host[256], esc[3 * TIERLINE_IDENTITY_MAX];
     excimer_host_field(host, sizeof host);
-    snprintf(head, sizeof head, "%lld %lld %s %ld", ts.window_start, now, host, (long)getpid());
-    strbuf_appendf(sb, "tiers/1 status %s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %d %" PRIu64 "\n",
-                   head, ts.requests, ts.traced, ts.trips_w, ts.resumes_w, ts.paused ? 1 : 0,
-                   tiers_rt.skipped);
+    struct tierline tl = {.kind = TIERLINE_STATUS, .start = ts.window_start, .end = now,
+                          .host = host, .host_len = strlen(host), .pid = (int64_t)getpid(),
+                          .requests = (int64_t)ts.requests, .traced = (int64_t)ts.traced,
+                          .trips = (int64_t)ts.trips_w, .resumes = (int64_t)ts.resumes_w,
+                          .paused = ts.paused ? 1 : 0, .skipped = (int64_t)tiers_rt.skipped};
+    tierline_write(sb, &tl, NULL);
     size_t lines = 1;
+    tl.kind = TIERLINE_AGG;
     for (int i = 0; i <= IDENTITIES_MAX; i++) {
         const struct identity *id = ts.ids[i];
         if (!id)
             continue;
-        for (int r = 0; r < ts.nregistry; r++)
-            if (id->agg[r] && id->agg[r]->calls) {
-                append_agg_line(sb, head, id, ts.registry[r], id->agg[r]);
-                lines++;
-            }
+        tl.identity = esc;
+        tl.identity_len = tierline_escape(id->name, id->len, esc);
+        for (int r = 0; r < ts.nregistry; r++) {
+            const struct tier_agg *a = id->agg[r];
+            if (!a || !a->calls)
+                continue;
+            tl.tier = ts.registry[r];
+            tl.tier_len = strlen(ts.registry[r]);
+            tl.calls = (int64_t)a->calls;
+            tl.total_ns = (int64_t)a->total_ns;
+            tierline_write(sb, &tl, &a->hist);
+            lines++;
+        }
     }
     return lines;
 }
@@ -724,7 +725,7 @@ void excimer_tiers_request_end(void)
         return;
     tiers_hook_request_end();
     uint64_t end = cpuclock_ticks();
-    tiers_call_done(TIERS_TOTAL, end - ts.segment_start);
+    tiers_call_done(TIERS_TOTAL_INDEX, end - ts.segment_start);
     tiers_rt.tracing = false;
     ts.window_req_ns += (uint64_t)((double)(end - ts.request_start) * ts.ns_per_tick);
     ts.request_start = 0;
@@ -866,7 +867,7 @@ ZEND_FUNCTION(excimer_tiers_continue)
     }
     /* the time so far is the previous identity's */
     uint64_t now = cpuclock_ticks();
-    tiers_call_done(TIERS_TOTAL, now - ts.segment_start);
+    tiers_call_done(TIERS_TOTAL_INDEX, now - ts.segment_start);
     ts.segment_start = now;
     set_identity(identity, identity_len);
     ts.identity_named = true;

@@ -21,7 +21,7 @@
 
 #define TIERS_MAX 32            /* tiers a configuration may name */
 #define TIERS_FN_MAX 64         /* functions it may name */
-#define TIERS_TOTAL 0           /* tier index of _total; named tiers are 1.. */
+#define TIERS_TOTAL_INDEX 0     /* tier index of _total (TIERLINE_TOTAL); named tiers are 1.. */
 
 /* A function the configuration names, lower-cased as PHP looks them up. */
 struct tiers_fn {

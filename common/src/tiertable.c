@@ -1,11 +1,14 @@
-/* tiertable: request-tier aggregates within bounds, and their tier lines,
- * JSON and text. See tiertable.h. */
+/* tiertable: request-tier aggregates within bounds, the .tiers file's
+ * lines written and read back, and the JSON and text views. See
+ * tiertable.h. */
 #include "tiertable.h"
 #include "keyedhash.h"
 #include "xmlesc.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static size_t hash_name(const char *s, size_t len)
 {
@@ -304,42 +307,107 @@ void tiertable_merge(struct tiertable *dst, const struct tiertable *src,
 
 /* --- tier lines ------------------------------------------------------------------ */
 
+/* The head of a merged line of the window [start, end): HOST "*", PID 0. */
+static struct tierline merged_head(enum tierline_kind kind, time_t start, time_t end)
+{
+    return (struct tierline){.kind = kind, .start = (int64_t)start, .end = (int64_t)end,
+                             .host = TIERLINE_HOST_MERGED,
+                             .host_len = sizeof TIERLINE_HOST_MERGED - 1, .pid = 0};
+}
+
 void tiertable_format_lines(const struct tiertable *t, time_t start, time_t end, strbuf *out)
 {
+    struct tierline tl = merged_head(TIERLINE_AGG, start, end);
     for (size_t i = 0; i < t->nids; i++) {
         const struct tier_identity *id = t->ids[i];
+        tl.identity = id->name;
+        tl.identity_len = id->name_len;
         for (size_t c = 0; c < id->ncells; c++) {
             const struct tier_cell *cell = &id->cells[c];
-            strbuf_appendf(out, "tiers/1 agg %lld %lld * 0 %s %s %llu %llu ", (long long)start,
-                           (long long)end, id->name, cell->tier,
-                           (unsigned long long)cell->calls, (unsigned long long)cell->total_ns);
-            tierhist_format(&cell->hist, out);
-            strbuf_appendc(out, '\n');
+            tl.tier = cell->tier;
+            tl.tier_len = strlen(cell->tier);
+            tl.calls = (int64_t)cell->calls;
+            tl.total_ns = (int64_t)cell->total_ns;
+            tierline_write(out, &tl, &cell->hist);
         }
     }
     if (t->status_lines) {
         const struct tier_status *s = &t->status;
-        strbuf_appendf(out, "tiers/1 status %lld %lld * 0 %llu %llu %llu %llu %llu %llu\n",
-                       (long long)start, (long long)end, (unsigned long long)s->requests,
-                       (unsigned long long)s->traced, (unsigned long long)s->trips,
-                       (unsigned long long)s->resumes, (unsigned long long)s->paused,
-                       (unsigned long long)s->skipped);
+        tl = merged_head(TIERLINE_STATUS, start, end);
+        tl.requests = (int64_t)s->requests;
+        tl.traced = (int64_t)s->traced;
+        tl.trips = (int64_t)s->trips;
+        tl.resumes = (int64_t)s->resumes;
+        tl.paused = (int64_t)s->paused;
+        tl.skipped = (int64_t)s->skipped;
+        tierline_write(out, &tl, NULL);
     }
 }
 
 void tiertable_format_line(const struct tierline *tl, time_t start, time_t end, strbuf *out)
 {
-    if (tl->kind == TIERLINE_STATUS) {
-        strbuf_appendf(out, "tiers/1 status %lld %lld * 0 %lld %lld %lld %lld %lld %lld\n",
-                       (long long)start, (long long)end, (long long)tl->requests,
-                       (long long)tl->traced, (long long)tl->trips, (long long)tl->resumes,
-                       (long long)tl->paused, (long long)tl->skipped);
-        return;
+    struct tierline merged = *tl;
+    struct tierline head = merged_head(tl->kind, start, end);
+    merged.start = head.start;
+    merged.end = head.end;
+    merged.host = head.host;
+    merged.host_len = head.host_len;
+    merged.pid = 0;
+    tierline_write(out, &merged, NULL);
+}
+
+/* --- reading a .tiers file ----------------------------------------------------- */
+
+uint64_t tiertable_each_line(const char *buf, size_t len, tiertable_line_fn *fn, void *arg)
+{
+    uint64_t bad = 0;
+    for (const char *p = buf, *nl; (nl = memchr(p, '\n', (size_t)(buf + len - p))); p = nl + 1) {
+        struct tierline tl;
+        if (tierline_parse(p, (size_t)(nl - p), &tl) != TIERLINE_OK)
+            bad++;
+        else
+            fn(arg, &tl);
     }
-    strbuf_appendf(out, "tiers/1 agg %lld %lld * 0 %.*s %.*s %lld %lld %.*s\n", (long long)start,
-                   (long long)end, (int)tl->identity_len, tl->identity, (int)tl->tier_len,
-                   tl->tier, (long long)tl->calls, (long long)tl->total_ns, (int)tl->hist_len,
-                   tl->hist);
+    return bad;
+}
+
+long long tiertable_read_fd(int fd, tiertable_line_fn *fn, void *arg)
+{
+    char *buf = xmalloc(TIERTABLE_LINE_MAX);
+    size_t have = 0;
+    long long bad = 0;
+    int skipping = 0, failed = 0;
+    for (;;) {
+        ssize_t n = read(fd, buf + have, TIERTABLE_LINE_MAX - have);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            failed = n < 0;
+            bad += have > 0; /* torn: no newline */
+            break;
+        }
+        have += (size_t)n;
+        const char *last_nl = memrchr(buf, '\n', have);
+        size_t whole = last_nl ? (size_t)(last_nl - buf) + 1 : 0;
+        const char *from = buf;
+        if (skipping && whole) { /* the rest of a line too long */
+            from = (const char *)memchr(buf, '\n', have) + 1;
+            skipping = 0;
+        }
+        if (!skipping)
+            bad += (long long)tiertable_each_line(from, (size_t)(buf + whole - from), fn, arg);
+        memmove(buf, buf + whole, have - whole);
+        have -= whole;
+        if (have == TIERTABLE_LINE_MAX) {
+            bad += !skipping;
+            skipping = 1;
+            have = 0;
+        }
+    }
+    int saved = errno;
+    free(buf);
+    errno = saved;
+    return failed ? -1 : bad;
 }
 
 /* --- order of the tables: heaviest first ---------------------------------------- */

@@ -1,4 +1,5 @@
-/* tiertable: request-tier aggregates in memory, and their text forms.
+/* tiertable: request-tier aggregates in memory, the tier table file
+ * (<bucket>.tiers) and its derived views.
  *
  * A table is what one minute (tiers.c, before it is written) or one bucket
  * of a tier table holds: per identity and tier the calls, their total time
@@ -26,11 +27,18 @@
  * would take a cell's calls past it is dropped (its histogram must add up
  * to the calls). Times (total_ns) saturate at INT64_MAX.
  *
- * Text forms: tier lines (tierline.h: HOST "*", PID 0), the JSON of the
- * tier table (format "arclamp-tiers/1") and its human table. Only the
- * ingest thread uses a table. */
-#ifndef ARCLAMP_LOG_TIERTABLE_H
-#define ARCLAMP_LOG_TIERTABLE_H
+ * The tier table of a bucket is the file <bucket>.tiers: merged tier lines
+ * (tierline.h: HOST "*", PID 0, START and END a minute), appended by
+ * arclamp-log, one or more per minute; a reader adds them all up (a
+ * minute may be there more than once). Both halves are here: the writer
+ * (tiertable_format_lines) and the reader (tiertable_read_fd,
+ * tiertable_each_line). Derived from it for people and scripts: the JSON
+ * view (<bucket>.tiers.json, format "arclamp-tiers/1") and the human table
+ * (<bucket>.tiers.txt).
+ *
+ * A table is used by one thread at a time (arclamp-log's ingest thread). */
+#ifndef ARCLAMP_TIERTABLE_H
+#define ARCLAMP_TIERTABLE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -44,6 +52,21 @@
 #define TIERTABLE_CELLS_PER_IDENTITY 8
 #define TIERTABLE_BLOCKS_PER_IDENTITY 32
 #define TIERTABLE_OTHER "_other"
+
+/* File names of a bucket's tier table: "<bucket>" TIERTABLE_SUFFIX, the
+ * table itself (tier lines), and its two views. Retention counts them as
+ * the tag TIERTABLE_TAG and the suffixes after it (TIERTABLE_VIEWS). */
+#define TIERTABLE_TAG "tiers"
+#define TIERTABLE_SUFFIX "." TIERTABLE_TAG
+#define TIERTABLE_JSON_VIEW ".json"
+#define TIERTABLE_TEXT_VIEW ".txt"
+#define TIERTABLE_JSON_SUFFIX TIERTABLE_SUFFIX TIERTABLE_JSON_VIEW
+#define TIERTABLE_TEXT_SUFFIX TIERTABLE_SUFFIX TIERTABLE_TEXT_VIEW
+/* The format name the JSON view carries. */
+#define TIERTABLE_JSON_FORMAT "arclamp-tiers/1"
+/* The longest line a reader takes from a .tiers file: an agg line with
+ * every histogram bucket used is under 100 KB. */
+#define TIERTABLE_LINE_MAX (256 * 1024)
 
 /* One tier of one identity. */
 struct tier_cell {
@@ -135,6 +158,25 @@ void tiertable_format_lines(const struct tiertable *t, time_t start, time_t end,
  * PID 0) of the window [start, end). */
 void tiertable_format_line(const struct tierline *tl, time_t start, time_t end, strbuf *out);
 
+/* --- reading a .tiers file ------------------------------------------------- */
+
+/* What the readers call for each valid tier line. */
+typedef void tiertable_line_fn(void *arg, const struct tierline *tl);
+
+/* Calls fn for each valid tier line of buf[0..len) (whole lines, each
+ * ending with '\n'); returns the lines that are no valid tier line. */
+uint64_t tiertable_each_line(const char *buf, size_t len, tiertable_line_fn *fn, void *arg);
+
+/* Reads a .tiers file from fd to its end, a chunk at a time (memory:
+ * TIERTABLE_LINE_MAX, whatever the file's size), calling fn for each valid
+ * tier line; a line longer than TIERTABLE_LINE_MAX and a last line without
+ * its newline (torn) are skipped. Returns the lines skipped (no valid
+ * tier line), or -1 (errno set) when the file cannot be read. The caller
+ * opens and closes fd. */
+long long tiertable_read_fd(int fd, tiertable_line_fn *fn, void *arg);
+
+/* --- the views --------------------------------------------------------------- */
+
 /* What a tier table's JSON and text say about themselves. */
 struct tier_header {
     const char *period;          /* the log group's period */
@@ -143,7 +185,7 @@ struct tier_header {
     uint64_t minutes;            /* distinct minutes folded in */
 };
 
-/* The JSON of the tier table ("arclamp-tiers/1", see the README). */
+/* The JSON view (TIERTABLE_JSON_FORMAT, see arclamp-log's README). */
 void tiertable_format_json(const struct tiertable *t, const struct tier_header *h, strbuf *out);
 /* The human table. */
 void tiertable_format_text(const struct tiertable *t, const struct tier_header *h, strbuf *out);

@@ -1,6 +1,6 @@
-/* tiertable: one request-tier table, as arclamp-log writes it
- * (<logs>/<period>/<bucket>.tiers.json, format "arclamp-tiers/1"), read for
- * its page: the bucket's figures, then per identity (request type) its
+/* tierrank: one request-tier table, as arclamp-log writes it
+ * (<logs>/<period>/<bucket>.tiers.json, TIERTABLE_JSON_FORMAT, the view
+ * common/src/tiertable.c writes), read for its page: the bucket's figures, then per identity (request type) its
  * tiers (named functions timed per request; "_total" is the whole request)
  * with calls, total time and the percentiles arclamp-log computed.
  *
@@ -23,16 +23,14 @@
  * TIERS_TREND buckets of the same period and this one, filled from the
  * other buckets' tables by tier_table_trend(); a point without a value
  * (the bucket, identity or tier absent) is NaN. */
-#ifndef ARCLAMP_REPORT_TIERTABLE_H
-#define ARCLAMP_REPORT_TIERTABLE_H
+#ifndef ARCLAMP_REPORT_TIERRANK_H
+#define ARCLAMP_REPORT_TIERRANK_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "strbuf.h"
 
-#define TIERS_FORMAT "arclamp-tiers/1"
-#define TIERS_TOTAL "_total"
 #define TIERS_TREND 8                    /* previous buckets in a trend */
 #define TIERS_SLOTS (TIERS_TREND + 1)    /* ... and this one, last */
 
@@ -50,7 +48,7 @@ struct tier_row {
     struct tier_point trend[TIERS_SLOTS]; /* oldest first; [TIERS_TREND] is this bucket */
 };
 
-struct tier_identity {
+struct tier_ranked_identity {
     char *name;                          /* the identity (untrusted text), owned */
     double total_us;                     /* its _total's total time; 0 without _total */
     struct tier_row *rows;               /* _total first, then by total time; owned */
@@ -62,7 +60,7 @@ struct tier_table {
     int64_t start, end;                  /* the bucket, unix seconds */
     uint64_t minutes;                    /* minutes of data merged in it */
     uint64_t requests, traced, trips, resumes, skipped;
-    struct tier_identity *ids;           /* heaviest first; owned */
+    struct tier_ranked_identity *ids;           /* heaviest first; owned */
     size_t nids;                         /* at most the max_identities cap */
     size_t ids_left_out;                 /* identities past the cap */
     double left_out_us;                  /* their _total time */

@@ -1,8 +1,9 @@
-/* tiertable: reading, ranking and trends of request-tier tables (see
- * tiertable.h). */
-#include "tiertable.h"
+/* tierrank: reading, ranking and trends of request-tier tables for their
+ * pages (see tierrank.h). */
+#include "tierrank.h"
 #include "log.h"
 #include "tierline.h"
+#include "tiertable.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -292,7 +293,7 @@ static int read_top(struct span doc, double *fig, struct span *ids, char *err, s
     for (size_t i = 0; i < NFIGURES; i++)
         fig[i] = NAN;
     if (members_open(&m, doc) < 0) {
-        snprintf(err, errlen, "not a table of format \"%s\" (no object)", TIERS_FORMAT);
+        snprintf(err, errlen, "not a table of format \"%s\" (no object)", TIERTABLE_JSON_FORMAT);
         return -1;
     }
     while ((r = members_next(&m, &k, &v)) > 0) {
@@ -302,7 +303,7 @@ static int read_top(struct span doc, double *fig, struct span *ids, char *err, s
             *ids = v;
         else if (name && strcmp(name, "format") == 0)
             format = json_object_is_type(o, json_type_string) &&
-                     strcmp(json_object_get_string(o), TIERS_FORMAT) == 0;
+                     strcmp(json_object_get_string(o), TIERTABLE_JSON_FORMAT) == 0;
         for (size_t i = 0; name && i < NFIGURES; i++) {
             if (strcmp(name, figure_names[i]) == 0 && o)
                 fig[i] = json_object_is_type(o, json_type_int) ||
@@ -322,7 +323,7 @@ static int read_top(struct span doc, double *fig, struct span *ids, char *err, s
         return -1;
     }
     if (!format) {
-        snprintf(err, errlen, "not a table of format \"%s\"", TIERS_FORMAT);
+        snprintf(err, errlen, "not a table of format \"%s\"", TIERTABLE_JSON_FORMAT);
         return -1;
     }
     if (!ids->p || members_open(&m, *ids) < 0) {
@@ -396,7 +397,7 @@ struct cand {
 static int by_total(const void *x, const void *y)
 {
     const struct cand *a = x, *b = y;
-    int at = strcmp(a->name, TIERS_TOTAL) == 0, bt = strcmp(b->name, TIERS_TOTAL) == 0;
+    int at = strcmp(a->name, TIERLINE_TOTAL) == 0, bt = strcmp(b->name, TIERLINE_TOTAL) == 0;
     if (at != bt)
         return bt - at;
     if (a->v[1] != b->v[1])
@@ -446,7 +447,7 @@ static void point_unknown(struct tier_point *p)
 }
 
 /* The identity's rows: its heaviest tiers, _total first. */
-static void fill_rows(struct tier_identity *id, struct cand *c, size_t n, size_t max_tiers)
+static void fill_rows(struct tier_ranked_identity *id, struct cand *c, size_t n, size_t max_tiers)
 {
     qsort(c, n, sizeof *c, by_total);
     id->nrows = n < max_tiers ? n : max_tiers;
@@ -473,7 +474,7 @@ static void fill_rows(struct tier_identity *id, struct cand *c, size_t n, size_t
 static double total_of(const struct cand *c, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        if (strcmp(c[i].name, TIERS_TOTAL) == 0)
+        if (strcmp(c[i].name, TIERLINE_TOTAL) == 0)
             return c[i].v[1];
     }
     return 0;
@@ -543,13 +544,13 @@ int tier_table_parse(struct tier_table *t, const char *buf, size_t len, size_t m
 
 static int by_name(const void *x, const void *y)
 {
-    const struct tier_identity *const *a = x, *const *b = y;
+    const struct tier_ranked_identity *const *a = x, *const *b = y;
     return strcmp((*a)->name, (*b)->name);
 }
 
 /* Fills slot `slot` of an identity's rows from its tiers in another
  * bucket; a tier that is malformed there is a gap. */
-static void trend_identity(struct tier_identity *id, unsigned slot, struct span val)
+static void trend_identity(struct tier_ranked_identity *id, unsigned slot, struct span val)
 {
     struct members m;
     struct span k, v;
@@ -562,7 +563,7 @@ static void trend_identity(struct tier_identity *id, unsigned slot, struct span 
         size_t r = 0;
         while (name && r < id->nrows && strcmp(id->rows[r].name, name) != 0)
             r++;
-        int total = name && strcmp(name, TIERS_TOTAL) == 0;
+        int total = name && strcmp(name, TIERLINE_TOTAL) == 0;
         /* only the rows kept (and _total) are read: the others may be many */
         if ((r < id->nrows || total) && read_tier(v, id->name, name, f, NULL, err, sizeof err) == 0) {
             if (total)
@@ -589,7 +590,7 @@ int tier_table_trend(struct tier_table *t, unsigned slot, const char *buf, size_
     if (read_top((struct span){buf, len}, fig, &ids, err, errlen) < 0)
         return -1;
     /* the kept identities by name: the other table may have many more */
-    struct tier_identity **byname = xcalloc(t->nids ? t->nids : 1, sizeof *byname);
+    struct tier_ranked_identity **byname = xcalloc(t->nids ? t->nids : 1, sizeof *byname);
     for (size_t i = 0; i < t->nids; i++)
         byname[i] = &t->ids[i];
     qsort(byname, t->nids, sizeof *byname, by_name);
@@ -597,7 +598,7 @@ int tier_table_trend(struct tier_table *t, unsigned slot, const char *buf, size_
     struct span k, v;
     members_open(&m, ids);
     while (members_next(&m, &k, &v) > 0) {
-        struct tier_identity key = {.name = key_text(k)}, *kp = &key, **id = NULL;
+        struct tier_ranked_identity key = {.name = key_text(k)}, *kp = &key, **id = NULL;
         if (key.name)
             id = bsearch(&kp, byname, t->nids, sizeof *byname, by_name);
         if (id)
