@@ -1,5 +1,6 @@
 /* generate: report pages for every run log of the fleet (see generate.h). */
 #include "generate.h"
+#include "log.h"
 #include "atomicfile.h"
 #include "callgraph.h"
 #include "html.h"
@@ -107,7 +108,7 @@ static void add_file(void *arg, const char *period, const char *file, const stru
     int format = jobfs_bucket_of(o->formats, o->nformats, name, 1, &bucket_len);
     if (format < 0) {
         if (!o->quiet)
-            fprintf(stderr, "arclamp-report: %s/%s: no configured format names it; skipped\n",
+            log_untrusted(LOG_WARNING, "log_unnamed", LOG_NO_FIELDS, "%s/%s: no configured format names it; skipped",
                     period, file);
         free(name);
         return;
@@ -405,30 +406,30 @@ static int read_log(const struct generate_opts *o, const struct logfile *f, run 
         lc->skipped++;
         char mark[PATH_MAX];
         mark_path(o, f, mark, sizeof mark);
-        fprintf(stderr, "arclamp-report: warning: %s: skipped, it could not be reported (%s); "
+        log_untrusted(LOG_WARNING, "log_skipped", LOG_NO_FIELDS, "%s: skipped, it could not be reported (%s); "
                         "read again when it changes, or once %s is removed\n", path, why, mark);
         return 0;
     }
     deaths = marked ? deaths : 0;
     if (mark_write(o, f, path, DIED_READING, deaths + 1) < 0)
-        fprintf(stderr, "arclamp-report: warning: %s: cannot mark it while it is read (%s)\n",
+        log_untrusted(LOG_WARNING, "mark_failed", LOG_NO_FIELDS, "%s: cannot mark it while it is read (%s)",
                 path, strerror(errno));
     crash_hook(f);
     size_t long_names = st->long_names, too_many = st->too_many;
     if (runlog_add(r, path, o->max_bytes, seen, st, err, sizeof err) < 0) {
         lc->failed++;
         mark_write(o, f, path, err, deaths);
-        fprintf(stderr, "arclamp-report: %s\n", err);
+        log_untrusted(LOG_ERR, "log_failed", LOG_NO_FIELDS, "%s", err);
         return -1;
     }
     mark_clear(o, f);
     if (st->long_names > long_names)
-        fprintf(stderr, "arclamp-report: warning: %s: %zu runs not counted: a function name "
-                        "longer than %d bytes\n", path, st->long_names - long_names,
+        log_untrusted(LOG_WARNING, "runs_not_counted", LOG_NO_FIELDS, "%s: %zu runs not counted: a function name "
+                        "longer than %d bytes", path, st->long_names - long_names,
                 RUNLINE_MAX_NAME_BYTES);
     if (st->too_many > too_many)
-        fprintf(stderr, "arclamp-report: warning: %s: %zu runs not counted: the report "
-                        "holds %u already\n", path, st->too_many - too_many, RUNLOG_MAX_SEEN);
+        log_untrusted(LOG_WARNING, "runs_not_counted", LOG_NO_FIELDS, "%s: %zu runs not counted: the report "
+                        "holds %u already", path, st->too_many - too_many, RUNLOG_MAX_SEEN);
     return 1;
 }
 
@@ -600,7 +601,7 @@ static int update_entry(const struct generate_opts *o, const struct entry *e,
     if (report_ok && diff_ok)
         return 0;
     if (ensure_dirs(o, e->period) < 0) {
-        fprintf(stderr, "arclamp-report: %s/%s: %s\n", o->reports_dir, e->period, strerror(errno));
+        log_untrusted(LOG_ERR, "period_failed", LOG_NO_FIELDS, "%s/%s: %s", o->reports_dir, e->period, strerror(errno));
         return -1;
     }
     run r;
@@ -632,7 +633,7 @@ static int update_entry(const struct generate_opts *o, const struct entry *e,
     else
         run_free(&r);
     if (rc < 0 && err[0])
-        fprintf(stderr, "arclamp-report: %s\n", err);
+        log_untrusted(LOG_ERR, "view_failed", LOG_NO_FIELDS, "%s", err);
     /* a log that failed fails this run; one skipped for its mark does not */
     if (rc < 0 && !vr.failed && !err[0])
         return 0; /* every log of the view skipped: nothing to write */
@@ -757,7 +758,7 @@ static int write_index(const struct generate_opts *o, const struct entries *es)
     snprintf(path, sizeof path, "%s/index.html", o->reports_dir);
     int rc = atomic_write(path, page.data, page.len, 0, err, sizeof err);
     if (rc < 0)
-        fprintf(stderr, "arclamp-report: %s\n", err);
+        log_untrusted(LOG_ERR, "page_failed", LOG_NO_FIELDS, "%s", err);
     strbuf_free(&page);
     return rc;
 }
@@ -794,12 +795,12 @@ int generate_run(const struct generate_opts *o)
         failed |= write_index(o, &es) < 0;
     }
     if (!o->quiet)
-        fprintf(stderr, "arclamp-report: %zu run logs, %zu reports (entry points and all), %zu "
-                        "brought up to date, %zu stale pages removed\n", es.files.n, es.n, written,
+        log_untrusted(LOG_NOTICE, "run_finished", LOG_NO_FIELDS, "%zu run logs, %zu reports (entry points and all), %zu "
+                        "brought up to date, %zu stale pages removed", es.files.n, es.n, written,
                 removed);
     if (lc.skipped || lc.failed)
-        fprintf(stderr, "arclamp-report: warning: %zu run log reads skipped for a mark, %zu "
-                        "failed and marked (" MARKS_DIR " in %s)\n", lc.skipped, lc.failed,
+        log_untrusted(LOG_WARNING, "logs_set_aside", LOG_NO_FIELDS, "%zu run log reads skipped for a mark, %zu "
+                        "failed and marked (" MARKS_DIR " in %s)", lc.skipped, lc.failed,
                 o->reports_dir);
     entries_free(&es);
     close(lock);

@@ -1,5 +1,6 @@
 /* jobfs: names, page times, lock and owner of the report jobs (see jobfs.h). */
 #include "jobfs.h"
+#include "log.h"
 #include "atomicfile.h"
 #include "bucket.h"
 #include "dirstream.h"
@@ -62,7 +63,7 @@ static void scan_period(const char *logs_dir, int logs_fd, const char *period,
     if (!d) {
         if (fd >= 0)
             close(fd);
-        fprintf(stderr, "arclamp-report: %s/%s: %s\n", logs_dir, period, strerror(errno));
+        log_untrusted(LOG_ERR, "period_failed", LOG_NO_FIELDS, "%s/%s: %s", logs_dir, period, strerror(errno));
         return;
     }
     for (struct dirent *de; (de = readdir(d));) {
@@ -81,7 +82,7 @@ int jobfs_scan(const char *logs_dir, const char *suffix, jobfs_file_fn *fn, void
     int fd = open(logs_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR *d = fd >= 0 ? dir_stream(fd) : NULL;
     if (!d) {
-        fprintf(stderr, "arclamp-report: %s: %s\n", logs_dir, strerror(errno));
+        log_untrusted(LOG_ERR, "logs_dir_failed", LOG_NO_FIELDS, "%s: %s", logs_dir, strerror(errno));
         if (fd >= 0)
             close(fd);
         return -1;
@@ -164,11 +165,11 @@ static int take_lock(const char *reports_dir)
     snprintf(path, sizeof path, "%s/%s", reports_dir, JOBFS_LOCK_NAME);
     int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
-        fprintf(stderr, "arclamp-report: %s: %s\n", path, strerror(errno));
+        log_untrusted(LOG_ERR, "lock_failed", LOG_NO_FIELDS, "%s: %s", path, strerror(errno));
         return -1;
     }
     if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-        fprintf(stderr, "arclamp-report: another generate is running (%s is locked)\n", path);
+        log_untrusted(LOG_WARNING, "run_skipped", LOG_NO_FIELDS, "another generate is running (%s is locked)", path);
         close(fd);
         return -2;
     }
@@ -192,7 +193,7 @@ static int become_owner(const char *reports_dir)
     }
     if (drop_root_to_owner(dir, "the reports directory", err, sizeof err) == 0)
         return 0;
-    fprintf(stderr, "arclamp-report: %s\n", err);
+    log_untrusted(LOG_ERR, "reports_dir_failed", LOG_NO_FIELDS, "%s", err);
     return -1;
 }
 
@@ -201,7 +202,7 @@ int jobfs_begin(const char *reports_dir)
     if (become_owner(reports_dir) < 0)
         return -1;
     if (mkdir(reports_dir, 0755) < 0 && errno != EEXIST) {
-        fprintf(stderr, "arclamp-report: %s: %s\n", reports_dir, strerror(errno));
+        log_untrusted(LOG_ERR, "reports_dir_failed", LOG_NO_FIELDS, "%s: %s", reports_dir, strerror(errno));
         return -1;
     }
     return take_lock(reports_dir);

@@ -10,6 +10,7 @@
  * RUN: a serialize()d .xhprof file or json_encode() of the raw array. */
 #include "callgraph.h"
 #include "generate.h"
+#include "log.h"
 #include "html.h"
 #include "jsonout.h"
 #include "keyedhash.h"
@@ -364,6 +365,10 @@ static int cmd_generate(const struct opts *o)
 int main(int argc, char **argv)
 {
     keyedhash_init();   /* the tables' hash key, before any table is filled */
+    /* the timer jobs (generate, tiers) report as arclamp-svg's do: events
+     * to the journal under systemd, one line each on stderr otherwise;
+     * command-line errors are printed here, in main */
+    log_setup("arclamp-report", LOG_TARGET_AUTO);
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;

@@ -1,5 +1,6 @@
 /* tiers: the request-tier pages of every tier table (see tiers.h). */
 #include "tiers.h"
+#include "log.h"
 #include "atomicfile.h"
 #include "jobfs.h"
 #include "strbuf.h"
@@ -42,7 +43,7 @@ static void add_table(void *arg, const char *period, const char *file, const str
     int format = jobfs_bucket_of(ts->o->formats, ts->o->nformats, bucket, 0, &bucket_len);
     if (format < 0) {
         if (!ts->o->quiet)
-            fprintf(stderr, "arclamp-report: %s/%s: no configured format names it; skipped\n",
+            log_untrusted(LOG_WARNING, "table_unnamed", LOG_NO_FIELDS, "%s/%s: no configured format names it; skipped",
                     period, file);
         free(bucket);
         return;
@@ -155,7 +156,7 @@ static int load_table(const struct tiers_opts *o, const struct table_file *f,
         rc = -1;
     }
     if (rc == 0 && t->capped && !o->quiet) /* said, but no failure: the page is written */
-        fprintf(stderr, "arclamp-report: %s: %zu count%s above 2^53 read as 2^53\n", path,
+        log_untrusted(LOG_WARNING, "counts_capped", LOG_NO_FIELDS, "%s: %zu count%s above 2^53 read as 2^53", path,
                 t->capped, t->capped == 1 ? "" : "s");
     strbuf_free(&text);
     return rc;
@@ -233,7 +234,7 @@ static int update_page(struct tables *ts, size_t i)
     struct stat st;
     f->has_page = lstat(path, &st) == 0 && S_ISREG(st.st_mode);
     if (rc < 0) {
-        fprintf(stderr, "arclamp-report: %s\n", err);
+        log_untrusted(LOG_ERR, "table_failed", LOG_NO_FIELDS, "%s", err);
         f->error = xstrdup(shown_error(o, err));
         return -1;
     }
@@ -306,7 +307,7 @@ static int write_index(const struct tiers_opts *o, const struct tables *ts)
         close(fd);
     }
     if (rc < 0)
-        fprintf(stderr, "arclamp-report: %s\n", err);
+        log_untrusted(LOG_ERR, "page_failed", LOG_NO_FIELDS, "%s", err);
     strbuf_free(&page);
     free(rows);
     return rc;
@@ -333,8 +334,8 @@ int tiers_update(const struct tiers_opts *o)
     if (ts.n)
         failed |= write_index(o, &ts) < 0;
     if (!o->quiet)
-        fprintf(stderr, "arclamp-report: %zu tier tables, %zu pages brought up to date, %zu "
-                        "stale pages removed\n", ts.n, written, removed);
+        log_untrusted(LOG_NOTICE, "run_finished", LOG_NO_FIELDS, "%zu tier tables, %zu pages brought up to date, %zu "
+                        "stale pages removed", ts.n, written, removed);
     tables_free(&ts);
     return failed ? -1 : 0;
 }

@@ -29,11 +29,4 @@ int cli_load_config(const char *cmd, const char *path, const char *data_dir, int
 int cli_number(const char *cmd, const char *opt, const char *text, double min, double max,
                double *out);
 
-/* log_event with the formatted message's control and non-ASCII bytes shown
- * as \xNN: messages quote file names, which may hold anything (a newline in
- * a name must not forge a log line); field values likewise (at most 4
- * fields, 256 bytes each). Messages are cut at 1 KB. */
-void cli_log(int priority, const char *event, const struct log_field *fields, size_t nfields,
-             const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
 #endif

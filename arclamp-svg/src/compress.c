@@ -268,11 +268,11 @@ static void compress_one(const struct gen_config *cfg, int logs_fd, const struct
         st->compressed++;
         st->bytes_before += (unsigned long long)lf->size;
         st->bytes_after += after;
-        cli_log(LOG_INFO, "log_compressed", LOG_NO_FIELDS, "%s/%s: %lld -> %llu bytes",
+        log_untrusted(LOG_INFO, "log_compressed", LOG_NO_FIELDS, "%s/%s: %lld -> %llu bytes",
                 lf->period, lf->name, lf->size, after);
     } else {
         st->failed++;
-        cli_log(LOG_ERR, "compress_failed",
+        log_untrusted(LOG_ERR, "compress_failed",
                 LOG_FIELDS({"ARCLAMP_PERIOD", lf->period}, {"ARCLAMP_LOG_FILE", lf->file}),
                 "%s/%s: %s (left as it was)", lf->period, lf->file, err);
     }
@@ -325,7 +325,7 @@ static void report_failed_periods(const struct gen_config *cfg, const struct log
                                   struct compress_stats *st)
 {
     for (size_t i = 0; i < set->nfailed; i++)
-        cli_log(LOG_ERR, "scan_failed", LOG_FIELDS({"ARCLAMP_PERIOD", set->failed[i].period}),
+        log_untrusted(LOG_ERR, "scan_failed", LOG_FIELDS({"ARCLAMP_PERIOD", set->failed[i].period}),
                 "%s/%s: cannot list the logs: %s (nothing compressed there)", cfg->logs_dir,
                 set->failed[i].period, set->failed[i].why);
     st->scan_failed = set->nfailed;

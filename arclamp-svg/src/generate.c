@@ -148,7 +148,7 @@ static void note_truncated(const struct run *run, const struct logfile *lf, cons
         return;
     run->st->truncated_graphs++;
     run->st->truncated_lines += flame_truncated_lines(f);
-    cli_log(LOG_WARNING, "graph_truncated",
+    log_untrusted(LOG_WARNING, "graph_truncated",
             LOG_FIELDS({"ARCLAMP_PERIOD", lf->period}, {"ARCLAMP_LOG_FILE", lf->file}),
             "%s/%s%s%s: %zu lines (%g samples) beyond %s shown as " FLAME_TRUNCATED_FRAME,
             lf->period, lf->name, label ? " fn-" : "", label ? label : "",
@@ -160,7 +160,7 @@ static void note_limits(const struct run *run, const struct logfile *lf, const s
 {
     if (rd->limit.reached) {
         run->st->cut_logs++;
-        cli_log(LOG_WARNING, "log_read_limit",
+        log_untrusted(LOG_WARNING, "log_read_limit",
                 LOG_FIELDS({"ARCLAMP_PERIOD", lf->period}, {"ARCLAMP_LOG_FILE", lf->file}),
                 "%s/%s: read only the first %llu bytes (max_log_read_mb); the graphs show those",
                 lf->period, lf->file, rd->limit.max_bytes);
@@ -196,7 +196,7 @@ static int read_log(const struct run *run, const struct logfile *lf, struct read
     }
     if (rc == 0 && ignored > 0) {
         run->st->ignored_lines += ignored;
-        cli_log(LOG_WARNING, "invalid_lines", LOG_NO_FIELDS, "%s/%s: ignored %zu invalid lines",
+        log_untrusted(LOG_WARNING, "invalid_lines", LOG_NO_FIELDS, "%s/%s: ignored %zu invalid lines",
                   lf->period, lf->name, ignored);
     }
     if (rc == 0)
@@ -236,7 +236,7 @@ static int write_graph(struct run *run, int pfd, const struct logfile *lf, struc
                             (int)cfg->gzip_level, mtime, err, errlen);
     if (rc == 0) {
         run->st->graphs++;
-        cli_log(LOG_INFO, "graph_written", LOG_NO_FIELDS, "%s/%s", lf->period, name);
+        log_untrusted(LOG_INFO, "graph_written", LOG_NO_FIELDS, "%s/%s", lf->period, name);
     }
     free(name);
     strbuf_free(&title);
@@ -250,7 +250,7 @@ static void unlink_graph(struct run *run, int pfd, const char *period, const cha
 {
     if (unlinkat(pfd, name, 0) == 0) {
         run->st->removed++;
-        cli_log(LOG_INFO, "graph_removed", LOG_NO_FIELDS, "%s/%s", period, name);
+        log_untrusted(LOG_INFO, "graph_removed", LOG_NO_FIELDS, "%s/%s", period, name);
     }
 }
 
@@ -331,7 +331,7 @@ static void process_log(struct run *run, int pfd, const struct logfile *lf,
     }
     run->st->failed++;
     entry->failed = 1;
-    cli_log(LOG_ERR, "log_failed",
+    log_untrusted(LOG_ERR, "log_failed",
             LOG_FIELDS({"ARCLAMP_PERIOD", lf->period}, {"ARCLAMP_LOG_FILE", lf->file}),
             "%s/%s: %s", lf->period, lf->file, err);
 }
@@ -410,7 +410,7 @@ static int open_period(const struct run *run, const char *period, int create, ch
 static void fail_period(struct run *run, const char *period, struct index_entry *entries,
                         size_t n, const char *why)
 {
-    cli_log(LOG_ERR, "period_failed", LOG_FIELDS({"ARCLAMP_PERIOD", period}), "%s", why);
+    log_untrusted(LOG_ERR, "period_failed", LOG_FIELDS({"ARCLAMP_PERIOD", period}), "%s", why);
     run->st->failed += n;
     for (size_t i = 0; i < n; i++)
         entries[i].failed = 1;
@@ -571,7 +571,7 @@ static void purge_orphan_periods(struct run *run, const struct logset *set)
         int pfd = open_period(run, name, 0, err, sizeof err);
         if (pfd < 0) {
             if (errno == EPERM)
-                cli_log(LOG_WARNING, "period_refused", LOG_NO_FIELDS, "%s (left alone)", err);
+                log_untrusted(LOG_WARNING, "period_refused", LOG_NO_FIELDS, "%s (left alone)", err);
             continue;
         }
         run->st->temps += (size_t)atomic_clean_temps(pfd);
@@ -622,14 +622,14 @@ static void report_scan(struct run *run, const struct logset *set)
 {
     for (size_t i = 0; i < set->nrefused; i++) {
         const struct logset_refusal *r = &set->refused[i];
-        cli_log(LOG_WARNING, "log_refused",
+        log_untrusted(LOG_WARNING, "log_refused",
                 LOG_FIELDS({"ARCLAMP_PERIOD", r->period}, {"ARCLAMP_LOG_FILE", r->file}),
                 "%s/%s: refused, not drawn: %s", r->period, r->file, r->why);
     }
     run->st->refused = set->nrefused;
     for (size_t i = 0; i < set->nfailed; i++) {
         const struct logset_failure *f = &set->failed[i];
-        cli_log(LOG_ERR, "scan_failed", LOG_FIELDS({"ARCLAMP_PERIOD", f->period}),
+        log_untrusted(LOG_ERR, "scan_failed", LOG_FIELDS({"ARCLAMP_PERIOD", f->period}),
                 "%s/%s: cannot list the logs: %s (its graphs are kept, index.html not "
                 "rewritten)", run->cfg->logs_dir, f->period, f->why);
     }
@@ -691,7 +691,7 @@ static enum generate_status locked_run(struct run *run, char *err, size_t errlen
         run->st->index_failed = 1; /* it would leave out the periods not read */
     } else if (write_index(run, &set, entries, ierr, sizeof ierr) < 0) {
         run->st->index_failed = 1;
-        cli_log(LOG_ERR, "index_failed", LOG_NO_FIELDS, "index: %s", ierr);
+        log_untrusted(LOG_ERR, "index_failed", LOG_NO_FIELDS, "index: %s", ierr);
     }
     free_entries(entries, set.n);
     logset_free(&set);

@@ -241,14 +241,14 @@ void runstate_metrics(const struct gen_config *cfg, strbuf *out)
 void runstate_note_skip(const struct gen_config *cfg, enum runstate_command cmd)
 {
     char err[1024];
-    cli_log(LOG_WARNING, "run_skipped", LOG_NO_FIELDS,
+    log_untrusted(LOG_WARNING, "run_skipped", LOG_NO_FIELDS,
             "%s skipped: another run held the lock %s for lock_timeout (%g s)",
             command_names[cmd], cfg->lock_file, cfg->lock_timeout);
     struct runstate add = {0};
     add.skipped[cmd] = 1;
     add.last_skip[cmd] = (unsigned long long)time(NULL);
     if (runstate_add(cfg->data_dir, &add, err, sizeof err) < 0)
-        cli_log(LOG_ERR, "skip_not_counted", LOG_NO_FIELDS, "the skip could not be counted: %s",
+        log_untrusted(LOG_ERR, "skip_not_counted", LOG_NO_FIELDS, "the skip could not be counted: %s",
                 err);
 }
 
@@ -261,6 +261,6 @@ void runstate_note_limits(const struct gen_config *cfg, unsigned long long trunc
     add.truncated_lines = truncated_lines;
     add.log_read_limit = cut_logs;
     if (runstate_add(cfg->data_dir, &add, err, sizeof err) < 0)
-        cli_log(LOG_ERR, "counters_failed", LOG_NO_FIELDS, "the limits could not be counted: %s",
+        log_untrusted(LOG_ERR, "counters_failed", LOG_NO_FIELDS, "the limits could not be counted: %s",
                 err);
 }

@@ -173,3 +173,29 @@ void log_event(int priority, const char *event, const struct log_field *fields,
         send_to_stderr(priority, event, fields, nfields, strbuf_cstr(&message));
     strbuf_free(&message);
 }
+
+void log_untrusted(int priority, const char *event, const struct log_field *fields,
+                   size_t nfields, const char *fmt, ...)
+{
+    char msg[1024], quoted[4 * sizeof msg + 4];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    size_t len = n < 0 ? 0 : (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1;
+    log_quote(quoted, msg, len, sizeof msg);
+    /* Field values too: on stderr they are printed after the message. */
+    enum { MAX_FIELDS = 4, FIELD_MAX = 256 };
+    struct log_field qf[MAX_FIELDS];
+    char values[MAX_FIELDS][4 * FIELD_MAX + 4];
+    size_t nq = nfields < MAX_FIELDS ? nfields : MAX_FIELDS;
+    for (size_t i = 0; i < nq; i++) {
+        qf[i].key = fields[i].key;
+        qf[i].value = fields[i].value;
+        if (fields[i].value) {
+            log_quote(values[i], fields[i].value, strlen(fields[i].value), FIELD_MAX);
+            qf[i].value = values[i];
+        }
+    }
+    log_event(priority, event, nq ? qf : NULL, nq, "%s", quoted);
+}

@@ -42,6 +42,15 @@ void log_event(int priority, const char *event, const struct log_field *fields,
                size_t nfields, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
+/* log_event for what quotes untrusted text (file names, senders' names): the
+ * formatted message's control and non-ASCII bytes shown as \xNN, so a
+ * newline in a name cannot forge a log line; field values likewise (at most
+ * 4 fields, 256 bytes each). Messages are cut at 1 KB. The timer jobs
+ * (arclamp-svg, arclamp-report) report through it. */
+void log_untrusted(int priority, const char *event, const struct log_field *fields,
+                   size_t nfields, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
 /* Copies at most `max` bytes of untrusted text into `out` (size >= 4*max+4)
  * with control and non-ASCII bytes as \xNN, for quoting bad input in logs. */
 void log_quote(char *out, const char *in, size_t len, size_t max);
