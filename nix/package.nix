@@ -27,6 +27,7 @@
 , systemd
 , zlib
 , xxHash
+, libsodium
 , json_c
 , graphviz
 , check

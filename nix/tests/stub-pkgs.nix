@@ -71,6 +71,7 @@ let
     systemd = fake "systemd-256.8" { };
     zlib = fake "zlib-1.3.1" { };
     xxHash = fake "xxHash-0.8.2" { };
+    libsodium = fake "libsodium-1.0.18" { };
     json_c = fake "json-c-0.16" { };
     graphviz = fake "graphviz-2.42.2" { };
     check = fake "check-0.15.2" { };
