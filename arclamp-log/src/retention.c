@@ -2,6 +2,7 @@
  * kind). */
 #include "retention.h"
 #include "bucket.h"
+#include "layout.h"
 #include "log.h"
 #include "strbuf.h"
 
@@ -33,7 +34,7 @@ int retention_name_matches(const char *format, const char *tag, const char *suff
     if (strncmp(rest, suffix, suffix_len) != 0)
         return 0;
     rest += suffix_len;
-    return strcmp(rest, "") == 0 || strcmp(rest, ".gz") == 0;
+    return strcmp(rest, "") == 0 || strcmp(rest, LAYOUT_GZ_SUFFIX) == 0;
 }
 
 static int older_first(const void *a, const void *b)

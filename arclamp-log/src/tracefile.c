@@ -4,6 +4,7 @@
 #include "tracefile.h"
 #include "bucket.h"
 #include "keyedhash.h"
+#include "layout.h"
 #include "log.h"
 #include "runline.h"
 
@@ -89,7 +90,7 @@ static int write_buffer(struct fileset *fs, struct tracefile *tf, double now)
         fs->stats->bytes_written += (uint64_t)n;
         if (tf->kind == TRACEFILE_RUNS) /* a run is in one run log of its group */
             fs->stats->runs_written[tf->group] += tf->buf_lines;
-        else if (strcmp(tf->tag, "all") == 0)
+        else if (strcmp(tf->tag, LAYOUT_TAG_ALL) == 0)
             fs->stats->lines_written[tf->group] += tf->buf_lines;
         strbuf_reset(&tf->buf);
         tf->buf_lines = 0;
@@ -513,12 +514,6 @@ int tracefile_write_once(struct stats *stats, const char *dir, const char *path,
     return -1;
 }
 
-static int has_suffix(const char *name, size_t len, const char *suffix)
-{
-    size_t n = strlen(suffix);
-    return len > n && strcmp(name + len - n, suffix) == 0;
-}
-
 /* "<bucket of format>.<tag>.log" or ".runs" (not .gz: compressed files are
  * never written to): 1 with *kind set, else 0. */
 static int written_file_kind(const char *format, const char *name, enum tracefile_kind *kind)
@@ -527,9 +522,9 @@ static int written_file_kind(const char *format, const char *name, enum tracefil
     size_t len = strlen(name);
     if (n <= 0 || name[n] != '.')
         return 0;
-    if (len > (size_t)n + 5 && has_suffix(name, len, ".log"))
+    if (len > (size_t)n + sizeof LAYOUT_LOG_SUFFIX && layout_has_suffix(name, len, LAYOUT_LOG_SUFFIX))
         *kind = TRACEFILE_LOG;
-    else if (len > (size_t)n + 6 && has_suffix(name, len, ".runs"))
+    else if (len > (size_t)n + sizeof LAYOUT_RUNS_SUFFIX && layout_has_suffix(name, len, LAYOUT_RUNS_SUFFIX))
         *kind = TRACEFILE_RUNS;
     else
         return 0;

@@ -3,6 +3,7 @@
 #include "bucket.h"
 #include "datadir.h"
 #include "dirstream.h"
+#include "layout.h"
 #include "stackline.h"
 #include "strbuf.h"
 
@@ -15,24 +16,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int has_suffix(const char *s, size_t len, const char *suffix)
-{
-    size_t n = strlen(suffix);
-    return len > n && memcmp(s + len - n, suffix, n) == 0;
-}
-
 char *logset_log_name(const char *file, int *gz)
 {
     size_t len = strlen(file);
     if (file[0] == '.')
         return NULL;
-    if (has_suffix(file, len, ".log.gz")) {
+    if (layout_has_suffix(file, len, LAYOUT_LOG_SUFFIX LAYOUT_GZ_SUFFIX)) {
         *gz = 1;
-        return xstrndup(file, len - 7);
+        return xstrndup(file, len - strlen(LAYOUT_LOG_SUFFIX LAYOUT_GZ_SUFFIX));
     }
-    if (has_suffix(file, len, ".log")) {
+    if (layout_has_suffix(file, len, LAYOUT_LOG_SUFFIX)) {
         *gz = 0;
-        return xstrndup(file, len - 4);
+        return xstrndup(file, len - strlen(LAYOUT_LOG_SUFFIX));
     }
     return NULL;
 }

@@ -21,6 +21,7 @@
 #include "atomicfile.h"
 #include "php_excimer.h"
 #include "hprof.h"
+#include "layout.h"
 #include "sender.h"
 #include "strbuf.h"
 #include "timerlib.h"
@@ -149,7 +150,7 @@ static void collect_run(const char *entry)
     char runid[32];
     new_runid(runid, sizeof runid);
     transport_target t;
-    bool send = excimer_target_for(EXCIMER_G(hprof_target), "excimer.hprof_target", "xhprof",
+    bool send = excimer_target_for(EXCIMER_G(hprof_target), "excimer.hprof_target", LAYOUT_CHANNEL_RUNS,
                                    &t) == 0;
     const char *ini;
     bool write = output_dir(&ini) != NULL;
