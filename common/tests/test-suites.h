@@ -21,5 +21,6 @@ Suite *redisconn_suite(void);
 Suite *numtext_suite(void);
 Suite *reportsummary_suite(void);
 Suite *keyedhash_suite(void);
+Suite *fixedhash_suite(void);
 
 #endif
