@@ -5,6 +5,7 @@
 #include "layout.h"
 #include "log.h"
 #include "strbuf.h"
+#include "vec.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -62,10 +63,7 @@ long retention_prune(const char *dir, const char *format, const char *tag, const
             continue;
         if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
             continue; /* vanished meanwhile, or not ours to remove */
-        if (n == cap) {
-            cap = cap ? cap * 2 : 64;
-            list = xrealloc(list, cap * sizeof *list);
-        }
+        VEC_RESERVE(list, cap, n + 1, 64);
         list[n].name = xstrdup(de->d_name);
         list[n].mtime = st.st_mtim;
         n++;

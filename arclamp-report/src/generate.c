@@ -13,6 +13,7 @@
 #include "tiers.h"
 #include "xhprof.h"
 #include "xmlesc.h"
+#include "vec.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -108,10 +109,7 @@ static void add_file(void *arg, const char *period, const char *file, const stru
         free(name);
         return;
     }
-    if (fs->n == fs->cap) {
-        fs->cap = fs->cap ? fs->cap * 2 : 64;
-        fs->v = xrealloc(fs->v, fs->cap * sizeof *fs->v);
-    }
+    VEC_RESERVE(fs->v, fs->cap, fs->n + 1, 64);
     fs->v[fs->n++] =
         (struct logfile){xstrdup(period), name, bucket_len, format, st->st_mtim, st->st_size};
 }
@@ -160,10 +158,7 @@ static struct timespec inputs_time(const struct logfile *const *in, size_t n)
 
 static struct entry *new_entry(struct entries *es, const struct logfile *f, const char *tag)
 {
-    if (es->n == es->cap) {
-        es->cap = es->cap ? es->cap * 2 : 64;
-        es->v = xrealloc(es->v, es->cap * sizeof *es->v);
-    }
+    VEC_RESERVE(es->v, es->cap, es->n + 1, 64);
     struct entry *e = &es->v[es->n++];
     memset(e, 0, sizeof *e);
     e->period = f->period;

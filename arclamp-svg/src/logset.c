@@ -6,6 +6,7 @@
 #include "layout.h"
 #include "stackline.h"
 #include "strbuf.h"
+#include "vec.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -150,20 +151,14 @@ struct growing {
 static void add_refusal(struct growing *g, const char *period, const char *file,
                         const char *why)
 {
-    if (g->nrefused == g->refused_cap) {
-        g->refused_cap = g->refused_cap ? g->refused_cap * 2 : 8;
-        g->refused = xrealloc(g->refused, g->refused_cap * sizeof *g->refused);
-    }
+    VEC_RESERVE(g->refused, g->refused_cap, g->nrefused + 1, 8);
     g->refused[g->nrefused++] = (struct logset_refusal){xstrdup(period), xstrdup(file), why};
 }
 
 static void add_file(const struct gen_config *cfg, struct growing *g, const char *period,
                      const char *file, char *name, int gz, const struct stat *st)
 {
-    if (g->n == g->cap) {
-        g->cap = g->cap ? g->cap * 2 : 64;
-        g->files = xrealloc(g->files, g->cap * sizeof *g->files);
-    }
+    VEC_RESERVE(g->files, g->cap, g->n + 1, 64);
     struct logfile *lf = &g->files[g->n++];
     memset(lf, 0, sizeof *lf);
     lf->period = xstrdup(period);
@@ -321,10 +316,7 @@ static int list_periods(int logs_fd, const char *only, struct logset *set)
         }
         if (!S_ISDIR(st.st_mode))
             continue;
-        if (set->nperiods == cap) {
-            cap = cap ? cap * 2 : 8;
-            set->periods = xrealloc(set->periods, cap * sizeof *set->periods);
-        }
+        VEC_RESERVE(set->periods, cap, set->nperiods + 1, 8);
         set->periods[set->nperiods++] = xstrdup(de->d_name);
     }
     if (rc == 0 && errno)

@@ -23,5 +23,6 @@ Suite *reportsummary_suite(void);
 Suite *keyedhash_suite(void);
 Suite *fixedhash_suite(void);
 Suite *dlist_suite(void);
+Suite *vec_suite(void);
 
 #endif
