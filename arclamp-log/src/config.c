@@ -9,6 +9,7 @@
 #include "stackline.h"
 #include "tierline.h"
 #include "strbuf.h"
+#include "vec.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -303,7 +304,7 @@ static void add_channel(struct config *cfg, const char *name)
         if (strcmp(cfg->channels[i], name) == 0)
             return;
     }
-    cfg->channels = xrealloc(cfg->channels, (cfg->nchannels + 1) * sizeof *cfg->channels);
+    VEC_RESERVE(cfg->channels, cfg->channels_cap, cfg->nchannels + 1, 4);
     cfg->channels[cfg->nchannels++] = xstrdup(name);
 }
 

@@ -333,7 +333,7 @@ static int list_periods(int logs_fd, const char *only, struct logset *set)
 
 static void add_failure(struct logset *set, const char *period, const char *why)
 {
-    set->failed = xrealloc(set->failed, (set->nfailed + 1) * sizeof *set->failed);
+    VEC_RESERVE(set->failed, set->failed_cap, set->nfailed + 1, 4);
     set->failed[set->nfailed++] = (struct logset_failure){xstrdup(period), xstrdup(why)};
 }
 
