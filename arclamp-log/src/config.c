@@ -3,11 +3,13 @@
 #include "config.h"
 #include "bucket.h"
 #include "conftable.h"
+#include "layout.h"
 #include "log.h"
 #include "netaddr.h"
 #include "stackline.h"
 #include "tierline.h"
 #include "strbuf.h"
+#include "vec.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -99,7 +101,7 @@ static const struct opt group_opts[] = {
 };
 
 static const struct opt config_opts[] = {
-    {"base_path", OPT_STRING, offsetof(struct config, base_path), "/srv/arclamp/logs",
+    {"base_path", OPT_STRING, offsetof(struct config, base_path), LAYOUT_DATA_DIR "/" LAYOUT_LOGS_DIR,
      .doc = "directory of the trace logs"},
     {"redis", OPT_MAP, offsetof(struct config, redis), .sub = redis_opts,
      .doc = "Redis input (optional); other redis-py keys are ignored with a warning",
@@ -302,7 +304,7 @@ static void add_channel(struct config *cfg, const char *name)
         if (strcmp(cfg->channels[i], name) == 0)
             return;
     }
-    cfg->channels = xrealloc(cfg->channels, (cfg->nchannels + 1) * sizeof *cfg->channels);
+    VEC_RESERVE(cfg->channels, cfg->channels_cap, cfg->nchannels + 1, 4);
     cfg->channels[cfg->nchannels++] = xstrdup(name);
 }
 
@@ -490,10 +492,10 @@ static int finish(struct config *cfg, const struct ynode *root, struct conf_ctx 
          * its files keep their one channel): the samples' channel, and
          * those of the runs and the request tiers that the extension uses
          * with a Redis target. */
-        add_channel(cfg, "excimer");
+        add_channel(cfg, LAYOUT_CHANNEL_SAMPLES);
         if (cfg->redis_enabled) {
-            add_channel(cfg, "xhprof");
-            add_channel(cfg, "tiers");
+            add_channel(cfg, LAYOUT_CHANNEL_RUNS);
+            add_channel(cfg, LAYOUT_CHANNEL_TIERS);
         }
     }
     if (cfg->redis.password_file && read_password_file(cfg, root, ctx) < 0)

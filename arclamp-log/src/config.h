@@ -62,7 +62,7 @@ struct config {
     char *base_path;
     char *redis_channel;           /* the original single-channel key */
     char **channels;               /* all channels: redis_channel + redis_channels, unique */
-    size_t nchannels;
+    size_t nchannels, channels_cap;
     int redis_enabled;             /* a redis: section is present */
     struct redis_config redis;
     struct listen_addr *listen;

@@ -7,6 +7,7 @@
 #include "socket_input.h"
 #include "stats.h"
 #include "strbuf.h"
+#include "vec.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -28,7 +29,7 @@ struct daemon {
     sd_event *loop;
     struct redis_input *redis;           /* NULL without redis: */
     struct socket_input **sockets;
-    size_t nsockets;
+    size_t nsockets, sockets_cap;
     struct activated_fd *activated;      /* from systemd, kept for the process' life */
     int nactivated;
     sd_event_source *flush_timer;
@@ -125,7 +126,7 @@ static int on_metrics(sd_event_source *s, uint64_t usec, void *userdata)
 
 static void add_socket(struct daemon *d, struct socket_input *si)
 {
-    d->sockets = xrealloc(d->sockets, (d->nsockets + 1) * sizeof *d->sockets);
+    VEC_RESERVE(d->sockets, d->sockets_cap, d->nsockets + 1, 4);
     d->sockets[d->nsockets++] = si;
 }
 
@@ -170,7 +171,7 @@ static void stop_inputs(struct daemon *d)
         socket_input_stop(d->sockets[i]);
     free(d->sockets);
     d->sockets = NULL;
-    d->nsockets = 0;
+    d->nsockets = d->sockets_cap = 0;
     ingest_free(&d->ingest);
 }
 

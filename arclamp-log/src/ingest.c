@@ -1,6 +1,7 @@
 /* ingest: message splitting, validation, routing of sample lines and
  * complete runs, and retention triggers. */
 #include "ingest.h"
+#include "layout.h"
 #include "log.h"
 #include "retention.h"
 
@@ -63,7 +64,7 @@ static void prune(struct ingest *in, const struct tracefile *tf)
     const struct log_group *g = &in->cfg->groups[tf->group];
     fileset_close_siblings(&in->files, tf);
     const char *suffix =
-        tf->kind == TRACEFILE_RUNS ? RETENTION_RUNS_SUFFIX : RETENTION_LOG_SUFFIX;
+        tf->kind == TRACEFILE_RUNS ? LAYOUT_RUNS_SUFFIX : LAYOUT_LOG_SUFFIX;
     long removed =
         retention_prune(in->groups[tf->group].dir, g->format, tf->tag, suffix, g->retain);
     if (removed > 0)
@@ -122,10 +123,10 @@ static struct tracefile *group_file(struct ingest *in, int group, const char *ta
     char path[PATH_MAX];
     *refused = 0;
     int n = snprintf(path, sizeof path, "%s/%s.%s%s", gs->dir, gs->bucket, tag,
-                     kind == TRACEFILE_RUNS ? RETENTION_RUNS_SUFFIX : RETENTION_LOG_SUFFIX);
+                     kind == TRACEFILE_RUNS ? LAYOUT_RUNS_SUFFIX : LAYOUT_LOG_SUFFIX);
     if (n < 0 || n >= (int)sizeof path)
         return NULL; /* cannot happen: tags and buckets are short, dir was checked */
-    int is_tag = strcmp(tag, "all") != 0;
+    int is_tag = strcmp(tag, LAYOUT_TAG_ALL) != 0;
     if (is_tag && !tag_file_allowed(in, gs, path, tag, kind, mono)) {
         *refused = 1;
         return NULL;
@@ -226,7 +227,7 @@ static int route_line(struct ingest *in, const char *line, size_t len,
             admission_refuse(&gs->admission, REFUSED_DISK_FLOOR, tag_len ? tag : NULL);
             continue;
         }
-        failed += append_to(in, (int)g, "all", line, len, mono) < 0;
+        failed += append_to(in, (int)g, LAYOUT_TAG_ALL, line, len, mono) < 0;
         if (tag_len)
             failed += append_to(in, (int)g, tag, line, len, mono) < 0;
     }
@@ -256,7 +257,7 @@ static void write_run(struct ingest *in, const struct run *run, time_t now, doub
         }
         int rc = tag ? append_run_to(in, (int)g, tag, run, mono) : 1;
         if (rc == 1) /* no tag, or its tag file refused */
-            rc = append_run_to(in, (int)g, "all", run, mono);
+            rc = append_run_to(in, (int)g, LAYOUT_TAG_ALL, run, mono);
         failed += rc < 0;
     }
     if (failed)

@@ -2,8 +2,10 @@
  * kind). */
 #include "retention.h"
 #include "bucket.h"
+#include "layout.h"
 #include "log.h"
 #include "strbuf.h"
+#include "vec.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -33,7 +35,7 @@ int retention_name_matches(const char *format, const char *tag, const char *suff
     if (strncmp(rest, suffix, suffix_len) != 0)
         return 0;
     rest += suffix_len;
-    return strcmp(rest, "") == 0 || strcmp(rest, ".gz") == 0;
+    return strcmp(rest, "") == 0 || strcmp(rest, LAYOUT_GZ_SUFFIX) == 0;
 }
 
 static int older_first(const void *a, const void *b)
@@ -61,10 +63,7 @@ long retention_prune(const char *dir, const char *format, const char *tag, const
             continue;
         if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
             continue; /* vanished meanwhile, or not ours to remove */
-        if (n == cap) {
-            cap = cap ? cap * 2 : 64;
-            list = xrealloc(list, cap * sizeof *list);
-        }
+        VEC_RESERVE(list, cap, n + 1, 64);
         list[n].name = xstrdup(de->d_name);
         list[n].mtime = st.st_mtim;
         n++;

@@ -12,9 +12,6 @@
 
 #include <stddef.h>
 
-#define RETENTION_LOG_SUFFIX ".log"
-#define RETENTION_RUNS_SUFFIX ".runs"
-
 /* True if `name` is a file of `format`, `tag` and `suffix`. */
 int retention_name_matches(const char *format, const char *tag, const char *suffix,
                            const char *name);

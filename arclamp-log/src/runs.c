@@ -44,31 +44,13 @@ static struct run *find(struct runs *r, const char *runid, size_t len)
     return run;
 }
 
-static void list_push(struct run_list *l, struct run *run)
+/* The oldest run of an age list, NULL when it is empty. */
+static struct run *oldest_of(const struct dlist *l)
 {
-    run->next = NULL;
-    run->prev = l->tail;
-    if (l->tail)
-        l->tail->next = run;
-    else
-        l->head = run;
-    l->tail = run;
+    return l->head ? DLIST_ENTRY(l->head, struct run, age) : NULL;
 }
 
-static void list_unlink(struct run_list *l, struct run *run)
-{
-    if (run->prev)
-        run->prev->next = run->next;
-    else
-        l->head = run->next;
-    if (run->next)
-        run->next->prev = run->prev;
-    else
-        l->tail = run->prev;
-    run->prev = run->next = NULL;
-}
-
-static struct run_list *list_of(struct runs *r, const struct run *run)
+static struct dlist *list_of(struct runs *r, const struct run *run)
 {
     return run->dropped ? &r->markers : &r->live;
 }
@@ -81,7 +63,7 @@ static void detach(struct runs *r, struct run *run)
         slot = &(*slot)->hnext;
     *slot = run->hnext;
     run->hnext = NULL;
-    list_unlink(list_of(r, run), run);
+    dlist_unlink(list_of(r, run), &run->age);
     r->count--;
     if (!run->dropped) {
         r->bytes -= run->lines.len;
@@ -112,7 +94,7 @@ static struct run *add_entry(struct runs *r, const struct runline *rl, int dropp
     struct run **slot = slot_of(r, rl->runid, rl->runid_len);
     run->hnext = *slot;
     *slot = run;
-    list_push(list_of(r, run), run);
+    dlist_push_back(list_of(r, run), &run->age);
     r->count++;
     if (!dropped)
         r->stats->runs_pending++;
@@ -135,14 +117,14 @@ void runs_count_drop(struct runs *r, enum run_drop why, const char *runid, doubl
 static void drop(struct runs *r, struct run *run, enum run_drop why, double mono)
 {
     runs_count_drop(r, why, run->runid, mono);
-    list_unlink(&r->live, run);
+    dlist_unlink(&r->live, &run->age);
     r->bytes -= run->lines.len;
     r->stats->runs_pending--;
     strbuf_free(&run->lines);
     run->arcs = 0;
     run->dropped = 1;
     run->since = mono;
-    list_push(&r->markers, run);
+    dlist_push_back(&r->markers, &run->age);
 }
 
 /* Makes room for one more entry: the oldest marker goes, or when there is
@@ -151,9 +133,9 @@ static int make_room(struct runs *r, int may_push_out, double mono)
 {
     while (r->count >= r->lim.max_pending) {
         if (r->markers.head) {
-            forget(r, r->markers.head);
+            forget(r, oldest_of(&r->markers));
         } else if (may_push_out && r->live.head) {
-            struct run *oldest = r->live.head;
+            struct run *oldest = oldest_of(&r->live);
             runs_count_drop(r, RUN_DROP_PENDING_LIMIT, oldest->runid, mono);
             forget(r, oldest);
         } else {
@@ -174,7 +156,7 @@ static int add_line(struct runs *r, struct run *run, const char *line, size_t le
         return -1;
     }
     while (r->bytes + need > r->lim.max_pending_bytes) {
-        struct run *oldest = r->live.head; /* not NULL: `run` is live */
+        struct run *oldest = oldest_of(&r->live); /* not NULL: `run` is live */
         drop(r, oldest, RUN_DROP_PENDING_LIMIT, mono);
         if (oldest == run)
             return -1;
@@ -296,10 +278,11 @@ void runs_release(struct runs *r, struct run *run)
 
 void runs_expire(struct runs *r, double mono)
 {
-    while (r->live.head && mono - r->live.head->since >= r->lim.timeout)
-        drop(r, r->live.head, RUN_DROP_TIMEOUT, mono);
-    while (r->markers.head && mono - r->markers.head->since >= r->lim.timeout)
-        forget(r, r->markers.head);
+    struct run *run;
+    while ((run = oldest_of(&r->live)) && mono - run->since >= r->lim.timeout)
+        drop(r, run, RUN_DROP_TIMEOUT, mono);
+    while ((run = oldest_of(&r->markers)) && mono - run->since >= r->lim.timeout)
+        forget(r, run);
 }
 
 static const struct count_report dropped_runs = {
@@ -315,12 +298,13 @@ void runs_report(struct runs *r, double mono, int force)
 
 void runs_free(struct runs *r, double mono)
 {
-    while (r->live.head) {
-        runs_count_drop(r, RUN_DROP_STOPPED, r->live.head->runid, mono);
-        forget(r, r->live.head);
+    struct run *run;
+    while ((run = oldest_of(&r->live))) {
+        runs_count_drop(r, RUN_DROP_STOPPED, run->runid, mono);
+        forget(r, run);
     }
-    while (r->markers.head)
-        forget(r, r->markers.head);
+    while ((run = oldest_of(&r->markers)))
+        forget(r, run);
     runs_report(r, mono, 1);
     runline_names_free(&r->names);
     free(r->table);

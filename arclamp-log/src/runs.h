@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dlist.h"
 #include "runline.h"
 #include "stackline.h"
 #include "stats.h"
@@ -56,11 +57,7 @@ struct run {
     int version;                /* its begin line's */
     int mixed;                  /* a line of another version came: the run is bad */
     struct run *hnext;          /* hash chain */
-    struct run *prev, *next;    /* its age list, oldest first */
-};
-
-struct run_list {
-    struct run *head, *tail;    /* oldest, newest */
+    struct dlist_node age;      /* its place on runs.live or runs.markers */
 };
 
 struct runs {
@@ -68,8 +65,8 @@ struct runs {
     struct stats *stats;        /* borrowed; runs_pending is kept up to date */
     struct run **table;         /* by run id; a power of two of buckets */
     size_t table_size;
-    struct run_list live;       /* runs being collected, by begin time */
-    struct run_list markers;    /* dropped runs, by drop time */
+    struct dlist live;          /* runs being collected, by begin time (oldest first) */
+    struct dlist markers;       /* dropped runs, by drop time (oldest first) */
     size_t count;               /* entries in both lists */
     size_t bytes;               /* lines held by the live runs */
     double last_report;         /* monotonic time of the last drop report */

@@ -4,6 +4,7 @@
 #include "tracefile.h"
 #include "bucket.h"
 #include "keyedhash.h"
+#include "layout.h"
 #include "log.h"
 #include "runline.h"
 
@@ -43,28 +44,10 @@ void fileset_init(struct fileset *fs, struct stats *stats, size_t max_open, size
     fs->stats = stats;
 }
 
-static void lru_unlink(struct fileset *fs, struct tracefile *tf)
+/* The file of an LRU list node, NULL for none. */
+static struct tracefile *tf_of(struct dlist_node *n)
 {
-    if (tf->prev)
-        tf->prev->next = tf->next;
-    else
-        fs->head = tf->next;
-    if (tf->next)
-        tf->next->prev = tf->prev;
-    else
-        fs->tail = tf->prev;
-    tf->prev = tf->next = NULL;
-}
-
-static void lru_push_front(struct fileset *fs, struct tracefile *tf)
-{
-    tf->next = fs->head;
-    tf->prev = NULL;
-    if (fs->head)
-        fs->head->prev = tf;
-    fs->head = tf;
-    if (!fs->tail)
-        fs->tail = tf;
+    return n ? DLIST_ENTRY(n, struct tracefile, lru) : NULL;
 }
 
 static struct tracefile *lookup(struct fileset *fs, const char *path)
@@ -89,7 +72,7 @@ static int write_buffer(struct fileset *fs, struct tracefile *tf, double now)
         fs->stats->bytes_written += (uint64_t)n;
         if (tf->kind == TRACEFILE_RUNS) /* a run is in one run log of its group */
             fs->stats->runs_written[tf->group] += tf->buf_lines;
-        else if (strcmp(tf->tag, "all") == 0)
+        else if (strcmp(tf->tag, LAYOUT_TAG_ALL) == 0)
             fs->stats->lines_written[tf->group] += tf->buf_lines;
         strbuf_reset(&tf->buf);
         tf->buf_lines = 0;
@@ -130,7 +113,7 @@ static void close_file(struct fileset *fs, struct tracefile *tf)
     while (*slot != tf)
         slot = &(*slot)->hnext;
     *slot = tf->hnext;
-    lru_unlink(fs, tf);
+    dlist_unlink(&fs->lru, &tf->lru);
     close(tf->fd);
     strbuf_free(&tf->buf);
     free(tf->path);
@@ -334,9 +317,9 @@ struct tracefile *fileset_find(struct fileset *fs, const char *path)
 
 void fileset_touch(struct fileset *fs, struct tracefile *tf)
 {
-    if (fs->head != tf) {
-        lru_unlink(fs, tf);
-        lru_push_front(fs, tf);
+    if (fs->lru.head != &tf->lru) {
+        dlist_unlink(&fs->lru, &tf->lru);
+        dlist_push_front(&fs->lru, &tf->lru);
     }
 }
 
@@ -367,8 +350,8 @@ struct tracefile *fileset_open(struct fileset *fs, const char *dir, const char *
         close(fd);
         return NULL;
     }
-    while (fs->count >= fs->max_open && fs->tail)
-        close_file(fs, fs->tail);
+    while (fs->count >= fs->max_open && fs->lru.tail)
+        close_file(fs, tf_of(fs->lru.tail));
 
     tf = xcalloc(1, sizeof *tf);
     tf->path = xstrdup(path);
@@ -381,7 +364,7 @@ struct tracefile *fileset_open(struct fileset *fs, const char *dir, const char *
     size_t slot = hash_path(path) & (fs->table_size - 1);
     tf->hnext = fs->table[slot];
     fs->table[slot] = tf;
-    lru_push_front(fs, tf);
+    dlist_push_front(&fs->lru, &tf->lru);
     fs->count++;
     fs->stats->open_files = fs->count;
     return tf;
@@ -426,7 +409,7 @@ int tracefile_append_record(struct fileset *fs, struct tracefile *tf, const char
 size_t fileset_flush(struct fileset *fs, double now)
 {
     size_t pending = 0;
-    for (struct tracefile *tf = fs->head; tf; tf = tf->next) {
+    for (struct tracefile *tf = tf_of(fs->lru.head); tf; tf = tf_of(tf->lru.next)) {
         if (tf->buf.len && (!tf->failing || now >= tf->retry_at))
             write_buffer(fs, tf, now);
         pending += tf->buf.len;
@@ -449,9 +432,9 @@ static int file_moved(const struct tracefile *tf)
 
 void fileset_close_idle(struct fileset *fs, double now, double idle)
 {
-    struct tracefile *tf = fs->head;
+    struct tracefile *tf = tf_of(fs->lru.head);
     while (tf) {
-        struct tracefile *next = tf->next;
+        struct tracefile *next = tf_of(tf->lru.next);
         if (now - tf->last_append >= idle || file_moved(tf))
             close_file(fs, tf);
         tf = next;
@@ -460,9 +443,9 @@ void fileset_close_idle(struct fileset *fs, double now, double idle)
 
 void fileset_close_siblings(struct fileset *fs, const struct tracefile *keep)
 {
-    struct tracefile *tf = fs->head;
+    struct tracefile *tf = tf_of(fs->lru.head);
     while (tf) {
-        struct tracefile *next = tf->next;
+        struct tracefile *next = tf_of(tf->lru.next);
         if (tf != keep && tf->group == keep->group && tf->kind == keep->kind &&
             strcmp(tf->tag, keep->tag) == 0)
             close_file(fs, tf);
@@ -472,8 +455,8 @@ void fileset_close_siblings(struct fileset *fs, const struct tracefile *keep)
 
 void fileset_close_all(struct fileset *fs)
 {
-    while (fs->head)
-        close_file(fs, fs->head);
+    while (fs->lru.head)
+        close_file(fs, tf_of(fs->lru.head));
 }
 
 void fileset_free(struct fileset *fs)
@@ -513,12 +496,6 @@ int tracefile_write_once(struct stats *stats, const char *dir, const char *path,
     return -1;
 }
 
-static int has_suffix(const char *name, size_t len, const char *suffix)
-{
-    size_t n = strlen(suffix);
-    return len > n && strcmp(name + len - n, suffix) == 0;
-}
-
 /* "<bucket of format>.<tag>.log" or ".runs" (not .gz: compressed files are
  * never written to): 1 with *kind set, else 0. */
 static int written_file_kind(const char *format, const char *name, enum tracefile_kind *kind)
@@ -527,9 +504,9 @@ static int written_file_kind(const char *format, const char *name, enum tracefil
     size_t len = strlen(name);
     if (n <= 0 || name[n] != '.')
         return 0;
-    if (len > (size_t)n + 5 && has_suffix(name, len, ".log"))
+    if (len > (size_t)n + sizeof LAYOUT_LOG_SUFFIX && layout_has_suffix(name, len, LAYOUT_LOG_SUFFIX))
         *kind = TRACEFILE_LOG;
-    else if (len > (size_t)n + 6 && has_suffix(name, len, ".runs"))
+    else if (len > (size_t)n + sizeof LAYOUT_RUNS_SUFFIX && layout_has_suffix(name, len, LAYOUT_RUNS_SUFFIX))
         *kind = TRACEFILE_RUNS;
     else
         return 0;

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "dlist.h"
 #include "stats.h"
 #include "strbuf.h"
 
@@ -39,8 +40,7 @@ struct tracefile {
     double retry_at;          /* after a failed write: not before this time */
     int failing;              /* the last write failed (reported once) */
     struct tracefile *hnext;  /* hash chain */
-    struct tracefile *prev;   /* LRU list, most recently used first */
-    struct tracefile *next;
+    struct dlist_node lru;    /* on fileset.lru */
 };
 
 /* A recently failed open, so the path is not retried at once. */
@@ -54,8 +54,7 @@ struct fileset {
     struct tracefile **table; /* hash table of open files by path */
     size_t table_size;        /* a power of two */
     size_t count;             /* files open */
-    struct tracefile *head;   /* most recently used */
-    struct tracefile *tail;   /* least recently used */
+    struct dlist lru;         /* open files, most recently used first */
     size_t max_open;          /* files open at most */
     size_t max_buffer;        /* bytes a buffer may hold while the disk refuses */
     struct stats *stats;      /* counters, owned by the caller */

@@ -8,12 +8,13 @@
 #include <unistd.h>
 
 #include "../src/retention.h"
+#include "layout.h"
 #include "test-suites.h"
 
 #define HOURLY "%Y-%m-%d_%H"
 #define DAILY "%Y-%m-%d"
-#define LOG RETENTION_LOG_SUFFIX
-#define RUNS RETENTION_RUNS_SUFFIX
+#define LOG LAYOUT_LOG_SUFFIX
+#define RUNS LAYOUT_RUNS_SUFFIX
 
 static void make_file(const char *dir, const char *name, time_t mtime)
 {

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "../src/ingest.h"
+#include "fixedhash.h"
 #include "ingestfx.h"
 #include "../src/runs.h"
 #include "../src/tracefile.h"
@@ -119,14 +120,11 @@ static uint64_t dropped_total(const struct stats *st)
     return n;
 }
 
-/* The hash arclamp-log gave run ids before it was keyed (64-bit FNV-1a):
- * what a sender could compute to craft ids sharing one bucket. */
+/* The hash arclamp-log gave run ids before it was keyed (64-bit FNV-1a,
+ * fixedhash.h): what a sender could compute to craft ids sharing one bucket. */
 static uint64_t unkeyed_fnv1a(const char *s)
 {
-    uint64_t h = 14695981039346656037ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
+    return fixedhash_fnv1a64(s, strlen(s));
 }
 
 /* 999 run ids that all fell into bucket 0 of the former hash, each line of

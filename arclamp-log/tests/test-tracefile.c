@@ -612,8 +612,8 @@ START_TEST(lru_eviction_closes_least_recently_used_and_writes_it)
     ck_assert_ptr_nonnull(c);
     ck_assert_uint_eq(fx.fs.count, 2);
     ck_assert_uint_eq(fx.st.open_files, 2);
-    ck_assert_ptr_eq(fx.fs.head, c);
-    ck_assert_ptr_eq(fx.fs.tail, a);
+    ck_assert_ptr_eq(fx.fs.lru.head, &c->lru);
+    ck_assert_ptr_eq(fx.fs.lru.tail, &a->lru);
     assert_file(&fx, "b.all.log", "b 1\n"); /* b was closed and its buffer written */
     assert_file(&fx, "a.all.log", "");      /* a is still open and buffered */
 
@@ -658,7 +658,7 @@ START_TEST(close_idle_closes_only_files_idle_long_enough)
     append(&fx, b, "b 1", 50.0);
     fileset_close_idle(&fx.fs, 60.0, 30.0);
     ck_assert_uint_eq(fx.fs.count, 1);
-    ck_assert_ptr_eq(fx.fs.head, b);
+    ck_assert_ptr_eq(fx.fs.lru.head, &b->lru);
     assert_file(&fx, "a.all.log", "a 1\n");
     assert_file(&fx, "b.all.log", "");
     fileset_close_idle(&fx.fs, 79.0, 30.0);
@@ -704,7 +704,7 @@ START_TEST(close_idle_closes_file_renamed_away_behind_our_back)
     struct tracefile *b = open_name(&fx, "b.all.log", 0, "all", 10.0, NULL);
     fileset_close_idle(&fx.fs, 11.0, 60.0);
     ck_assert_uint_eq(fx.fs.count, 1);
-    ck_assert_ptr_eq(fx.fs.head, b);
+    ck_assert_ptr_eq(fx.fs.lru.head, &b->lru);
     assert_file(&fx, "a.all.log.1", "a 1\n"); /* flushed into the renamed file */
     free(path);
     free(away);
@@ -727,7 +727,7 @@ START_TEST(close_idle_closes_file_replaced_behind_our_back)
     struct tracefile *b = open_name(&fx, "b.all.log", 0, "all", 10.0, NULL);
     fileset_close_idle(&fx.fs, 11.0, 60.0);
     ck_assert_uint_eq(fx.fs.count, 1);
-    ck_assert_ptr_eq(fx.fs.head, b);
+    ck_assert_ptr_eq(fx.fs.lru.head, &b->lru);
     assert_file(&fx, "a.all.log", "other\n"); /* the replacement is not written to */
     assert_file(&fx, "a.all.log.1", "a 1\n");
     free(path);
@@ -775,8 +775,10 @@ START_TEST(close_siblings_closes_other_buckets_of_same_group_and_tag)
     assert_file(&fx, "h04.index.log", "");    /* other tag: still open */
     assert_file(&fx, "g1-h04.all.log", "");   /* other group: still open */
     int found = 0;
-    for (struct tracefile *t = fx.fs.head; t; t = t->next)
+    for (struct dlist_node *n = fx.fs.lru.head; n; n = n->next) {
+        struct tracefile *t = DLIST_ENTRY(n, struct tracefile, lru);
         found += t == new_all || t == old_idx || t == other_group;
+    }
     ck_assert_int_eq(found, 3);
     fx_free(&fx);
 }

@@ -5,6 +5,7 @@
 #include "callgraph.h"
 #include "html.h"
 #include "jobfs.h"
+#include "layout.h"
 #include "numtext.h"
 #include "reportsummary.h"
 #include "runline.h"
@@ -13,6 +14,7 @@
 #include "tiers.h"
 #include "xhprof.h"
 #include "xmlesc.h"
+#include "vec.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -27,16 +29,14 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#define RUNS_SUFFIX ".runs"
-
 /* A period of the logs whose pages go under reports_dir/<period>: any
  * that jobfs accepts but the tier pages' directory. */
 static int period_name_ok(const char *s)
 {
-    return jobfs_period_ok(s) && strcmp(s, TIERS_DIR) != 0;
+    return jobfs_period_ok(s) && strcmp(s, LAYOUT_REPORT_TIERS_DIR) != 0;
 }
 
-static const char *const kinds[] = {"report", "callgraph", "diff", "summary"};
+static const char *const kinds[] = {LAYOUT_REPORT_PAGES_DIR, "callgraph", "diff", REPORT_SUMMARY_DIR};
 static const char *const kind_suffix[] = {".html", ".svg", ".html", ".json"};
 enum kind { K_REPORT, K_CALLGRAPH, K_DIFF, K_SUMMARY, K_COUNT };
 
@@ -78,10 +78,7 @@ struct entries {
 
 void generate_default_formats(struct generate_opts *o)
 {
-    static const char *const defaults[] = {
-        "%Y-%m-%d_%H.excimer", "%Y-%m-%d.excimer", "%Y-%m-%d_%H.excimer-wall",
-        "%Y-%m-%d.excimer-wall", "%Y-%m-%d_%H", "%Y-%m-%d",
-    };
+    static const char *const defaults[] = {LAYOUT_DEFAULT_FORMATS};
     o->nformats = sizeof defaults / sizeof defaults[0];
     for (size_t i = 0; i < o->nformats; i++)
         o->formats[i] = defaults[i];
@@ -100,7 +97,7 @@ static void add_file(void *arg, const char *period, const char *file, const stru
     const struct generate_opts *o = sc->o;
     if (!period_name_ok(period))
         return;
-    size_t len = strlen(file) - strlen(RUNS_SUFFIX);
+    size_t len = strlen(file) - strlen(LAYOUT_RUNS_SUFFIX);
     char *name = xmalloc(len + 1);
     memcpy(name, file, len);
     name[len] = '\0';
@@ -113,10 +110,7 @@ static void add_file(void *arg, const char *period, const char *file, const stru
         free(name);
         return;
     }
-    if (fs->n == fs->cap) {
-        fs->cap = fs->cap ? fs->cap * 2 : 64;
-        fs->v = xrealloc(fs->v, fs->cap * sizeof *fs->v);
-    }
+    VEC_RESERVE(fs->v, fs->cap, fs->n + 1, 64);
     fs->v[fs->n++] =
         (struct logfile){xstrdup(period), name, bucket_len, format, st->st_mtim, st->st_size};
 }
@@ -165,10 +159,7 @@ static struct timespec inputs_time(const struct logfile *const *in, size_t n)
 
 static struct entry *new_entry(struct entries *es, const struct logfile *f, const char *tag)
 {
-    if (es->n == es->cap) {
-        es->cap = es->cap ? es->cap * 2 : 64;
-        es->v = xrealloc(es->v, es->cap * sizeof *es->v);
-    }
+    VEC_RESERVE(es->v, es->cap, es->n + 1, 64);
     struct entry *e = &es->v[es->n++];
     memset(e, 0, sizeof *e);
     e->period = f->period;
@@ -188,7 +179,7 @@ static struct entry *new_entry(struct entries *es, const struct logfile *f, cons
 static void bucket_entries(struct entries *es, size_t from, size_t to)
 {
     const struct logfile *fs = es->files.v;
-    struct entry *all = new_entry(es, &fs[from], "all");
+    struct entry *all = new_entry(es, &fs[from], LAYOUT_TAG_ALL);
     all->ninputs = to - from;
     all->inputs = xmalloc(all->ninputs * sizeof *all->inputs);
     for (size_t i = from; i < to; i++)
@@ -196,7 +187,7 @@ static void bucket_entries(struct entries *es, size_t from, size_t to)
     all->mtime = inputs_time(all->inputs, all->ninputs);
     for (size_t i = from; i < to; i++) {
         const char *tag = fs[i].name + fs[i].bucket_len + 1;
-        if (strcmp(tag, "all") == 0)
+        if (strcmp(tag, LAYOUT_TAG_ALL) == 0)
             continue; /* the view's own part */
         struct entry *e = new_entry(es, &fs[i], tag);
         e->ninputs = 1;
@@ -223,7 +214,7 @@ static int scan_logs(struct entries *es, const struct generate_opts *o)
 {
     struct logfiles *fs = &es->files;
     struct scan sc = {fs, o};
-    if (jobfs_scan(o->logs_dir, RUNS_SUFFIX, add_file, &sc) < 0)
+    if (jobfs_scan(o->logs_dir, LAYOUT_RUNS_SUFFIX, add_file, &sc) < 0)
         return -1;
     if (fs->n)
         qsort(fs->v, fs->n, sizeof *fs->v, by_bucket);
@@ -292,7 +283,7 @@ struct log_counts {
 static void mark_path(const struct generate_opts *o, const struct logfile *f, char *out,
                       size_t outlen)
 {
-    snprintf(out, outlen, "%s/" MARKS_DIR "/%s+%s" RUNS_SUFFIX, o->reports_dir, f->period,
+    snprintf(out, outlen, "%s/" MARKS_DIR "/%s+%s" LAYOUT_RUNS_SUFFIX, o->reports_dir, f->period,
              f->name);
 }
 
@@ -389,7 +380,7 @@ static void crash_hook(const struct logfile *f)
 {
     const char *name = getenv("ARCLAMP_REPORT_TEST_DIE_ON");
     size_t n = name ? strlen(f->name) : 0;
-    if (name && strncmp(name, f->name, n) == 0 && strcmp(name + n, RUNS_SUFFIX) == 0)
+    if (name && strncmp(name, f->name, n) == 0 && strcmp(name + n, LAYOUT_RUNS_SUFFIX) == 0)
         raise(SIGKILL);
 }
 
@@ -399,7 +390,7 @@ static int read_log(const struct generate_opts *o, const struct logfile *f, run 
                     struct runlog_seen *seen, struct runlog_stats *st, struct log_counts *lc)
 {
     char path[PATH_MAX], why[600], err[700];
-    snprintf(path, sizeof path, "%s/%s/%s%s", o->logs_dir, f->period, f->name, RUNS_SUFFIX);
+    snprintf(path, sizeof path, "%s/%s/%s%s", o->logs_dir, f->period, f->name, LAYOUT_RUNS_SUFFIX);
     int deaths = 0;
     int marked = mark_matches(o, f, why, sizeof why, &deaths);
     if (marked && (strcmp(why, DIED_READING) != 0 || deaths >= DEATHS_TO_SKIP)) {
@@ -736,9 +727,9 @@ static int write_index(const struct generate_opts *o, const struct entries *es)
                           "solid #ccc}table{border-collapse:collapse}</style>\n</head><body>\n"
                           "<h1>XHProf reports</h1>\n<p><a href=\"../index.html\">Flame graphs</a>");
     char path[PATH_MAX], err[600];
-    snprintf(path, sizeof path, "%s/%s/index.html", o->reports_dir, TIERS_DIR);
+    snprintf(path, sizeof path, "%s/%s/index.html", o->reports_dir, LAYOUT_REPORT_TIERS_DIR);
     if (access(path, F_OK) == 0)
-        strbuf_appends(&page, " \xc2\xb7 <a href=\"" TIERS_DIR "/index.html\">Request tiers</a>");
+        strbuf_appends(&page, " \xc2\xb7 <a href=\"" LAYOUT_REPORT_TIERS_DIR "/index.html\">Request tiers</a>");
     strbuf_appends(&page, "</p>\n");
     if (!es->n)
         strbuf_appends(&page, "<p>No run logs yet.</p>\n");

@@ -5,6 +5,7 @@
 #include "bucket.h"
 #include "dirstream.h"
 #include "dropowner.h"
+#include "layout.h"
 #include "stackline.h"
 
 #include <dirent.h>
@@ -35,7 +36,7 @@ static int rest_ok(const char *rest, int with_tag)
         return *rest == '\0';
     if (*rest++ != '.')
         return 0;
-    return strcmp(rest, "all") == 0 || stackline_tag_name_ok(rest, strlen(rest));
+    return strcmp(rest, LAYOUT_TAG_ALL) == 0 || stackline_tag_name_ok(rest, strlen(rest));
 }
 
 int jobfs_bucket_of(const char *const *formats, size_t nformats, const char *name,

@@ -14,6 +14,7 @@
 #include "html.h"
 #include "jsonout.h"
 #include "keyedhash.h"
+#include "layout.h"
 #include "bucket.h"
 #include "run.h"
 #include "tiers.h"
@@ -321,9 +322,9 @@ static int cmd_prune(char *path, const struct opts *o)
 /* The options generate and tiers share: where, and which bucket formats. */
 static void job_dirs(const struct opts *o, struct generate_opts *g, char *logs, char *reports)
 {
-    const char *data = o->data_dir ? o->data_dir : "/srv/arclamp";
-    snprintf(logs, PATH_MAX, "%s/logs", data);
-    snprintf(reports, PATH_MAX, "%s/reports", data);
+    const char *data = o->data_dir ? o->data_dir : LAYOUT_DATA_DIR;
+    snprintf(logs, PATH_MAX, "%s/" LAYOUT_LOGS_DIR, data);
+    snprintf(reports, PATH_MAX, "%s/" LAYOUT_REPORTS_DIR, data);
     g->logs_dir = o->logs_dir ? o->logs_dir : logs;
     g->reports_dir = o->reports_dir ? o->reports_dir : reports;
     if (o->nformats) {

@@ -3,6 +3,7 @@
 #include "keyedhash.h"
 #include "phpser.h"
 #include "strbuf.h"
+#include "vec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -77,10 +78,7 @@ arc *run_arc(run *r, const char *key, size_t klen, int create)
     if (!create || r->n >= r->max_arcs ||
         (r->max_key_bytes && klen > r->max_key_bytes - r->key_bytes))
         return NULL;
-    if (r->n == r->cap) {
-        r->cap = r->cap ? r->cap * 2 : 256;
-        r->arcs = xrealloc(r->arcs, r->cap * sizeof *r->arcs);
-    }
+    VEC_RESERVE(r->arcs, r->cap, r->n + 1, 256);
     arc *a = &r->arcs[r->n];
     memset(a, 0, sizeof *a);
     a->key = xmalloc(klen + 1);

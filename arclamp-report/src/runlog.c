@@ -4,6 +4,7 @@
 #include "runline.h"
 #include "strbuf.h"
 #include "xhprof.h"
+#include "vec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -56,10 +57,7 @@ static int seen_add(struct runlog_seen *s, const char *id)
         return -1;
     if ((s->n + 1) * 2 > s->nslots)
         seen_grow(s);
-    if (s->n == s->cap) {
-        s->cap = s->cap ? s->cap * 2 : 256;
-        s->v = xrealloc(s->v, s->cap * sizeof *s->v);
-    }
+    VEC_RESERVE(s->v, s->cap, s->n + 1, 256);
     s->v[s->n] = h;
     size_t k = (size_t)h.low64 & (s->nslots - 1);
     while (s->slots[k])

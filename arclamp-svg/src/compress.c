@@ -2,6 +2,7 @@
 #include "compress.h"
 #include "atomicfile.h"
 #include "cli.h"
+#include "layout.h"
 #include "datadir.h"
 #include "dropowner.h"
 #include "dirstream.h"
@@ -220,7 +221,7 @@ int compress_log(int dirfd, const char *dir, const char *file, int level,
     if (fd < 0)
         return -1;
     strbuf gz = STRBUF_INIT;
-    strbuf_appendf(&gz, "%s.gz", file);
+    strbuf_appendf(&gz, "%s" LAYOUT_GZ_SUFFIX, file);
     struct atomic_file *af = atomic_openat(dirfd, strbuf_cstr(&gz), ATOMIC_GZIP, level, err,
                                            errlen);
     int rc = af ? sort_into(dirfd, dir, fd, af, err, errlen) : -1;

@@ -4,6 +4,7 @@
 #include "bucket.h"
 #include "conftable.h"
 #include "fnfilter.h"
+#include "layout.h"
 #include "log.h"
 #include "numtext.h"
 #include "palette.h"
@@ -29,7 +30,7 @@ struct function_list {
 };
 
 static const struct opt gen_opts[] = {
-    {"data_dir", OPT_STRING, offsetof(struct gen_config, data_dir), "/srv/arclamp",
+    {"data_dir", OPT_STRING, offsetof(struct gen_config, data_dir), LAYOUT_DATA_DIR,
      .doc = "root directory: logs/, svgs/, index.html, index.json"},
     {"logs_dir", OPT_STRING, offsetof(struct gen_config, logs_dir), NULL,
      .doc = "trace logs, <period>/<name>.log[.gz]: arclamp-log's base_path "
@@ -97,10 +98,7 @@ static const struct {
 
 /* The formats of the packaged arclamp-log.yaml, of Wikimedia's wall-clock
  * groups and of arclamp-log's examples; used when `log_formats` is absent. */
-static const char *const default_formats[] = {
-    "%Y-%m-%d_%H.excimer", "%Y-%m-%d.excimer", "%Y-%m-%d_%H.excimer-wall",
-    "%Y-%m-%d.excimer-wall", "%Y-%m-%d_%H", "%Y-%m-%d",
-};
+static const char *const default_formats[] = {LAYOUT_DEFAULT_FORMATS};
 
 /* The log_formats list as the struct declares it: pointer, then count. */
 struct format_list {
@@ -346,9 +344,9 @@ static int finish(struct gen_config *cfg, const struct ynode *root, const char *
         check_dir_key(&cfg->lock_file, "lock_file", root, ctx) < 0)
         return -1;
     if (!cfg->logs_dir)
-        cfg->logs_dir = join(cfg->data_dir, "logs");
+        cfg->logs_dir = join(cfg->data_dir, LAYOUT_LOGS_DIR);
     if (!cfg->svgs_dir)
-        cfg->svgs_dir = join(cfg->data_dir, "svgs");
+        cfg->svgs_dir = join(cfg->data_dir, LAYOUT_SVGS_DIR);
     if (!cfg->lock_file)
         cfg->lock_file = join(cfg->data_dir, GEN_PRIVATE_DIR "/run.lock");
     if (nested(cfg->logs_dir, cfg->svgs_dir) || nested(cfg->svgs_dir, cfg->logs_dir))
@@ -499,6 +497,6 @@ void gen_graph_name(strbuf *out, const char *name, const char *label, int revers
 {
     strbuf_appends(out, name);
     if (label)
-        strbuf_appendf(out, ".fn-%s", label);
-    strbuf_appends(out, reversed ? ".reversed.svgz" : ".svgz");
+        strbuf_appendf(out, LAYOUT_FN_PREFIX "%s", label);
+    strbuf_appends(out, reversed ? LAYOUT_REVERSED LAYOUT_SVGZ_SUFFIX : LAYOUT_SVGZ_SUFFIX);
 }

@@ -11,6 +11,7 @@
 #include "fnfilter.h"
 #include "indexpage.h"
 #include "input.h"
+#include "layout.h"
 #include "log.h"
 #include "logset.h"
 #include "reportsummary.h"
@@ -341,7 +342,7 @@ static void process_log(struct run *run, int pfd, const struct logfile *lf,
 static int is_graph_name(const char *name)
 {
     size_t n = strlen(name);
-    return name[0] != '.' && n > 5 && strcmp(name + n - 5, ".svgz") == 0;
+    return name[0] != '.' && layout_has_suffix(name, n, LAYOUT_SVGZ_SUFFIX);
 }
 
 /* Every graph name the logs [files, files+n) may have, sorted. */
@@ -433,7 +434,7 @@ static int has_report(int data_fd, const struct logfile *lf)
     char path[PATH_MAX];
     if (!report_name_ok(lf))
         return 0;
-    int n = snprintf(path, sizeof path, INDEX_REPORTS_DIR "/%s/report/%s.html", lf->period,
+    int n = snprintf(path, sizeof path, LAYOUT_REPORTS_DIR "/%s/" LAYOUT_REPORT_PAGES_DIR "/%s.html", lf->period,
                      lf->name);
     return n > 0 && (size_t)n < sizeof path &&
            faccessat(data_fd, path, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
@@ -445,7 +446,7 @@ static int has_report(int data_fd, const struct logfile *lf)
 static long long report_runs(int data_fd, const struct logfile *lf)
 {
     char path[PATH_MAX], err[256], text[REPORT_SUMMARY_MAX];
-    int n = snprintf(path, sizeof path, INDEX_REPORTS_DIR "/%s/" REPORT_SUMMARY_DIR "/%s.json",
+    int n = snprintf(path, sizeof path, LAYOUT_REPORTS_DIR "/%s/" REPORT_SUMMARY_DIR "/%s.json",
                      lf->period, lf->name);
     if (n <= 0 || (size_t)n >= sizeof path)
         return -1;

@@ -216,7 +216,7 @@ static void graphs_cell(strbuf *out, const struct gen_config *cfg, const struct 
         strbuf_appends(out, " <span class=\"failed\">(update failed)</span>");
     if (e->report) {
         strbuf rel = STRBUF_INIT;
-        rel_file(&rel, INDEX_REPORTS_DIR, lf->period, "report/");
+        rel_file(&rel, LAYOUT_REPORTS_DIR, lf->period, LAYOUT_REPORT_PAGES_DIR "/");
         strbuf_appends(&rel, lf->name);
         strbuf_appends(&rel, ".html");
         strbuf_appends(out, " · ");
@@ -463,7 +463,7 @@ static void json_entry(strbuf *out, const struct gen_config *cfg, const struct i
     strbuf_appendf(out, ", \"failed\": %s, ", e->failed ? "true" : "false");
     json_key(out, "report");
     if (e->report) {
-        strbuf_appends(out, "\"" INDEX_REPORTS_DIR "/");
+        strbuf_appends(out, "\"" LAYOUT_REPORTS_DIR "/");
         strbuf_appends(out, lf->period); /* period and name: [A-Za-z0-9_.-] when report */
         strbuf_appends(out, "/report/");
         strbuf_appends(out, lf->name);

@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "gen_config.h"
+#include "layout.h"
 #include "logset.h"
 #include "strbuf.h"
 
@@ -38,18 +39,16 @@ struct index_entry {
                                with fn */
     int failed;             /* drawing its graphs failed in this run */
     int report;             /* arclamp-report's page of the same bucket and entry point
-                               exists (INDEX_REPORTS_DIR/<period>/report/<name>.html) */
+                               exists (reports/<period>/report/<name>.html) */
     long long report_runs;  /* the runs (profiled requests) that page is the mean of,
                                from arclamp-report's summary beside it */
 };
 
-/* Where arclamp-report generate writes by default (its --data-dir), relative
- * to data_dir: the index links its pages when they are there. */
-#define INDEX_REPORTS_DIR "reports"
-/* arclamp-report's indexes, linked from the top of the page (and named in
- * index.json) when they exist. */
-#define INDEX_REPORTS_INDEX INDEX_REPORTS_DIR "/index.html"
-#define INDEX_TIERS_INDEX INDEX_REPORTS_DIR "/tiers/index.html"
+/* arclamp-report's indexes, relative to data_dir (where arclamp-report
+ * generate writes by default), linked from the top of the page (and named
+ * in index.json) when they exist. */
+#define INDEX_REPORTS_INDEX LAYOUT_REPORTS_DIR "/index.html"
+#define INDEX_TIERS_INDEX LAYOUT_REPORTS_DIR "/" LAYOUT_REPORT_TIERS_DIR "/index.html"
 #define INDEX_HAS_REPORTS 1u  /* INDEX_REPORTS_INDEX exists */
 #define INDEX_HAS_TIERS 2u    /* INDEX_TIERS_INDEX exists */
 

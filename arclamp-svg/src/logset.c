@@ -3,8 +3,10 @@
 #include "bucket.h"
 #include "datadir.h"
 #include "dirstream.h"
+#include "layout.h"
 #include "stackline.h"
 #include "strbuf.h"
+#include "vec.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -15,24 +17,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int has_suffix(const char *s, size_t len, const char *suffix)
-{
-    size_t n = strlen(suffix);
-    return len > n && memcmp(s + len - n, suffix, n) == 0;
-}
-
 char *logset_log_name(const char *file, int *gz)
 {
     size_t len = strlen(file);
     if (file[0] == '.')
         return NULL;
-    if (has_suffix(file, len, ".log.gz")) {
+    if (layout_has_suffix(file, len, LAYOUT_LOG_SUFFIX LAYOUT_GZ_SUFFIX)) {
         *gz = 1;
-        return xstrndup(file, len - 7);
+        return xstrndup(file, len - strlen(LAYOUT_LOG_SUFFIX LAYOUT_GZ_SUFFIX));
     }
-    if (has_suffix(file, len, ".log")) {
+    if (layout_has_suffix(file, len, LAYOUT_LOG_SUFFIX)) {
         *gz = 0;
-        return xstrndup(file, len - 4);
+        return xstrndup(file, len - strlen(LAYOUT_LOG_SUFFIX));
     }
     return NULL;
 }
@@ -155,20 +151,14 @@ struct growing {
 static void add_refusal(struct growing *g, const char *period, const char *file,
                         const char *why)
 {
-    if (g->nrefused == g->refused_cap) {
-        g->refused_cap = g->refused_cap ? g->refused_cap * 2 : 8;
-        g->refused = xrealloc(g->refused, g->refused_cap * sizeof *g->refused);
-    }
+    VEC_RESERVE(g->refused, g->refused_cap, g->nrefused + 1, 8);
     g->refused[g->nrefused++] = (struct logset_refusal){xstrdup(period), xstrdup(file), why};
 }
 
 static void add_file(const struct gen_config *cfg, struct growing *g, const char *period,
                      const char *file, char *name, int gz, const struct stat *st)
 {
-    if (g->n == g->cap) {
-        g->cap = g->cap ? g->cap * 2 : 64;
-        g->files = xrealloc(g->files, g->cap * sizeof *g->files);
-    }
+    VEC_RESERVE(g->files, g->cap, g->n + 1, 64);
     struct logfile *lf = &g->files[g->n++];
     memset(lf, 0, sizeof *lf);
     lf->period = xstrdup(period);
@@ -326,10 +316,7 @@ static int list_periods(int logs_fd, const char *only, struct logset *set)
         }
         if (!S_ISDIR(st.st_mode))
             continue;
-        if (set->nperiods == cap) {
-            cap = cap ? cap * 2 : 8;
-            set->periods = xrealloc(set->periods, cap * sizeof *set->periods);
-        }
+        VEC_RESERVE(set->periods, cap, set->nperiods + 1, 8);
         set->periods[set->nperiods++] = xstrdup(de->d_name);
     }
     if (rc == 0 && errno)
@@ -346,7 +333,7 @@ static int list_periods(int logs_fd, const char *only, struct logset *set)
 
 static void add_failure(struct logset *set, const char *period, const char *why)
 {
-    set->failed = xrealloc(set->failed, (set->nfailed + 1) * sizeof *set->failed);
+    VEC_RESERVE(set->failed, set->failed_cap, set->nfailed + 1, 4);
     set->failed[set->nfailed++] = (struct logset_failure){xstrdup(period), xstrdup(why)};
 }
 

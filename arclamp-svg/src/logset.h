@@ -68,7 +68,7 @@ struct logset {
     size_t nrefused;
     struct logset_failure *failed;  /* periods whose scan failed: none of their logs are in
                                        files, and nothing of theirs may be removed */
-    size_t nfailed;
+    size_t nfailed, failed_cap;
 };
 
 /* Scans <logs_dir>/<period>/ for every period directory, or only `period`

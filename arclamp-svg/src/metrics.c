@@ -3,6 +3,7 @@
 #include "atomicfile.h"
 #include "cli.h"
 #include "commands.h"
+#include "layout.h"
 #include "log.h"
 #include "logset.h"
 #include "runstate.h"
@@ -145,7 +146,7 @@ static struct graphs count_graphs(int svgs_fd, const char *period)
     while ((de = readdir(d)) != NULL) {
         size_t len = strlen(de->d_name);
         struct stat st;
-        if (de->d_name[0] == '.' || len <= 5 || strcmp(de->d_name + len - 5, ".svgz") != 0 ||
+        if (de->d_name[0] == '.' || !layout_has_suffix(de->d_name, len, LAYOUT_SVGZ_SUFFIX) ||
             fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
             continue;
         gr.files++;

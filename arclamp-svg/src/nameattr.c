@@ -16,6 +16,7 @@
 #include "namemap.h"
 #include "strbuf.h"
 #include "xmlesc.h"
+#include "vec.h"
 
 struct nameattr {
     struct namemap *names;
@@ -210,8 +211,7 @@ static void store(struct nameattr *na, const char *name, size_t len, const struc
     size_t i = namemap_add(na->names, name, len);
     if (i >= na->alloc) {
         size_t was = na->alloc;
-        na->alloc = na->alloc ? na->alloc * 2 : 64;
-        na->attrs = xrealloc(na->attrs, na->alloc * sizeof(*na->attrs));
+        VEC_RESERVE(na->attrs, na->alloc, i + 1, 64);
         memset(na->attrs + was, 0, (na->alloc - was) * sizeof(*na->attrs));
     }
     struct name_attrs *a = &na->attrs[i];

@@ -11,6 +11,7 @@
 
 #include "keyedhash.h"
 #include "strbuf.h"
+#include "vec.h"
 
 struct entry {
     size_t off;       /* the name's bytes in the arena */
@@ -83,10 +84,7 @@ size_t namemap_add(struct namemap *m, const char *name, size_t len)
         return (size_t)i;
     if ((m->n + 1) * 2 > m->cap)
         grow(m);
-    if (m->n == m->alloc) {
-        m->alloc = m->alloc ? m->alloc * 2 : 64;
-        m->entries = xrealloc(m->entries, m->alloc * sizeof(*m->entries));
-    }
+    VEC_RESERVE(m->entries, m->alloc, m->n + 1, 64);
     uint64_t hash = keyedhash(name, len);
     m->entries[m->n] = (struct entry){m->names.len, len, hash};
     if (len)

@@ -12,6 +12,7 @@
 #include "input.h"
 #include "namemap.h"
 #include "strbuf.h"
+#include "vec.h"
 
 struct palmap {
     struct namemap *names;
@@ -67,10 +68,7 @@ static int parse_rgb(const char *p, size_t len, struct rgb *out)
 static void set_color(struct palmap *m, const char *name, size_t len, struct rgb c)
 {
     size_t i = namemap_add(m->names, name, len);
-    if (i >= m->alloc) {
-        m->alloc = m->alloc ? m->alloc * 2 : 256;
-        m->colors = xrealloc(m->colors, m->alloc * sizeof(*m->colors));
-    }
+    VEC_RESERVE(m->colors, m->alloc, i + 1, 256);
     m->colors[i] = c;
 }
 

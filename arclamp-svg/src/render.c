@@ -25,6 +25,7 @@
 #include "commands.h"
 #include "flame.h"
 #include "input.h"
+#include "layout.h"
 #include "svg.h"
 
 struct render_args {
@@ -382,7 +383,7 @@ static int write_graph(const struct flame *f, enum flame_direction dir,
     } else {
         char err[512];
         size_t n = strlen(path);
-        unsigned flags = n > 5 && strcmp(path + n - 5, ".svgz") == 0 ? ATOMIC_GZIP : 0;
+        unsigned flags = layout_has_suffix(path, n, LAYOUT_SVGZ_SUFFIX) ? ATOMIC_GZIP : 0;
         /* A failed append is reported by commit, which always frees af. */
         struct atomic_file *af = atomic_open(path, flags, 6, err, sizeof(err));
         if (af)

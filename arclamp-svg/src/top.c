@@ -12,6 +12,7 @@
 #include "input.h"
 #include "strbuf.h"
 #include "xmlesc.h"
+#include "vec.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -38,10 +39,7 @@ struct boxes {
 static void collect(void *arg, const struct flame_box *box)
 {
     struct boxes *b = arg;
-    if (b->n == b->cap) {
-        b->cap = b->cap ? b->cap * 2 : 1024;
-        b->v = xrealloc(b->v, b->cap * sizeof *b->v);
-    }
+    VEC_RESERVE(b->v, b->cap, b->n + 1, 1024);
     b->v[b->n++] = (struct box){box->depth, box->frame, box->total};
 }
 

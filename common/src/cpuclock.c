@@ -1,5 +1,6 @@
 /* cpuclock: cheap clocks for timing every function call (see cpuclock.h). */
 #include "cpuclock.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -18,13 +19,6 @@
 int cpuclock_tick_mode = -1;
 
 #if defined(__x86_64__) || defined(__i386__)
-static inline uint64_t read_tsc(void)
-{
-    uint32_t lo, hi;
-    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-    return ((uint64_t)hi << 32) | lo;
-}
-
 static int cpu_has_invariant_tsc(void)
 {
     FILE *f = fopen("/proc/cpuinfo", "r");
@@ -40,7 +34,6 @@ static int cpu_has_invariant_tsc(void)
     return found == 1;
 }
 #else
-static inline uint64_t read_tsc(void) { return 0; }
 static int cpu_has_invariant_tsc(void) { return 0; }
 #endif
 
@@ -56,16 +49,9 @@ int cpuclock_ticks_are_tsc(void)
     return cpuclock_tick_mode;
 }
 
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 uint64_t cpuclock_ticks_slow(void)
 {
-    return cpuclock_ticks_are_tsc() ? read_tsc() : mono_ns();
+    return cpuclock_ticks_are_tsc() ? cpuclock_rdtsc() : (uint64_t)clock_mono_ns();
 }
 
 double cpuclock_ticks_per_second(uint64_t t0, double mono0, uint64_t t1, double mono1)
@@ -101,7 +87,7 @@ static uint64_t page_time(const struct perf_event_mmap_page *pc)
         if (!pc->cap_user_time)
             return UINT64_MAX;
         enabled = pc->time_enabled;
-        cyc = read_tsc();
+        cyc = cpuclock_rdtsc();
         uint16_t shift = pc->time_shift;
         uint32_t mult = pc->time_mult;
         uint64_t offset = pc->time_offset;
@@ -116,10 +102,10 @@ static uint64_t page_time(const struct perf_event_mmap_page *pc)
 /* The TSC's rate in ns per tick, measured over ~2 ms of CLOCK_MONOTONIC. */
 static double measure_ns_per_tick(void)
 {
-    uint64_t m0 = mono_ns(), t0 = read_tsc(), m1, t1;
+    uint64_t m0 = clock_mono_ns(), t0 = cpuclock_rdtsc(), m1, t1;
     do {
-        m1 = mono_ns();
-        t1 = read_tsc();
+        m1 = clock_mono_ns();
+        t1 = cpuclock_rdtsc();
     } while (m1 - m0 < 2000000);
     return t1 > t0 ? (double)(m1 - m0) / (double)(t1 - t0) : 0;
 }
@@ -130,7 +116,7 @@ static void seq_resync(cpuclock *c)
     uint32_t seq;
     do {
         seq = __atomic_load_n(&pc->lock, __ATOMIC_ACQUIRE);
-        c->base_tsc = read_tsc();
+        c->base_tsc = cpuclock_rdtsc();
         c->base_ns = thread_cputime_ns();
     } while (__atomic_load_n(&pc->lock, __ATOMIC_ACQUIRE) != seq);
     c->base_seq = seq;
@@ -197,7 +183,7 @@ uint64_t cpuclock_now(cpuclock *c)
 {
     if (c->source == CPUCLOCK_PERF_SEQ) {
         const volatile struct perf_event_mmap_page *pc = c->page;
-        uint64_t tsc = read_tsc(), now;
+        uint64_t tsc = cpuclock_rdtsc(), now;
         if (__atomic_load_n(&pc->lock, __ATOMIC_ACQUIRE) == c->base_seq && tsc >= c->base_tsc) {
             now = c->base_ns + (uint64_t)((double)(tsc - c->base_tsc) * c->ns_per_tick);
         } else {

@@ -52,14 +52,23 @@ void cpuclock_forbid_tsc(void);
 extern int cpuclock_tick_mode;
 uint64_t cpuclock_ticks_slow(void);
 
+/* The time-stamp counter (0 where there is none: not x86). */
+static inline uint64_t cpuclock_rdtsc(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    uint32_t lo, hi;
+    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+#else
+    return 0;
+#endif
+}
+
 static inline uint64_t cpuclock_ticks(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-    if (__builtin_expect(cpuclock_tick_mode == 1, 1)) {
-        uint32_t lo, hi;
-        __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-        return ((uint64_t)hi << 32) | lo;
-    }
+    if (__builtin_expect(cpuclock_tick_mode == 1, 1))
+        return cpuclock_rdtsc();
 #endif
     return cpuclock_ticks_slow();
 }

@@ -30,7 +30,8 @@ size_t linefields_unescape(const char *s, size_t len, char *out);
 
 /* The length of the UTF-8 sequence of 2-4 bytes at p (p[0] >= 0x80), or 0
  * when malformed: overlong forms, surrogates and code points above U+10FFFF
- * are refused. */
+ * are refused. The project's one UTF-8 rule: xmlesc's utf8_next decodes
+ * what this accepts. */
 size_t linefields_utf8_len(const unsigned char *p, size_t avail);
 
 #endif

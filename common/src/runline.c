@@ -1,6 +1,7 @@
 /* runline: the xhprof/1 and xhprof/2 line formats of hierarchical runs —
  * parser, per-run name table and writer (see runline.h). */
 #include "runline.h"
+#include "fixedhash.h"
 #include "linefields.h"
 #include "stackline.h"
 
@@ -319,18 +320,6 @@ static void append_escaped(strbuf *sb, const char *s, size_t len)
     strbuf_append(sb, s + plain, len - plain);
 }
 
-/* FNV-1a, 64 bits: fixed constants, so every process (and any other
- * writer) marks a cut name the same way and runs of it sum together. */
-static uint64_t fnv1a64(const unsigned char *p, size_t len)
-{
-    uint64_t h = UINT64_C(0xcbf29ce484222325);
-    for (size_t i = 0; i < len; i++) {
-        h ^= p[i];
-        h *= UINT64_C(0x100000001b3);
-    }
-    return h;
-}
-
 size_t runline_shorten_name(const char *s, size_t len, char *out)
 {
     const unsigned char *p = (const unsigned char *)s;
@@ -345,7 +334,9 @@ size_t runline_shorten_name(const char *s, size_t len, char *out)
     memcpy(out, s, keep);
     memcpy(out + keep, RUNLINE_CUT_MARK, sizeof RUNLINE_CUT_MARK - 1);
     size_t n = keep + sizeof RUNLINE_CUT_MARK - 1;
-    uint64_t h = fnv1a64(p, len);
+    /* unkeyed (fixedhash.h): every process, and any other writer, marks a
+     * cut name the same way, so runs of it sum together */
+    uint64_t h = fixedhash_fnv1a64(p, len);
     for (int shift = 60; shift >= 0; shift -= 4)
         out[n++] = "0123456789abcdef"[(h >> shift) & 15];
     out[n++] = ']';

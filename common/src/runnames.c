@@ -6,6 +6,7 @@
 #include "keyedhash.h"
 #include "runline.h"
 #include "strbuf.h"
+#include "vec.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -83,10 +84,7 @@ int runline_names_define(struct runline_names *t, const struct runline *rl)
         return -1;
     if ((t->n + 1) * 2 > t->nslots)
         names_grow(t);
-    if (t->n == t->cap) {
-        t->cap = t->cap ? t->cap * 2 : 64;
-        t->entries = xrealloc(t->entries, t->cap * sizeof *t->entries);
-    }
+    VEC_RESERVE(t->entries, t->cap, t->n + 1, 64);
     struct runline_name_entry *e = &t->entries[t->n];
     e->id = rl->id;
     e->off = t->text.len;

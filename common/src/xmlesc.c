@@ -2,50 +2,32 @@
  * See xmlesc.h for the rules; everything that reaches an SVG or HTML page
  * from input, options or file names goes through here. */
 #include "xmlesc.h"
+#include "linefields.h"
 
 #include <stdint.h>
 
 #define REPLACEMENT 0xFFFDu
 
+/* Which sequences are UTF-8 is linefields_utf8_len's to say (the line
+ * formats' validators use it too); here only the bits are put together. */
 size_t utf8_next(const char *s, size_t len, unsigned *cp)
 {
+    static const unsigned char lead_bits[5] = {0, 0, 0x1F, 0x0F, 0x07};
     const unsigned char *p = (const unsigned char *)s;
-    unsigned c = p[0];
-    if (c < 0x80) {
-        *cp = c;
+    if (p[0] < 0x80) {
+        *cp = p[0];
         return 1;
     }
-    size_t need;
-    unsigned min;
-    if (c >= 0xC2 && c <= 0xDF) {
-        need = 1, min = 0x80, c &= 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        need = 2, min = 0x800, c &= 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        need = 3, min = 0x10000, c &= 0x07;
-    } else {
+    size_t n = linefields_utf8_len(p, len);
+    if (n == 0) {
         *cp = REPLACEMENT;
         return 1;
     }
-    if (len < need + 1) {
-        *cp = REPLACEMENT;
-        return 1;
-    }
-    for (size_t i = 1; i <= need; i++) {
-        if ((p[i] & 0xC0) != 0x80) {
-            *cp = REPLACEMENT;
-            return 1;
-        }
+    unsigned c = p[0] & lead_bits[n];
+    for (size_t i = 1; i < n; i++)
         c = (c << 6) | (p[i] & 0x3F);
-    }
-    /* Overlong forms, UTF-16 surrogates and code points past U+10FFFF are
-     * not UTF-8. */
-    if (c < min || (c >= 0xD800 && c <= 0xDFFF) || c > 0x10FFFF) {
-        *cp = REPLACEMENT;
-        return 1;
-    }
     *cp = c;
-    return need + 1;
+    return n;
 }
 
 void xml_to_ascii(strbuf *out, size_t from)

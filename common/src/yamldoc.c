@@ -1,6 +1,7 @@
 /* yamldoc: builds a line-numbered tree from libyaml's event stream. */
 #include "yamldoc.h"
 #include "strbuf.h"
+#include "vec.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -55,7 +56,7 @@ static struct ynode *new_node(enum ynode_type type, const yaml_event_t *ev)
 
 static void add_item(struct ynode *parent, struct ynode *child)
 {
-    parent->items = xrealloc(parent->items, (parent->nitems + 1) * sizeof *parent->items);
+    VEC_RESERVE(parent->items, parent->items_cap, parent->nitems + 1, 4);
     parent->items[parent->nitems++] = child;
 }
 

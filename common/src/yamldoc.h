@@ -18,6 +18,7 @@ struct ynode {
     int plain;              /* SCALAR: written without quotes (so "~"/"null" mean null) */
     struct ynode **items;   /* SEQ: elements; MAP: key, value, key, value, ... */
     size_t nitems;          /* number of pointers in items */
+    size_t items_cap;       /* pointers allocated */
 };
 
 struct ydoc {

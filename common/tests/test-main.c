@@ -24,6 +24,9 @@ int main(void)
     srunner_add_suite(sr, reportsummary_suite());
     srunner_add_suite(sr, keyedhash_suite());
     srunner_add_suite(sr, tiertable_suite());
+    srunner_add_suite(sr, fixedhash_suite());
+    srunner_add_suite(sr, dlist_suite());
+    srunner_add_suite(sr, vec_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -22,5 +22,8 @@ Suite *numtext_suite(void);
 Suite *reportsummary_suite(void);
 Suite *keyedhash_suite(void);
 Suite *tiertable_suite(void);
+Suite *fixedhash_suite(void);
+Suite *dlist_suite(void);
+Suite *vec_suite(void);
 
 #endif

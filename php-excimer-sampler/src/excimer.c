@@ -143,37 +143,13 @@ PHP_INI_BEGIN()
                       tiers_breaker_failures, zend_excimer_globals, excimer_globals)
 PHP_INI_END()
 
+/* Only zeroes: every field with an INI entry above takes its value from
+ * there when REGISTER_INI_ENTRIES runs the entry's handler (on php.ini's
+ * value, or on the default when there is none or it is refused), so each
+ * default is written once, as the entry's string. */
 static void excimer_init_globals(zend_excimer_globals *g)
 {
-    g->default_max_depth = 1000;
-    g->max_log_entries = 1000000;
-    g->arclamp_target = NULL;
-    g->arclamp_period = 60;
-    g->arclamp_event_type = EXCIMER_CPU;
-    g->arclamp_max_depth = 250;
-    g->arclamp_timeout = 0.1;
-    g->arclamp_timeout_max = 1;
-    g->arclamp_send_delay = 1;
-    g->auto_profiler = NULL;
-    g->auto_entry = NULL;
-    g->hprof_enabled = true;
-    g->hprof_max_arcs = 100000;
-    g->hprof = NULL;
-    g->hprof_sample_rate = 0;
-    g->hprof_flags = NULL;
-    g->hprof_target = NULL;
-    g->hprof_max_bytes = 2097152;
-    g->hprof_auto = false;
-    g->hprof_entry = NULL;
-    g->tiers_sample = 1;
-    g->tiers_target = NULL;
-    g->tiers_control = NULL;
-    g->tiers_flush_interval = 5;
-    g->tiers_breaker_cost = 0.005;
-    g->tiers_breaker_window = 10;
-    g->tiers_breaker_cooldown = 30;
-    g->tiers_breaker_backlog = 10000;
-    g->tiers_breaker_failures = 3;
+    memset(g, 0, sizeof *g);
 }
 
 static PHP_MINIT_FUNCTION(excimer)

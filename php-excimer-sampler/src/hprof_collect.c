@@ -21,6 +21,7 @@
 #include "atomicfile.h"
 #include "php_excimer.h"
 #include "hprof.h"
+#include "layout.h"
 #include "sender.h"
 #include "strbuf.h"
 #include "timerlib.h"
@@ -136,20 +137,14 @@ bool excimer_hprof_collect_skip(void)
     return true;
 }
 
-static void new_runid(char *runid, size_t len)
-{
-    snprintf(runid, len, "%08x%08x", (unsigned)(timerlib_random() * 4294967296.0),
-             (unsigned)(timerlib_random() * 4294967296.0));
-}
-
 /* Stops the run and sends it (and writes it to the output directory);
  * nothing when the script took the run over (xhprof_disable()). */
 static void collect_run(const char *entry)
 {
     char runid[32];
-    new_runid(runid, sizeof runid);
+    timerlib_random_id(runid);
     transport_target t;
-    bool send = excimer_target_for(EXCIMER_G(hprof_target), "excimer.hprof_target", "xhprof",
+    bool send = excimer_target_for(EXCIMER_G(hprof_target), "excimer.hprof_target", LAYOUT_CHANNEL_RUNS,
                                    &t) == 0;
     const char *ini;
     bool write = output_dir(&ini) != NULL;

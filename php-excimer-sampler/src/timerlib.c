@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "php.h"
+#include "clock.h"
 #include "hooks.h"
 #include "php_excimer.h"
 #include "timerlib.h"
@@ -664,9 +665,7 @@ static void rng_seed(void)
 {
     uint64_t seed;
     if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != (ssize_t)sizeof(seed)) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        seed = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+        seed = clock_mono_ns();
         seed ^= (uint64_t)getpid() << 32 ^ (uint64_t)(uintptr_t)&seed;
     }
     /* splitmix64 never yields an all-zero xoshiro state from any seed. */
@@ -674,6 +673,12 @@ static void rng_seed(void)
         rng_state[i] = splitmix64(&seed);
     }
     rng_seeded = 1;
+}
+
+void timerlib_random_id(char out[TIMERLIB_ID_LEN + 1])
+{
+    snprintf(out, TIMERLIB_ID_LEN + 1, "%08x%08x", (unsigned)(timerlib_random() * 4294967296.0),
+             (unsigned)(timerlib_random() * 4294967296.0));
 }
 
 double timerlib_random(void)

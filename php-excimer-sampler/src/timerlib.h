@@ -79,4 +79,9 @@ int timerlib_thread_create(pthread_t *thread, void *(*main)(void *), void *arg);
  * mt_rand(): the user's seeded sequence must not move). */
 double timerlib_random(void);
 
+/* A fresh random id for a run or a request: TIMERLIB_ID_LEN lower-case hex
+ * digits and a NUL into `out`, from timerlib_random(). */
+#define TIMERLIB_ID_LEN 16
+void timerlib_random_id(char out[TIMERLIB_ID_LEN + 1]);
+
 #endif
