@@ -2,6 +2,7 @@
  * tiers.h. */
 #include "tiers.h"
 #include "atomicfile.h"
+#include "layout.h"
 #include "log.h"
 #include "retention.h"
 #include "tracefile.h"
@@ -135,7 +136,7 @@ static void bucket_load(struct tiers *t, size_t g, struct tier_bucket *b, const 
     struct tier_group *tg = &t->groups[g];
     char path[PATH_MAX];
     bucket_start(b, t->cfg->groups[g].format, name, t0);
-    if (tiers_path(path, sizeof path, tg->dir, name, TIERTABLE_SUFFIX) < 0)
+    if (tiers_path(path, sizeof path, tg->dir, name, LAYOUT_TIERS_SUFFIX) < 0)
         return;
     long long bad = bucket_read(b, path);
     if (bad < 0)
@@ -164,10 +165,10 @@ static void write_failed(struct tiers *t, struct tier_group *tg, const char *pat
 static void prune_tier_files(struct tiers *t, size_t g)
 {
     /* after the tag: the table itself, its views */
-    static const char *const suffixes[] = {"", TIERTABLE_JSON_VIEW, TIERTABLE_TEXT_VIEW};
+    static const char *const suffixes[] = {"", LAYOUT_TIERS_JSON_VIEW, LAYOUT_TIERS_TEXT_VIEW};
     const struct log_group *lg = &t->cfg->groups[g];
     for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
-        long removed = retention_prune(t->groups[g].dir, lg->format, TIERTABLE_TAG, suffixes[i],
+        long removed = retention_prune(t->groups[g].dir, lg->format, LAYOUT_TIERS_TAG, suffixes[i],
                                        lg->retain);
         if (removed > 0)
             t->stats->files_pruned += (uint64_t)removed;
@@ -190,7 +191,7 @@ static void write_views(struct tiers *t, size_t g, struct tier_bucket *b)
         else
             tiertable_format_text(&b->table, &h, &text);
         if (tiers_path(path, sizeof path, tg->dir, b->name,
-                       json ? TIERTABLE_JSON_SUFFIX : TIERTABLE_TEXT_SUFFIX) < 0 ||
+                       json ? LAYOUT_TIERS_JSON_SUFFIX : LAYOUT_TIERS_TEXT_SUFFIX) < 0 ||
             atomic_write(path, text.data, text.len, 0, err, sizeof err) < 0)
             write_failed(t, tg, path, err);
         else
@@ -211,7 +212,7 @@ static void append_queued(struct tiers *t, size_t g, struct tier_bucket *b, doub
     int created;
     if (b->queued.len == 0)
         return;
-    if (tiers_path(path, sizeof path, tg->dir, b->name, TIERTABLE_SUFFIX) < 0) {
+    if (tiers_path(path, sizeof path, tg->dir, b->name, LAYOUT_TIERS_SUFFIX) < 0) {
         write_failed(t, tg, b->name, "path too long");
     } else if (!admission_disk_ok(tg->admission, mono)) {
         admission_refuse_tiers(tg->admission, REFUSED_DISK_FLOOR, NULL);

@@ -124,7 +124,7 @@ void tiers_tick(struct tiers *t, time_t now, double mono);
 void tiers_report(struct tiers *t, double mono, int force);
 
 /* A file of a group's bucket, for tests and readers: "<dir>/<bucket>" +
- * suffix (TIERTABLE_SUFFIX, TIERTABLE_JSON_SUFFIX, TIERTABLE_TEXT_SUFFIX).
+ * suffix (LAYOUT_TIERS_SUFFIX, LAYOUT_TIERS_JSON_SUFFIX, LAYOUT_TIERS_TEXT_SUFFIX).
  * 0, or -1 when it does not fit. */
 int tiers_path(char *out, size_t len, const char *dir, const char *bucket, const char *suffix);
 

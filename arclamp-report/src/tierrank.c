@@ -1,6 +1,7 @@
 /* tierrank: reading, ranking and trends of request-tier tables for their
  * pages (see tierrank.h). */
 #include "tierrank.h"
+#include "layout.h"
 #include "log.h"
 #include "tierline.h"
 #include "tiertable.h"
@@ -293,7 +294,7 @@ static int read_top(struct span doc, double *fig, struct span *ids, char *err, s
     for (size_t i = 0; i < NFIGURES; i++)
         fig[i] = NAN;
     if (members_open(&m, doc) < 0) {
-        snprintf(err, errlen, "not a table of format \"%s\" (no object)", TIERTABLE_JSON_FORMAT);
+        snprintf(err, errlen, "not a table of format \"%s\" (no object)", LAYOUT_TIERS_JSON_FORMAT);
         return -1;
     }
     while ((r = members_next(&m, &k, &v)) > 0) {
@@ -303,7 +304,7 @@ static int read_top(struct span doc, double *fig, struct span *ids, char *err, s
             *ids = v;
         else if (name && strcmp(name, "format") == 0)
             format = json_object_is_type(o, json_type_string) &&
-                     strcmp(json_object_get_string(o), TIERTABLE_JSON_FORMAT) == 0;
+                     strcmp(json_object_get_string(o), LAYOUT_TIERS_JSON_FORMAT) == 0;
         for (size_t i = 0; name && i < NFIGURES; i++) {
             if (strcmp(name, figure_names[i]) == 0 && o)
                 fig[i] = json_object_is_type(o, json_type_int) ||
@@ -323,7 +324,7 @@ static int read_top(struct span doc, double *fig, struct span *ids, char *err, s
         return -1;
     }
     if (!format) {
-        snprintf(err, errlen, "not a table of format \"%s\"", TIERTABLE_JSON_FORMAT);
+        snprintf(err, errlen, "not a table of format \"%s\"", LAYOUT_TIERS_JSON_FORMAT);
         return -1;
     }
     if (!ids->p || members_open(&m, *ids) < 0) {

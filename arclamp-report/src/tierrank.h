@@ -1,5 +1,5 @@
 /* tierrank: one request-tier table, as arclamp-log writes it
- * (<logs>/<period>/<bucket>.tiers.json, TIERTABLE_JSON_FORMAT, the view
+ * (<logs>/<period>/<bucket>.tiers.json, LAYOUT_TIERS_JSON_FORMAT, the view
  * common/src/tiertable.c writes), read for its page: the bucket's figures, then per identity (request type) its
  * tiers (named functions timed per request; "_total" is the whole request)
  * with calls, total time and the percentiles arclamp-log computed.

@@ -1,5 +1,6 @@
 /* tiers: the request-tier pages of every tier table (see tiers.h). */
 #include "tiers.h"
+#include "layout.h"
 #include "log.h"
 #include "atomicfile.h"
 #include "jobfs.h"
@@ -20,7 +21,7 @@
 /* One tier table found. */
 struct table_file {
     char *period;
-    char *bucket;              /* the file name without TIERTABLE_JSON_SUFFIX */
+    char *bucket;              /* the file name without LAYOUT_TIERS_JSON_SUFFIX */
     int format;                /* index in the formats */
     struct timespec mtime;
     int has_page;              /* its page exists after this run's update */
@@ -38,7 +39,7 @@ struct tables {
 static void add_table(void *arg, const char *period, const char *file, const struct stat *st)
 {
     struct tables *ts = arg;
-    size_t len = strlen(file) - strlen(TIERTABLE_JSON_SUFFIX), bucket_len;
+    size_t len = strlen(file) - strlen(LAYOUT_TIERS_JSON_SUFFIX), bucket_len;
     char *bucket = xstrndup(file, len);
     int format = jobfs_bucket_of(ts->o->formats, ts->o->nformats, bucket, 0, &bucket_len);
     if (format < 0) {
@@ -85,7 +86,7 @@ static void tables_free(struct tables *ts)
 static void table_path(const struct tiers_opts *o, const struct table_file *f, char *out,
                        size_t outlen)
 {
-    snprintf(out, outlen, "%s/%s/%s%s", o->logs_dir, f->period, f->bucket, TIERTABLE_JSON_SUFFIX);
+    snprintf(out, outlen, "%s/%s/%s%s", o->logs_dir, f->period, f->bucket, LAYOUT_TIERS_JSON_SUFFIX);
 }
 
 /* How many tables before ts->v[i] make its trend. */
@@ -112,10 +113,10 @@ static int open_tiers_dir(const struct tiers_opts *o, int create, char *err, siz
 {
     int rfd = open(o->reports_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd = -1;
     if (rfd >= 0)
-        fd = create ? open_dir(rfd, TIERS_DIR)
-                    : openat(rfd, TIERS_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        fd = create ? open_dir(rfd, LAYOUT_REPORT_TIERS_DIR)
+                    : openat(rfd, LAYOUT_REPORT_TIERS_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
-        snprintf(err, errlen, "%s/%s: %s", o->reports_dir, TIERS_DIR, strerror(errno));
+        snprintf(err, errlen, "%s/%s: %s", o->reports_dir, LAYOUT_REPORT_TIERS_DIR, strerror(errno));
     if (rfd >= 0)
         close(rfd);
     return fd;
@@ -128,7 +129,7 @@ static int write_page(const struct tiers_opts *o, const struct table_file *f, co
     int pfd = tfd >= 0 ? open_dir(tfd, f->period) : -1;
     int rc = -1;
     if (tfd >= 0 && pfd < 0) {
-        snprintf(err, errlen, "%s/%s/%s: %s", o->reports_dir, TIERS_DIR, f->period,
+        snprintf(err, errlen, "%s/%s/%s: %s", o->reports_dir, LAYOUT_REPORT_TIERS_DIR, f->period,
                  strerror(errno));
     } else if (pfd >= 0) {
         char name[NAME_MAX + 1];
@@ -185,7 +186,7 @@ static void add_trend(const struct tables *ts, size_t i, size_t k, struct tier_t
 static void page_path(const struct tiers_opts *o, const struct table_file *f, char *out,
                       size_t outlen)
 {
-    snprintf(out, outlen, "%s/%s/%s/%s.html", o->reports_dir, TIERS_DIR, f->period, f->bucket);
+    snprintf(out, outlen, "%s/%s/%s/%s.html", o->reports_dir, LAYOUT_REPORT_TIERS_DIR, f->period, f->bucket);
 }
 
 /* A message for the index, which the web serves: without the directories
@@ -283,7 +284,7 @@ static size_t remove_stale(const struct tiers_opts *o, const struct tables *ts)
     if (!ts->n && unlinkat(fd, "index.html", 0) == 0) {
         int rfd = open(o->reports_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (rfd >= 0) {
-            unlinkat(rfd, TIERS_DIR, AT_REMOVEDIR); /* only when empty */
+            unlinkat(rfd, LAYOUT_REPORT_TIERS_DIR, AT_REMOVEDIR); /* only when empty */
             close(rfd);
         }
     }
@@ -319,7 +320,7 @@ int tiers_update(const struct tiers_opts *o)
 {
     struct tables ts = {NULL, 0, 0, o};
     size_t written = 0, removed = 0;
-    int unlisted = jobfs_scan(o->logs_dir, TIERTABLE_JSON_SUFFIX, add_table, &ts) < 0;
+    int unlisted = jobfs_scan(o->logs_dir, LAYOUT_TIERS_JSON_SUFFIX, add_table, &ts) < 0;
     int failed = unlisted;
     if (ts.n)
         qsort(ts.v, ts.n, sizeof *ts.v, by_series);

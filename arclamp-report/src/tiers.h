@@ -18,7 +18,6 @@
 
 #include <stddef.h>
 
-#define TIERS_DIR "tiers"                /* under reports_dir */
 /* A table is read whole and parsed into json-c's tree (some ten times its
  * size for many small identities): 16 MiB is far above a fleet's hour and
  * keeps the tree within the unit's MemoryHigh=. */

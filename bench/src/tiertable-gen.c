@@ -93,9 +93,9 @@ static int write_hour(const char *dir, int h, int ids, int tiers)
     strftime(name, sizeof name, "%Y-%m-%d_%H.excimer", &tm);
     struct tier_header head = {"hourly", name, start, start + 3600, 60};
     tiertable_format_json(&bucket, &head, &json);
-    snprintf(path, sizeof path, "%s/hourly/%s" TIERTABLE_SUFFIX, dir, name);
+    snprintf(path, sizeof path, "%s/hourly/%s" LAYOUT_TIERS_SUFFIX, dir, name);
     int rc = write_file(path, &lines);
-    snprintf(path, sizeof path, "%s/hourly/%s" TIERTABLE_JSON_SUFFIX, dir, name);
+    snprintf(path, sizeof path, "%s/hourly/%s" LAYOUT_TIERS_JSON_SUFFIX, dir, name);
     rc |= write_file(path, &json);
     strbuf_free(&lines);
     strbuf_free(&json);

@@ -37,6 +37,18 @@
 /* The tag of the log every line goes to (besides its entry point's). */
 #define LAYOUT_TAG_ALL "all"
 
+/* A bucket's tier table: "<bucket>" LAYOUT_TIERS_SUFFIX holds the tier
+ * lines (common/src/tiertable.c writes and reads it), with two views next
+ * to it. Retention counts them as the tag LAYOUT_TIERS_TAG and the
+ * suffixes after it. */
+#define LAYOUT_TIERS_TAG "tiers"
+#define LAYOUT_TIERS_SUFFIX "." LAYOUT_TIERS_TAG
+#define LAYOUT_TIERS_JSON_VIEW ".json"
+#define LAYOUT_TIERS_TEXT_VIEW ".txt"
+#define LAYOUT_TIERS_JSON_SUFFIX LAYOUT_TIERS_SUFFIX LAYOUT_TIERS_JSON_VIEW
+#define LAYOUT_TIERS_TEXT_SUFFIX LAYOUT_TIERS_SUFFIX LAYOUT_TIERS_TEXT_VIEW
+#define LAYOUT_TIERS_JSON_FORMAT "arclamp-tiers/1" /* the JSON view's format name */
+
 /* The bucket formats (strftime) of the packaged arclamp-log.yaml, of
  * Wikimedia's wall-clock groups and of arclamp-log's examples, hourly then
  * daily: what arclamp-svg and arclamp-report assume when not told. As an

@@ -45,6 +45,7 @@
 #include <time.h>
 
 #include "strbuf.h"
+#include "layout.h"
 #include "tierhist.h"
 #include "tierline.h"
 
@@ -53,17 +54,8 @@
 #define TIERTABLE_BLOCKS_PER_IDENTITY 32
 #define TIERTABLE_OTHER "_other"
 
-/* File names of a bucket's tier table: "<bucket>" TIERTABLE_SUFFIX, the
- * table itself (tier lines), and its two views. Retention counts them as
- * the tag TIERTABLE_TAG and the suffixes after it (TIERTABLE_VIEWS). */
-#define TIERTABLE_TAG "tiers"
-#define TIERTABLE_SUFFIX "." TIERTABLE_TAG
-#define TIERTABLE_JSON_VIEW ".json"
-#define TIERTABLE_TEXT_VIEW ".txt"
-#define TIERTABLE_JSON_SUFFIX TIERTABLE_SUFFIX TIERTABLE_JSON_VIEW
-#define TIERTABLE_TEXT_SUFFIX TIERTABLE_SUFFIX TIERTABLE_TEXT_VIEW
-/* The format name the JSON view carries. */
-#define TIERTABLE_JSON_FORMAT "arclamp-tiers/1"
+/* The table's file names and the JSON view's format name are in layout.h
+ * (LAYOUT_TIERS_*), with the other files' names. */
 /* The longest line a reader takes from a .tiers file: an agg line with
  * every histogram bucket used is under 100 KB. */
 #define TIERTABLE_LINE_MAX (256 * 1024)
@@ -185,7 +177,7 @@ struct tier_header {
     uint64_t minutes;            /* distinct minutes folded in */
 };
 
-/* The JSON view (TIERTABLE_JSON_FORMAT, see arclamp-log's README). */
+/* The JSON view (LAYOUT_TIERS_JSON_FORMAT, see arclamp-log's README). */
 void tiertable_format_json(const struct tiertable *t, const struct tier_header *h, strbuf *out);
 /* The human table. */
 void tiertable_format_text(const struct tiertable *t, const struct tier_header *h, strbuf *out);

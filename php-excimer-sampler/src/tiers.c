@@ -38,6 +38,7 @@
 #include "cpuclock.h"
 #include "php_excimer.h"
 #include "fpm_worker.h"
+#include "layout.h"
 #include "sender.h"
 #include "strbuf.h"
 #include "tierhist.h"
@@ -452,7 +453,7 @@ static size_t flush_lines(bool quiet, double delay)
     ts.last_flush = clock_mono();
     if (!have_aggregates() || excimer_target_for(EXCIMER_G(tiers_target),
                                                  quiet ? NULL : "excimer.tiers_target",
-                                                 "tiers", &t) < 0)
+                                                 LAYOUT_CHANNEL_TIERS, &t) < 0)
         return 0;
     long long now = clock_wall_seconds();
     strbuf sb = STRBUF_INIT;
@@ -641,12 +642,6 @@ static void control_check(void)
 
 /* --- requests --------------------------------------------------------- */
 
-static void new_request_id(void)
-{
-    snprintf(ts.request_id, sizeof ts.request_id, "%08x%08x",
-             (unsigned)(timerlib_random() * 4294967296.0), (unsigned)(timerlib_random() * 4294967296.0));
-}
-
 static void set_identity(const char *s, size_t len)
 {
     memcpy(ts.identity, s, len);
@@ -796,7 +791,7 @@ ZEND_FUNCTION(excimer_tiers_request_id)
 {
     ZEND_PARSE_PARAMETERS_NONE();
     if (!ts.request_id[0])
-        new_request_id();
+        timerlib_random_id(ts.request_id);
     smart_str s = {0};
     smart_str_appends(&s, TOKEN_PREFIX);
     smart_str_appendc(&s, request_sampled() ? '1' : '0');
