@@ -36,7 +36,8 @@ static int period_name_ok(const char *s)
     return jobfs_period_ok(s) && strcmp(s, LAYOUT_REPORT_TIERS_DIR) != 0;
 }
 
-static const char *const kinds[] = {LAYOUT_REPORT_PAGES_DIR, "callgraph", "diff", REPORT_SUMMARY_DIR};
+static const char *const kinds[] = {LAYOUT_REPORT_PAGES_DIR, "callgraph", "diff",
+                                    REPORT_SUMMARY_DIR};
 static const char *const kind_suffix[] = {".html", ".svg", ".html", ".json"};
 enum kind { K_REPORT, K_CALLGRAPH, K_DIFF, K_SUMMARY, K_COUNT };
 
@@ -105,8 +106,8 @@ static void add_file(void *arg, const char *period, const char *file, const stru
     int format = jobfs_bucket_of(o->formats, o->nformats, name, 1, &bucket_len);
     if (format < 0) {
         if (!o->quiet)
-            log_untrusted(LOG_WARNING, "log_unnamed", LOG_NO_FIELDS, "%s/%s: no configured format names it; skipped",
-                    period, file);
+            log_untrusted(LOG_WARNING, "log_unnamed", LOG_NO_FIELDS,
+                          "%s/%s: no configured format names it; skipped", period, file);
         free(name);
         return;
     }
@@ -397,14 +398,16 @@ static int read_log(const struct generate_opts *o, const struct logfile *f, run 
         lc->skipped++;
         char mark[PATH_MAX];
         mark_path(o, f, mark, sizeof mark);
-        log_untrusted(LOG_WARNING, "log_skipped", LOG_NO_FIELDS, "%s: skipped, it could not be reported (%s); "
-                        "read again when it changes, or once %s is removed\n", path, why, mark);
+        log_untrusted(LOG_WARNING, "log_skipped", LOG_NO_FIELDS,
+                      "%s: skipped, it could not be reported (%s); "
+                      "read again when it changes, or once %s is removed",
+                      path, why, mark);
         return 0;
     }
     deaths = marked ? deaths : 0;
     if (mark_write(o, f, path, DIED_READING, deaths + 1) < 0)
-        log_untrusted(LOG_WARNING, "mark_failed", LOG_NO_FIELDS, "%s: cannot mark it while it is read (%s)",
-                path, strerror(errno));
+        log_untrusted(LOG_WARNING, "mark_failed", LOG_NO_FIELDS,
+                      "%s: cannot mark it while it is read (%s)", path, strerror(errno));
     crash_hook(f);
     size_t long_names = st->long_names, too_many = st->too_many;
     if (runlog_add(r, path, o->max_bytes, seen, st, err, sizeof err) < 0) {
@@ -415,12 +418,15 @@ static int read_log(const struct generate_opts *o, const struct logfile *f, run 
     }
     mark_clear(o, f);
     if (st->long_names > long_names)
-        log_untrusted(LOG_WARNING, "runs_not_counted", LOG_NO_FIELDS, "%s: %zu runs not counted: a function name "
-                        "longer than %d bytes", path, st->long_names - long_names,
-                RUNLINE_MAX_NAME_BYTES);
+        log_untrusted(LOG_WARNING, "runs_not_counted", LOG_NO_FIELDS,
+                      "%s: %zu runs not counted: a function name "
+                      "longer than %d bytes",
+                      path, st->long_names - long_names, RUNLINE_MAX_NAME_BYTES);
     if (st->too_many > too_many)
-        log_untrusted(LOG_WARNING, "runs_not_counted", LOG_NO_FIELDS, "%s: %zu runs not counted: the report "
-                        "holds %u already", path, st->too_many - too_many, RUNLOG_MAX_SEEN);
+        log_untrusted(LOG_WARNING, "runs_not_counted", LOG_NO_FIELDS,
+                      "%s: %zu runs not counted: the report "
+                      "holds %u already",
+                      path, st->too_many - too_many, RUNLOG_MAX_SEEN);
     return 1;
 }
 
@@ -586,13 +592,15 @@ static int update_entry(const struct generate_opts *o, const struct entry *e,
     int report_ok = jobfs_up_to_date(path, &e->mtime);
     page_path(o, e, K_SUMMARY, path, sizeof path);
     report_ok = report_ok && jobfs_up_to_date(path, &e->mtime);
-    const struct timespec *diff_time = e->previous ? jobfs_newer(&e->mtime, &e->previous->mtime) : NULL;
+    const struct timespec *diff_time =
+        e->previous ? jobfs_newer(&e->mtime, &e->previous->mtime) : NULL;
     page_path(o, e, K_DIFF, path, sizeof path);
     int diff_ok = !diff_time || jobfs_up_to_date(path, diff_time);
     if (report_ok && diff_ok)
         return 0;
     if (ensure_dirs(o, e->period) < 0) {
-        log_untrusted(LOG_ERR, "period_failed", LOG_NO_FIELDS, "%s/%s: %s", o->reports_dir, e->period, strerror(errno));
+        log_untrusted(LOG_ERR, "period_failed", LOG_NO_FIELDS, "%s/%s: %s", o->reports_dir,
+                      e->period, strerror(errno));
         return -1;
     }
     run r;
@@ -729,7 +737,8 @@ static int write_index(const struct generate_opts *o, const struct entries *es)
     char path[PATH_MAX], err[600];
     snprintf(path, sizeof path, "%s/%s/index.html", o->reports_dir, LAYOUT_REPORT_TIERS_DIR);
     if (access(path, F_OK) == 0)
-        strbuf_appends(&page, " \xc2\xb7 <a href=\"" LAYOUT_REPORT_TIERS_DIR "/index.html\">Request tiers</a>");
+        strbuf_appends(&page, " \xc2\xb7 <a href=\"" LAYOUT_REPORT_TIERS_DIR
+                              "/index.html\">Request tiers</a>");
     strbuf_appends(&page, "</p>\n");
     if (!es->n)
         strbuf_appends(&page, "<p>No run logs yet.</p>\n");
@@ -786,13 +795,15 @@ int generate_run(const struct generate_opts *o)
         failed |= write_index(o, &es) < 0;
     }
     if (!o->quiet)
-        log_untrusted(LOG_NOTICE, "run_finished", LOG_NO_FIELDS, "%zu run logs, %zu reports (entry points and all), %zu "
-                        "brought up to date, %zu stale pages removed", es.files.n, es.n, written,
-                removed);
+        log_untrusted(LOG_NOTICE, "run_finished", LOG_NO_FIELDS,
+                      "%zu run logs, %zu reports (entry points and all), %zu "
+                      "brought up to date, %zu stale pages removed",
+                      es.files.n, es.n, written, removed);
     if (lc.skipped || lc.failed)
-        log_untrusted(LOG_WARNING, "logs_set_aside", LOG_NO_FIELDS, "%zu run log reads skipped for a mark, %zu "
-                        "failed and marked (" MARKS_DIR " in %s)", lc.skipped, lc.failed,
-                o->reports_dir);
+        log_untrusted(LOG_WARNING, "logs_set_aside", LOG_NO_FIELDS,
+                      "%zu run log reads skipped for a mark, %zu "
+                      "failed and marked (" MARKS_DIR " in %s)",
+                      lc.skipped, lc.failed, o->reports_dir);
     entries_free(&es);
     close(lock);
     return failed ? 1 : 0;

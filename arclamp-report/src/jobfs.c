@@ -64,7 +64,8 @@ static void scan_period(const char *logs_dir, int logs_fd, const char *period,
     if (!d) {
         if (fd >= 0)
             close(fd);
-        log_untrusted(LOG_ERR, "period_failed", LOG_NO_FIELDS, "%s/%s: %s", logs_dir, period, strerror(errno));
+        log_untrusted(LOG_ERR, "period_failed", LOG_NO_FIELDS, "%s/%s: %s", logs_dir, period,
+                      strerror(errno));
         return;
     }
     for (struct dirent *de; (de = readdir(d));) {
@@ -83,7 +84,8 @@ int jobfs_scan(const char *logs_dir, const char *suffix, jobfs_file_fn *fn, void
     int fd = open(logs_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR *d = fd >= 0 ? dir_stream(fd) : NULL;
     if (!d) {
-        log_untrusted(LOG_ERR, "logs_dir_failed", LOG_NO_FIELDS, "%s: %s", logs_dir, strerror(errno));
+        log_untrusted(LOG_ERR, "logs_dir_failed", LOG_NO_FIELDS, "%s: %s", logs_dir,
+                      strerror(errno));
         if (fd >= 0)
             close(fd);
         return -1;
@@ -170,7 +172,8 @@ static int take_lock(const char *reports_dir)
         return -1;
     }
     if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-        log_untrusted(LOG_WARNING, "run_skipped", LOG_NO_FIELDS, "another generate is running (%s is locked)", path);
+        log_untrusted(LOG_WARNING, "run_skipped", LOG_NO_FIELDS,
+                      "another generate is running (%s is locked)", path);
         close(fd);
         return -2;
     }
@@ -203,7 +206,8 @@ int jobfs_begin(const char *reports_dir)
     if (become_owner(reports_dir) < 0)
         return -1;
     if (mkdir(reports_dir, 0755) < 0 && errno != EEXIST) {
-        log_untrusted(LOG_ERR, "reports_dir_failed", LOG_NO_FIELDS, "%s: %s", reports_dir, strerror(errno));
+        log_untrusted(LOG_ERR, "reports_dir_failed", LOG_NO_FIELDS, "%s: %s", reports_dir,
+                      strerror(errno));
         return -1;
     }
     return take_lock(reports_dir);

@@ -44,8 +44,8 @@ static void add_table(void *arg, const char *period, const char *file, const str
     int format = jobfs_bucket_of(ts->o->formats, ts->o->nformats, bucket, 0, &bucket_len);
     if (format < 0) {
         if (!ts->o->quiet)
-            log_untrusted(LOG_WARNING, "table_unnamed", LOG_NO_FIELDS, "%s/%s: no configured format names it; skipped",
-                    period, file);
+            log_untrusted(LOG_WARNING, "table_unnamed", LOG_NO_FIELDS,
+                          "%s/%s: no configured format names it; skipped", period, file);
         free(bucket);
         return;
     }
@@ -86,7 +86,8 @@ static void tables_free(struct tables *ts)
 static void table_path(const struct tiers_opts *o, const struct table_file *f, char *out,
                        size_t outlen)
 {
-    snprintf(out, outlen, "%s/%s/%s%s", o->logs_dir, f->period, f->bucket, LAYOUT_TIERS_JSON_SUFFIX);
+    snprintf(out, outlen, "%s/%s/%s%s", o->logs_dir, f->period, f->bucket,
+             LAYOUT_TIERS_JSON_SUFFIX);
 }
 
 /* How many tables before ts->v[i] make its trend. */
@@ -114,9 +115,11 @@ static int open_tiers_dir(const struct tiers_opts *o, int create, char *err, siz
     int rfd = open(o->reports_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd = -1;
     if (rfd >= 0)
         fd = create ? open_dir(rfd, LAYOUT_REPORT_TIERS_DIR)
-                    : openat(rfd, LAYOUT_REPORT_TIERS_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                    : openat(rfd, LAYOUT_REPORT_TIERS_DIR,
+                             O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
-        snprintf(err, errlen, "%s/%s: %s", o->reports_dir, LAYOUT_REPORT_TIERS_DIR, strerror(errno));
+        snprintf(err, errlen, "%s/%s: %s", o->reports_dir, LAYOUT_REPORT_TIERS_DIR,
+                 strerror(errno));
     if (rfd >= 0)
         close(rfd);
     return fd;
@@ -157,8 +160,9 @@ static int load_table(const struct tiers_opts *o, const struct table_file *f,
         rc = -1;
     }
     if (rc == 0 && t->capped && !o->quiet) /* said, but no failure: the page is written */
-        log_untrusted(LOG_WARNING, "counts_capped", LOG_NO_FIELDS, "%s: %zu count%s above 2^53 read as 2^53", path,
-                t->capped, t->capped == 1 ? "" : "s");
+        log_untrusted(LOG_WARNING, "counts_capped", LOG_NO_FIELDS,
+                      "%s: %zu count%s above 2^53 read as 2^53", path, t->capped,
+                      t->capped == 1 ? "" : "s");
     strbuf_free(&text);
     return rc;
 }
@@ -186,7 +190,8 @@ static void add_trend(const struct tables *ts, size_t i, size_t k, struct tier_t
 static void page_path(const struct tiers_opts *o, const struct table_file *f, char *out,
                       size_t outlen)
 {
-    snprintf(out, outlen, "%s/%s/%s/%s.html", o->reports_dir, LAYOUT_REPORT_TIERS_DIR, f->period, f->bucket);
+    snprintf(out, outlen, "%s/%s/%s/%s.html", o->reports_dir, LAYOUT_REPORT_TIERS_DIR, f->period,
+             f->bucket);
 }
 
 /* A message for the index, which the web serves: without the directories
@@ -335,8 +340,10 @@ int tiers_update(const struct tiers_opts *o)
     if (ts.n)
         failed |= write_index(o, &ts) < 0;
     if (!o->quiet)
-        log_untrusted(LOG_NOTICE, "run_finished", LOG_NO_FIELDS, "%zu tier tables, %zu pages brought up to date, %zu "
-                        "stale pages removed", ts.n, written, removed);
+        log_untrusted(LOG_NOTICE, "run_finished", LOG_NO_FIELDS,
+                      "%zu tier tables, %zu pages brought up to date, %zu "
+                      "stale pages removed",
+                      ts.n, written, removed);
     tables_free(&ts);
     return failed ? -1 : 0;
 }
