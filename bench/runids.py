@@ -18,7 +18,6 @@ the crafted ids costing many times the random ones; a keyed one, the same.
 import argparse
 import os
 import random
-import re
 import shutil
 import signal
 import socket
@@ -27,13 +26,15 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from runs import cpu_seconds, metrics, wait_for  # noqa: E402  (one copy, bench/runs.py)
+
 RUNS = 999
 BUCKETS = 2048  # the run table of max_pending_runs 1000: a power of two >= 2000
 ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-"
 FNV_PRIME = 1099511628211
 FNV_OFFSET = 14695981039346656037
 MESSAGE_MAX = 64000
-METRIC = re.compile(r'^(\w+)(\{[^}]*\})? (\S+)$')
 
 
 def fnv_low(s, state, mask):
@@ -87,33 +88,6 @@ def messages(ids, arcs):
     return out + [cur]
 
 
-def metrics(path):
-    m = {}
-    try:
-        with open(path) as f:
-            for line in f:
-                g = METRIC.match(line.strip())
-                if g:
-                    m[g.group(1) + (g.group(2) or "")] = float(g.group(3))
-    except FileNotFoundError:
-        pass
-    return m
-
-
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def wait_for(what, cond, timeout=600):
-    end = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > end:
-            sys.exit(f"bench: timed out waiting for {what}")
-        time.sleep(0.05)
-
-
 def through_daemon(binary, msgs, tmp):
     """CPU seconds the daemon spent on the messages, until all runs were written."""
     work = tempfile.mkdtemp(dir=tmp)
@@ -134,7 +108,7 @@ def through_daemon(binary, msgs, tmp):
             for msg in msgs:
                 s.sendto(msg, sock)
         key = 'arclamp_log_runs_written_total{group="daily"}'
-        wait_for(f"{RUNS} runs written", lambda: metrics(prom).get(key, 0) >= RUNS)
+        wait_for(f"{RUNS} runs written", lambda: metrics(prom).get(key, 0) >= RUNS, timeout=600)
         cpu = cpu_seconds(d.pid) - cpu0
         m = metrics(prom)
     finally:
