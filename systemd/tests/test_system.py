@@ -86,6 +86,7 @@ Environment:
   ARCLAMP_SYSTEMTEST_KEEP=1    keep the temporary directory (roots, logs)
 """
 
+import contextlib
 import json
 import os
 import re
@@ -870,6 +871,23 @@ def write_as_arclamp(c, path, text):
     c.exec(["sh", "-c", 'mkdir -p "$(dirname "$0")" && cat > "$0"', path], input=text, user="arclamp")
 
 
+@contextlib.contextmanager
+def timer_held(c, timer, service, timeout=300):
+    """The timer stopped, and its last run waited out, while a test starts
+    the service by hand and looks at what that run wrote: a tick in between
+    (arclamp-report.timer fires at :05/:20/:35/:50) would start a run of its
+    own, which `systemctl start` joins or which rewrites the pages being
+    compared. Started again afterwards; Persistent= may then start one run
+    for the tick it missed, which the next user of the service waits out."""
+    c.exec(["systemctl", "stop", timer], timeout=60)
+    try:
+        c.wait_for(f"{service} idle", lambda: c.show(service, "ActiveState")["ActiveState"]
+                   in ("inactive", "failed"), timeout)
+        yield
+    finally:
+        c.exec(["systemctl", "start", timer], timeout=60)
+
+
 def report_run(c, timeout=300):
     """Starts arclamp-report.service once, after any run the timer started
     has finished (systemctl start would join that run instead), and returns
@@ -900,7 +918,8 @@ def report_pages(system, tmp_path_factory, summary):
                    check=True, capture_output=True, timeout=120)
     (made,) = (bench / "hourly").iterdir()
     write_as_arclamp(c, f"{LOGS}/hourly/{REPORT_BENCH}.runs", made.read_text())
-    st = report_run(c)
+    with timer_held(c, "arclamp-report.timer", "arclamp-report.service"):
+        st = report_run(c)
     summary.append(f"system test: arclamp-report.service on 3 run logs (one of 20 runs x 2,000 arcs): "
                    f"{st['seconds']:.2f} s")
     st["owners"] = c.exec(["sh", "-c", f'cd {REPORTS} && find . -mindepth 1 -printf "%P %u %g %m\\n" | sort'],
@@ -957,13 +976,15 @@ def test_report_service_lock_held_is_success(report_pages, system):
     """Exit status 75 (another generate holds the lock) counts as success:
     the unit does not fail, and no page changes."""
     c = system
-    before = c.exec(["sh", "-c", f"cd {REPORTS} && find . -type f ! -name '.*' -printf '%P %T@\\n' | sort"]).stdout
-    r = c.exec(["flock", f"{REPORTS}/.arclamp-report.lock", "systemctl", "start", "arclamp-report.service"],
-               timeout=120, check=False)
-    st = c.show("arclamp-report.service", "Result", "ExecMainStatus", "ActiveState")
+    listing = ["sh", "-c", f"cd {REPORTS} && find . -type f ! -name '.*' -printf '%P %T@\\n' | sort"]
+    with timer_held(c, "arclamp-report.timer", "arclamp-report.service"):
+        before = c.exec(listing).stdout
+        r = c.exec(["flock", f"{REPORTS}/.arclamp-report.lock", "systemctl", "start", "arclamp-report.service"],
+                   timeout=120, check=False)
+        st = c.show("arclamp-report.service", "Result", "ExecMainStatus", "ActiveState")
+        after = c.exec(listing).stdout
     assert (r.returncode, st["Result"], st["ExecMainStatus"], st["ActiveState"]) == (0, "success", "75", "inactive"), \
         (r.stderr, st)
-    after = c.exec(["sh", "-c", f"cd {REPORTS} && find . -type f ! -name '.*' -printf '%P %T@\\n' | sort"]).stdout
     assert after == before
 
 
