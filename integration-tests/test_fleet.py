@@ -494,11 +494,12 @@ def test_disk_full(fleet_factory):
     loads = fleet.load_all(count=5, duration=60)
     wait_until(lambda: al.metric_sum("arclamp_log_write_errors_total") > errors0,
                what="a failed write counted")
-    time.sleep(1.2)                        # a retry (every 1 s) fails too
+    def retry_failed_too():             # the daemon retries every second
+        n = al.metric_sum("arclamp_log_write_errors_total")
+        return n if n >= 2 else None
+    errors_full = wait_until(retry_failed_too, what="a retry failed too")
     assert al.proc.alive(), "arclamp-log died on a full disk"
     assert al.events("write_failed"), "the failed write is not logged"
-    errors_full = al.metric_sum("arclamp_log_write_errors_total")
-    assert errors_full >= 2, errors_full
     assert al.metric_sum("arclamp_log_lines_dropped_total") == 0
     os.unlink(str(filler))
     wait_until(lambda: al.events("write_resumed"), what="write_resumed logged")
@@ -722,6 +723,12 @@ def tiers_by_worker(fleet):
             for pid, st in w.worker_stats(field="tiers").items()}
 
 
+def all_workers(fleet, pred):
+    """Every worker's tier status when pred holds for all of them, else None."""
+    st = tiers_by_worker(fleet)
+    return st if st and all(pred(s) for s in st.values()) else None
+
+
 def test_request_tiers(fleet_factory, tmp_path):
     """The application declares tiers (db, parser, cache, job) and the hosts
     trace every request's (excimer.tiers); arclamp-log merges the hosts'
@@ -762,33 +769,29 @@ def test_request_tiers(fleet_factory, tmp_path):
     assert all(j["ok"] and j["continued"] for j in ran), ran
 
     # -- off and on across the pools, without a restart
+    # a worker reads the switch file at a request's start, at most once a
+    # second: ask every worker until each has read it
     control.write_text("off\n")
-    time.sleep(1.5)
-    fleet.load_all(urls=["/admin/stats.php"], count=4, duration=30)  # every worker reads the file
-    off = tiers_by_worker(fleet)
-    assert all(not st["enabled"] and not st["tracing"] for st in off.values()), off
+    wait_until(lambda: all_workers(fleet, lambda st: not st["enabled"] and not st["tracing"]),
+               timeout=60, what="every worker off", describe=lambda: tiers_by_worker(fleet))
     assert {h: w.proc.pid for h, w in fleet.web.items()} == masters, "php-fpm was restarted"
     dark = fleet.load_all(urls=["/index.php?title=Off_%d" % i for i in range(6)], count=6, duration=30)
     assert views(dark) == 2 * 6
     control.write_text("on\n")
-    time.sleep(1.5)
-    fleet.load_all(urls=["/admin/stats.php"], count=4, duration=30)
-    on = tiers_by_worker(fleet)
-    assert all(st["enabled"] for st in on.values()), on
+    wait_until(lambda: all_workers(fleet, lambda st: st["enabled"]),
+               timeout=60, what="every worker on", describe=lambda: tiers_by_worker(fleet))
     lit = fleet.load_all(urls=["/index.php?title=On_%d" % i for i in range(6)], count=6, duration=30)
     counted_views += views(lit)
     assert {h: w.proc.pid for h, w in fleet.web.items()} == masters, "php-fpm was restarted"
-    # a worker sends its aggregates at the end of a request a second or more
-    # after its last flush: one more request for every worker, a second on
-    time.sleep(1.1)
-    tiers_by_worker(fleet)
-
-    # a minute is written 10 s after it ends: up to 70 s
+    # a minute is written 10 s after it ends: up to 70 s; a worker sends its
+    # aggregates at the end of a request a second or more after its last
+    # flush, so every worker gets a request each time the tables are read
     def tables_complete():
+        tiers_by_worker(fleet)
         return all(tier_calls(tier_table(fleet, g), "edit", "job") == 12 and
                    tier_calls(tier_table(fleet, g), "index", "_total") == counted_views
                    for g in ("hourly", "daily"))
-    wait_until(tables_complete, timeout=100, what="the 12 jobs under 'edit' and %d page views "
+    wait_until(tables_complete, timeout=100, interval=0.5, what="the 12 jobs under 'edit' and %d page views "
                "(the %d served while off left out)" % (counted_views, views(dark)),
                describe=lambda: {k: v.get("_total", {}).get("calls") for k, v in
                                  ((tier_table(fleet) or {}).get("identities") or {}).items()})
@@ -820,16 +823,19 @@ def test_request_tiers(fleet_factory, tmp_path):
     trips = sum(st["trips"] for st in tripped.values())
     assert trips >= 1, tripped
     assert any("transport" in (st["last_trip"] or "") for st in tripped.values()), tripped
-    time.sleep(3.5)                                        # the cool-down
-    fleet.load_all(count=20, duration=30)
-    tiers_by_worker(fleet)
-    resumed = tiers_by_worker(fleet)
-    resumes = sum(st["resumes"] for st in resumed.values())
-    assert resumes >= 1, resumed
-    time.sleep(1.1)
-    tiers_by_worker(fleet)
-    wait_until(lambda: (tier_table(fleet) or {}).get("resumes", 0) >= 1, timeout=100,
-               what="the resumes in the tier table")
+    # after the cool-down (3 s) a request's send tries again and resumes
+    def resumed():
+        fleet.load_all(count=4, duration=30)
+        st = tiers_by_worker(fleet)
+        return st if sum(s["resumes"] for s in st.values()) >= 1 else None
+    resumed_st = wait_until(resumed, timeout=100, interval=0.5, what="a breaker resumed after its cool-down",
+                            describe=lambda: tiers_by_worker(fleet))
+    resumes = sum(st["resumes"] for st in resumed_st.values())
+
+    def table_has_resumes():
+        tiers_by_worker(fleet)          # the workers' next flushes carry the status
+        return (tier_table(fleet) or {}).get("resumes", 0) >= 1
+    wait_until(table_has_resumes, timeout=100, interval=0.5, what="the resumes in the tier table")
     m = fleet.arclamp.wait_quiet(settle=0.6)
     assert metric_sum(m, "arclamp_log_tier_lines_invalid_total") == 0
     row = report.record("9 request tiers (pubsub, 2 hosts)", sent=None, received=int(metric_sum(
