@@ -42,7 +42,9 @@ SAN_TESTS  := $(BUILD)/asan/tests/test-common $(BUILD)/asan/tests/test-arclamp-l
 BENCH_BINS := $(BENCH_SRC:bench/src/%.c=$(BUILD)/bench/%)
 
 .PHONY: all deps check check-log check-svg check-report check-ext check-under-load demo-stop unit-tests asan-tests log-tests svg-tests report-tests php-tests php-tests-valgrind \
-        app-tests demo bench install clean nix-tests integration system-tests doc doc-check
+        app-tests demo bench install clean nix-tests integration system-tests doc doc-check \
+        check-build log-tests-release log-tests-asan php-tests-valgrind-phpt php-tests-valgrind-combos \
+        integration-run system-tests-run
 # The extension's API modules (see "the API modules" below); set before the
 # rules that name them, as make expands prerequisites when it reads a rule.
 EXT_API     := xhprof tideways_xhprof uprofiler
@@ -214,11 +216,22 @@ app-tests: $(BUILD)/bin/arclamp-log $(BUILD)/bin/arclamp-report $(BUILD)/php/exc
 # --fair-sched: valgrind's default thread lock lets a busy PHP thread starve
 # the timer helper thread, so timers would barely fire. Some timing tests
 # need more than run-tests' default 60 s under valgrind.
-php-tests-valgrind: $(BUILD)/php/excimer.so $(EXT_API_SO)
+# The .phpt files run from a copy (build/valgrind-phpt; client/, src/ and
+# common/, which some tests read, linked beside it) because run-tests.php
+# writes each test's .php/.out/.diff next to it: so the suite can run while
+# php-tests runs the same files (make check runs suites side by side).
+VG_PHPT := $(BUILD)/valgrind-phpt
+php-tests-valgrind: php-tests-valgrind-phpt php-tests-valgrind-combos
+php-tests-valgrind-phpt: $(BUILD)/php/excimer.so $(EXT_API_SO)
 	@echo "== php-excimer-sampler .phpt tests under valgrind"
+	rm -rf $(VG_PHPT) && mkdir -p $(VG_PHPT)/$(EXT_DIR)
+	cp -Rp $(EXT_DIR)/tests $(VG_PHPT)/$(EXT_DIR)/
+	ln -s $(CURDIR)/$(EXT_DIR)/client $(CURDIR)/$(EXT_DIR)/src $(VG_PHPT)/$(EXT_DIR)/
+	ln -s $(CURDIR)/common $(VG_PHPT)/common
 	USE_ZEND_ALLOC=0 VALGRIND_OPTS=--fair-sched=yes NO_INTERACTION=1 REPORT_EXIT_STATUS=1 \
 	  php -n $(RUN_TESTS) -n -q -m --set-timeout 300 --show-diff \
-	  $(EXT_LOAD) $(EXT_DIR)/tests
+	  $(EXT_LOAD) $(VG_PHPT)/$(EXT_DIR)/tests
+php-tests-valgrind-combos: $(BUILD)/php/excimer.so $(EXT_API_SO)
 	@echo "== php-excimer-sampler: the combinations, each php-cgi under valgrind (two at a time)"
 	COMBINATIONS_VALGRIND=1 $(PYTEST) -q -p no:cacheprovider -n 2 $(EXT_DIR)/tests/test_combinations.py
 
@@ -264,10 +277,12 @@ check-under-load: deps
 # The daemon against real redis-server, sockets and notify sockets; once
 # with the release build and once with the ASan+UBSan build. test_runs.py
 # also sends a run from PHP with the built excimer.so.
-log-tests: $(BUILD)/bin/arclamp-log $(BUILD)/asan/bin/arclamp-log $(BUILD)/php/excimer.so
+log-tests: log-tests-release log-tests-asan
+log-tests-release: $(BUILD)/bin/arclamp-log $(BUILD)/php/excimer.so
 	@echo "== arclamp-log integration tests"
 	ARCLAMP_LOG_BIN=$(BUILD)/bin/arclamp-log ARCLAMP_EXCIMER_SO=$(BUILD)/php/excimer.so \
 	  $(PYTEST) -q -p no:cacheprovider arclamp-log/tests
+log-tests-asan: $(BUILD)/asan/bin/arclamp-log $(BUILD)/php/excimer.so
 	@echo "== arclamp-log integration tests (ASan+UBSan build)"
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ARCLAMP_LOG_BIN=$(BUILD)/asan/bin/arclamp-log ARCLAMP_EXCIMER_SO=$(BUILD)/php/excimer.so \
@@ -305,6 +320,8 @@ export ARCLAMP_NSPAWN_BASE_DIR
 # of samples sent, written and lost, and latencies (build/integration/). The
 # tier2-in-nspawn scenarios install the packages of `make deb`.
 integration: all deb
+	@$(MAKE) --no-print-directory integration-run
+integration-run:
 	@echo "== integration tests: a simulated fleet in network namespaces"
 	integration-tests/run
 
@@ -313,6 +330,8 @@ integration: all deb
 # systemd-nspawn (root; uses the Debian mirror of this machine's apt
 # configuration). make deb packages HEAD: commit first, or DEB_TREE=worktree.
 system-tests: deb
+	@$(MAKE) --no-print-directory system-tests-run
+system-tests-run:
 	@echo "== systemd units; the Debian packages in a booted container"
 	$(PYTEST) -q -p no:cacheprovider systemd/tests
 
@@ -325,10 +344,22 @@ report-tests: $(BUILD)/bin/arclamp-report $(BUILD)/bin/arclamp-svg $(BUILD)/asan
 	  ARCLAMP_REPORT_BIN=$(BUILD)/asan/bin/arclamp-report ARCLAMP_SKIP_BROWSER=1 \
 	  $(PYTEST) -q -p no:cacheprovider arclamp-report/tests
 
+# make check: everything built first (one make, CHECK_JOBS compilers), then
+# the suites CHECK_JOBS at a time (scripts/check-suites): each suite's output
+# is printed whole when it ends, a table of times comes last. The list goes
+# longest critical path first; `X:Y` starts X once Y passed. Suites that
+# run side by side share nothing but the built programs: free ports, their
+# own temporary directories, namespaces and containers. CHECK_JOBS=1 runs
+# them one after another.
+CHECK_JOBS ?= 2
+CHECK_SUITES := deb php-tests-valgrind-phpt integration-run:deb php-tests-valgrind-combos system-tests-run:deb \
+  log-tests-release log-tests-asan php-tests app-tests unit-tests asan-tests svg-tests report-tests nix-tests \
+  doc-check
 check: deps
-	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory doc-check unit-tests asan-tests log-tests svg-tests report-tests php-tests \
-	  app-tests php-tests-valgrind nix-tests integration system-tests
+	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) check-build
+	@scripts/check-suites -j $(CHECK_JOBS) --log-dir $(BUILD)/check $(CHECK_SUITES)
+check-build: all $(UNIT_TESTS) $(SAN_TESTS) $(BUILD)/asan/bin/arclamp-log $(BUILD)/asan/bin/arclamp-svg \
+  $(BUILD)/asan/bin/arclamp-report $(BUILD)/doc/architecture.svg
 
 # --- the documents' map of the code (ARCHITECTURE.md) ----------------------
 # doc/architecture.dot is drawn with libgvc (doc/dot2svg.c, no `dot` program
