@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import combos, fpm, hprof_split, report, runlogs
+from harness import combos, fpm, hprof_split, pools as pool_sites, report, runlogs
 from harness.arclamp import HOURLY, metric_sum
 from harness.checks import (assert_every_line_parses, check_delivery, check_report_summaries,
                             check_svgs, error_counts, failures, record_row, unheard_lines,
@@ -1141,31 +1141,6 @@ def test_combinations_in_php_fpm(fleet_factory):
 # ---------------------------------------------------------------------------
 # Scenario 12
 
-# The tenant's request: its own configured tier method, a new copy with
-# 2,000 RETURNs in each request's file (opcache keeps every copy, each one
-# patched), then tiers of its own at run time: 64 internal functions it has
-# not named before.
-POOLS_TENANT = r"""<?php
-$n = (int)$_GET['n'];
-require __DIR__ . "/gen/tenant$n.php";
-(new Tenant)->f(-1);
-$names = array_values(array_filter(get_defined_functions()['internal'],
-    fn($f) => !str_contains($f, '\\') && $f !== 'str_pad'));
-$list = [];
-foreach (array_slice($names, 64 * $n, 64) as $f) {
-    $list[] = "evil=$f";
-}
-$set = @ini_set('excimer.tiers', implode(',', $list));
-echo json_encode(['ini_set' => $set !== false, 'status' => excimer_tiers_status()]);
-"""
-POOLS_VICTIM = r"""<?php
-class Victim {
-    public function work($x) { if ($x > 1) { return 2; } return str_pad('v', 3); }
-}
-(new Victim)->work(0);
-str_pad('w', 2);
-echo json_encode(excimer_tiers_status());
-"""
 POOLS_ATTACKS = 5
 POOLS_VICTIM_REQUESTS = 3
 
@@ -1188,14 +1163,8 @@ class TwoPools(fpm.WebHost):
         super().__init__(ns, workdir, sites, target="", children=1, timeout=timeout, ini={
             "excimer.tiers_target": redis.url("tiers"), "excimer.tiers_flush_interval": "0",
             "opcache.file_update_protection": "0"}, name=name, fpm_conf=self._conf)
-        for pool, php in (("tenant", POOLS_TENANT), ("victim", POOLS_VICTIM)):
-            (sites / pool / "gen").mkdir(parents=True)
-            (sites / pool / (pool + ".php")).write_text(php)
-        body = "".join("        if ($x === %d) { return %d; }\n" % (i, i) for i in range(2000))
-        for n in range(POOLS_ATTACKS):
-            (sites / "tenant" / "gen" / ("tenant%d.php" % n)).write_text(
-                "<?php\nclass Tenant {\n    public function f($x) {\n%s        return 0;\n"
-                "    }\n}\n" % body)
+        sites.mkdir(parents=True, exist_ok=True)
+        pool_sites.write_sites(sites, POOLS_ATTACKS, 2000, script="{site}.php")
         # the pools' users read the sites: the fleet's directory is root's 0700
         os.chmod(str(workdir), 0o711)
         for p in [self.dir] + list(self.dir.rglob("*")):
@@ -1251,7 +1220,7 @@ def test_pools_cannot_starve_each_other(fleet_factory):
         res = combos.batch(web, requests)
         assert all(not r.get("error") and r["status"] == 200 for r in res), res
         return [json.loads(r["body"]) for r in res]
-    attacks = answers([pools.request("tenant", "?n=%d" % n) for n in range(POOLS_ATTACKS)])
+    attacks = answers([pools.request("tenant", "?n=%d&own=1" % n) for n in range(POOLS_ATTACKS)])
     victim = answers([pools.request("victim") for _ in range(POOLS_VICTIM_REQUESTS)])
     assert not any(a["ini_set"] for a in attacks), attacks
     share = attacks[-1]["status"]["shared_quota"]

@@ -32,6 +32,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO / "common" / "tests"))
 sys.path.insert(0, str(REPO / "integration-tests"))
+from harness import pools  # noqa: E402
 from harness.fcgi import cgi_params, request  # noqa: E402
 from testkit import Timeout, repo_bin, wait_until  # noqa: E402
 
@@ -44,43 +45,6 @@ ATTACKS = 5            # tenant requests: 5 x 64 internal functions > 256 record
 RETURNS = 2000         # RETURNs of the tenant's tier method, a new copy per request
 VICTIM_REQUESTS = 3
 AS_ROOT = os.geteuid() == 0
-
-# The tenant's request: its own configured tier method, a new copy with
-# thousands of RETURNs each time (opcache keeps every copy, each patched),
-# then 64 internal functions it has not named before as tiers of its own.
-TENANT_PHP = r"""<?php
-$n = (int)$_GET['n'];
-$file = __DIR__ . "/gen/tenant$n.php";
-if ($_GET['own'] ?? '') {
-    require $file;
-    (new Tenant)->f(-1);
-}
-$names = array_values(array_filter(get_defined_functions()['internal'],
-    fn($f) => !str_contains($f, '\\') && $f !== 'str_pad'));
-$list = [];
-foreach (array_slice($names, 64 * $n, 64) as $f) {
-    $list[] = "evil=$f";
-}
-$set = @ini_set('excimer.tiers', implode(',', $list));
-echo json_encode(['ini_set' => $set !== false, 'status' => excimer_tiers_status()]);
-"""
-
-VICTIM_PHP = r"""<?php
-class Victim {
-    public function work($x) { if ($x > 1) { return 2; } return str_pad('v', 3); }
-}
-$v = new Victim;
-$v->work(0);
-str_pad('w', 2);
-echo json_encode(excimer_tiers_status());
-"""
-
-
-def tenant_method(returns):
-    body = "".join("        if ($x === %d) { return %d; }\n" % (i, i) for i in range(returns))
-    return ("<?php\nclass Tenant {\n    public function f($x) {\n%s        return 0;\n    }\n}\n"
-            % body)
-
 
 def users():
     """(tenant, victim): two users as root, else the test's own (unset)."""
@@ -119,14 +83,7 @@ def write_config(tmp, recv):
 
 
 def write_sites(tmp):
-    for site, php in (("tenant", TENANT_PHP), ("victim", VICTIM_PHP)):
-        (tmp / site / "gen").mkdir(parents=True)
-        (tmp / site / "index.php").write_text(php)
-    for n in range(ATTACKS):
-        (tmp / "tenant" / "gen" / ("tenant%d.php" % n)).write_text(tenant_method(RETURNS))
-    tmp.chmod(0o755)  # the pools' users read their sites
-    for p in list((tmp / "tenant").rglob("*")) + list((tmp / "victim").rglob("*")):
-        p.chmod(0o755 if p.is_dir() else 0o644)
+    pools.write_sites(tmp, ATTACKS, RETURNS)
 
 
 def get(tmp, pool, query=""):
