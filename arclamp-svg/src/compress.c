@@ -424,12 +424,15 @@ int cmd_compress(int argc, char **argv)
     const char *config = NULL, *data_dir = NULL;
     double days = -1;
     int verbose = 0, c;
+    char msg[1024];
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:c:d:vh", options, NULL)) != -1) {
         switch (c) {
         case 'o':
-            if (cli_number("compress", "older-than", optarg, 1e-9, 1e6, &days) < 0)
+            if (cli_number("older-than", optarg, 1e-9, 1e6, &days, msg, sizeof msg) < 0) {
+                fprintf(stderr, "arclamp-svg compress: %s\n", msg);
                 return CLI_EXIT_USAGE;
+            }
             break;
         case 'c': config = optarg; break;
         case 'd': data_dir = optarg; break;
@@ -447,7 +450,9 @@ int cmd_compress(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     struct gen_config cfg;
-    int rc = cli_load_config("compress", config, data_dir, verbose, &cfg);
+    int rc = cli_load_config(config, data_dir, verbose, &cfg, msg, sizeof msg);
+    if (msg[0])
+        fprintf(stderr, "arclamp-svg compress: %s\n", msg);
     if (rc)
         return rc;
     struct compress_stats st;

@@ -815,7 +815,10 @@ int cmd_generate(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     struct gen_config cfg;
-    int rc = cli_load_config("generate", config, data_dir, verbose, &cfg);
+    char msg[1024];
+    int rc = cli_load_config(config, data_dir, verbose, &cfg, msg, sizeof msg);
+    if (msg[0])
+        fprintf(stderr, "arclamp-svg generate: %s\n", msg);
     if (rc)
         return rc;
     struct generate_stats st;

@@ -216,10 +216,10 @@ int metrics_render(const struct gen_config *cfg, strbuf *out, char *err, size_t 
     refused_metric(out, &set);
     graph_metrics(out, cfg, &set);
     index_metric(out, cfg);
-    runstate_metrics(cfg, out);
+    int rc = runstate_metrics(cfg, out, err, errlen) < 0 ? 1 : 0;
     free(g);
     logset_free(&set);
-    return 0;
+    return rc;
 }
 
 /* --- the command -------------------------------------------------------- */
@@ -240,21 +240,17 @@ static void usage(FILE *out)
           out);
 }
 
-static int emit(const char *output, const strbuf *text)
+/* Writes the text to standard output or FILE: 0, or -1 with err set. */
+static int emit(const char *output, const strbuf *text, char *err, size_t errlen)
 {
-    char err[1024];
     if (!output) {
         if (fwrite(text->data, 1, text->len, stdout) != text->len || fflush(stdout) != 0) {
-            fprintf(stderr, "arclamp-svg metrics: standard output: %s\n", strerror(errno));
-            return CLI_EXIT_FAILED;
+            snprintf(err, errlen, "standard output: %s", strerror(errno));
+            return -1;
         }
-        return CLI_EXIT_OK;
+        return 0;
     }
-    if (atomic_write(output, text->data, text->len, 0, err, sizeof err) < 0) {
-        fprintf(stderr, "arclamp-svg metrics: %s\n", err);
-        return CLI_EXIT_FAILED;
-    }
-    return CLI_EXIT_OK;
+    return atomic_write(output, text->data, text->len, 0, err, errlen) < 0 ? -1 : 0;
 }
 
 int cmd_metrics(int argc, char **argv)
@@ -281,16 +277,21 @@ int cmd_metrics(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     struct gen_config cfg;
-    int rc = cli_load_config("metrics", config, data_dir, 0, &cfg);
+    char msg[1024];
+    int rc = cli_load_config(config, data_dir, 0, &cfg, msg, sizeof msg);
+    if (msg[0])
+        fprintf(stderr, "arclamp-svg metrics: %s\n", msg);
     if (rc)
         return rc;
     strbuf text = STRBUF_INIT;
-    char err[1024];
-    if (metrics_render(&cfg, &text, err, sizeof err) < 0) {
+    char err[2048];
+    int made = metrics_render(&cfg, &text, err, sizeof err);
+    if (made != 0)   /* an error, or the warning of counters left out: before the text */
+        fprintf(stderr, "arclamp-svg metrics: %s\n", err);
+    rc = made < 0 ? CLI_EXIT_FAILED : CLI_EXIT_OK;
+    if (made >= 0 && emit(output, &text, err, sizeof err) < 0) {
         fprintf(stderr, "arclamp-svg metrics: %s\n", err);
         rc = CLI_EXIT_FAILED;
-    } else {
-        rc = emit(output, &text);
     }
     strbuf_free(&text);
     gen_config_free(&cfg);

@@ -21,8 +21,9 @@
 #include "gen_config.h"
 #include "strbuf.h"
 
-/* Appends the exposition text. Returns 0, or -1 with err set when the logs
- * cannot be listed. */
+/* Appends the exposition text. Returns 0; 1 with err set to a warning when
+ * the counters of runstate.h cannot be read (their families left out, the
+ * rest appended); or -1 with err set when the logs cannot be listed. */
 int metrics_render(const struct gen_config *cfg, strbuf *out, char *err, size_t errlen);
 
 /* Appends a label value escaped as the text format asks (\\ \" \n), invalid

@@ -141,20 +141,24 @@ static void render_usage(FILE *out)
           out);
 }
 
-static int parse_number(const char *text, const char *what, double min, double *out)
+/* The option helpers below return -1 with err set to the message (without
+ * "arclamp-svg render: "), which cmd_render prints. */
+
+static int parse_number(const char *text, const char *what, double min, double *out, char *err,
+                        size_t errlen)
 {
     char *end;
     errno = 0;
     double v = strtod(text, &end);
     if (errno || end == text || *end || !(v >= min) || v > 1e9) {
-        fprintf(stderr, "arclamp-svg render: --%s: invalid value \"%s\"\n", what, text);
+        snprintf(err, errlen, "--%s: invalid value \"%s\"", what, text);
         return -1;
     }
     *out = v;
     return 0;
 }
 
-static int parse_minwidth(const char *text, struct svg_options *svg)
+static int parse_minwidth(const char *text, struct svg_options *svg, char *err, size_t errlen)
 {
     size_t n = strlen(text);
     char buf[64];
@@ -163,18 +167,19 @@ static int parse_minwidth(const char *text, struct svg_options *svg)
         n = sizeof(buf) - 1;
     memcpy(buf, text, n);
     buf[n - (svg->min_width_is_percent ? 1 : 0)] = '\0';
-    return parse_number(buf, "minwidth", 0, &svg->min_width);
+    return parse_number(buf, "minwidth", 0, &svg->min_width, err, errlen);
 }
 
 /* A count option: a whole number from min to max. */
-static int parse_size(const char *text, const char *what, double min, double max, size_t *out)
+static int parse_size(const char *text, const char *what, double min, double max, size_t *out,
+                      char *err, size_t errlen)
 {
     double v;
-    if (parse_number(text, what, min, &v) < 0)
+    if (parse_number(text, what, min, &v, err, errlen) < 0)
         return -1;
     if (v != (double)(size_t)v || v > max) {
-        fprintf(stderr, "arclamp-svg render: --%s: invalid value \"%s\" (a whole number up to %.0f)\n",
-                what, text, max);
+        snprintf(err, errlen, "--%s: invalid value \"%s\" (a whole number up to %.0f)", what, text,
+                 max);
         return -1;
     }
     *out = (size_t)v;
@@ -188,24 +193,27 @@ static int is_hex_color(const char *text)
 }
 
 /* The limits' options: counts, and sizes in MiB (up to 1 TiB). */
-static int apply_limit(int opt, const char *arg, struct render_args *a)
+static int apply_limit(int opt, const char *arg, struct render_args *a, char *err,
+                       size_t errlen)
 {
     size_t mb;
     switch (opt) {
-    case OPT_MAX_STACKS: return parse_size(arg, "max-stacks", 1, 4e9, &a->limits.max_stacks);
-    case OPT_MAX_FRAMES: return parse_size(arg, "max-frames", 1, 4e9, &a->limits.max_frames);
+    case OPT_MAX_STACKS:
+        return parse_size(arg, "max-stacks", 1, 4e9, &a->limits.max_stacks, err, errlen);
+    case OPT_MAX_FRAMES:
+        return parse_size(arg, "max-frames", 1, 4e9, &a->limits.max_frames, err, errlen);
     case OPT_MAX_MEMORY:
-        if (parse_size(arg, "max-memory", 1, 1 << 20, &mb) < 0)
+        if (parse_size(arg, "max-memory", 1, 1 << 20, &mb, err, errlen) < 0)
             return -1;
         a->budget.limit = mb << 20;
         return 0;
     case OPT_MAX_SVG:
-        if (parse_size(arg, "max-svg", 0, 1 << 20, &mb) < 0)
+        if (parse_size(arg, "max-svg", 0, 1 << 20, &mb, err, errlen) < 0)
             return -1;
         a->svg.max_bytes = mb << 20;
         return 0;
     case OPT_MAX_INPUT:
-        if (parse_size(arg, "max-input", 0, 1 << 20, &mb) < 0)
+        if (parse_size(arg, "max-input", 0, 1 << 20, &mb, err, errlen) < 0)
             return -1;
         a->input.max_bytes = (unsigned long long)mb << 20;
         return 0;
@@ -217,7 +225,7 @@ static int apply_limit(int opt, const char *arg, struct render_args *a)
  * knows and that reads ASCII as ASCII. svg_render then writes the document
  * as pure ASCII, which such an encoding reads as meant whatever it is; an
  * encoding such as UTF-16 would make it unreadable. */
-static int check_encoding(const char *enc)
+static int check_encoding(const char *enc, char *err, size_t errlen)
 {
     static const char ascii[] = "\t\n !\"#$%&'()*+,-./0123456789:;<=>?@"
                                 "ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`abcdefghijklmnopqrstuvwxyz{|}~";
@@ -239,29 +247,30 @@ static int check_encoding(const char *enc)
             iconv_close(cd);
     }
     if (why)
-        fprintf(stderr, "arclamp-svg render: --encoding: \"%s\": %s\n", enc, why);
+        snprintf(err, errlen, "--encoding: \"%s\": %s", enc, why);
     return why ? -1 : 0;
 }
 
 /* Applies one option; returns 0, 1 for --help, or -1 for a bad value. */
-static int apply_option(int opt, const char *arg, struct render_args *a)
+static int apply_option(int opt, const char *arg, struct render_args *a, char *err,
+                        size_t errlen)
 {
     struct svg_options *s = &a->svg;
     int v;
     switch (opt) {
     case OPT_TITLE: s->title = arg; return 0;
     case OPT_SUBTITLE: s->subtitle = arg; return 0;
-    case OPT_WIDTH: return parse_number(arg, "width", 50, &s->width);
-    case OPT_HEIGHT: return parse_number(arg, "height", 1, &s->frame_height);
-    case OPT_MINWIDTH: return parse_minwidth(arg, s);
+    case OPT_WIDTH: return parse_number(arg, "width", 50, &s->width, err, errlen);
+    case OPT_HEIGHT: return parse_number(arg, "height", 1, &s->frame_height, err, errlen);
+    case OPT_MINWIDTH: return parse_minwidth(arg, s, err, errlen);
     case OPT_FONTTYPE: s->font_type = arg; return 0;
-    case OPT_FONTSIZE: return parse_number(arg, "fontsize", 1, &s->font_size);
-    case OPT_FONTWIDTH: return parse_number(arg, "fontwidth", 0.01, &s->font_width);
+    case OPT_FONTSIZE: return parse_number(arg, "fontsize", 1, &s->font_size, err, errlen);
+    case OPT_FONTWIDTH: return parse_number(arg, "fontwidth", 0.01, &s->font_width, err, errlen);
     case OPT_COUNTNAME: s->count_name = arg; return 0;
     case OPT_NAMETYPE: s->name_type = arg; return 0;
     case OPT_COLORS:
         if ((v = palette_from_name(arg)) < 0) {
-            fprintf(stderr, "arclamp-svg render: --colors: unknown palette \"%s\"\n", arg);
+            snprintf(err, errlen, "--colors: unknown palette \"%s\"", arg);
             return -1;
         }
         s->palette = (enum palette)v;
@@ -272,7 +281,7 @@ static int apply_option(int opt, const char *arg, struct render_args *a)
             return 0;
         }
         if ((v = background_from_name(arg)) < 0) {
-            fprintf(stderr, "arclamp-svg render: --bgcolors: unknown background \"%s\"\n", arg);
+            snprintf(err, errlen, "--bgcolors: unknown background \"%s\"", arg);
             return -1;
         }
         s->background = (enum background)v;
@@ -280,19 +289,21 @@ static int apply_option(int opt, const char *arg, struct render_args *a)
     case OPT_HASH: case OPT_RANDOM: return 0;   /* colours are always the name's */
     case OPT_CP: a->cp = 1; return 0;
     case OPT_NAMEATTR: a->nameattr = arg; return 0;
-    case OPT_ENCODING: s->encoding = arg; return check_encoding(arg);
+    case OPT_ENCODING: s->encoding = arg; return check_encoding(arg, err, errlen);
     case OPT_REVERSE: a->reverse = 1; return 0;
     case OPT_INVERTED: s->inverted = 1; return 0;
     case OPT_NEGATE: s->negate = 1; return 0;
     case OPT_NOTES: s->notes = arg; return 0;
-    case OPT_TOTAL: a->total_text = arg; return parse_number(arg, "total", 0, &s->total);
-    case OPT_FACTOR: return parse_number(arg, "factor", 1e-9, &s->factor);
+    case OPT_TOTAL:
+        a->total_text = arg;
+        return parse_number(arg, "total", 0, &s->total, err, errlen);
+    case OPT_FACTOR: return parse_number(arg, "factor", 1e-9, &s->factor, err, errlen);
     case OPT_OUTPUT: a->output = arg; return 0;
     case OPT_REVERSED_OUTPUT: a->reversed_output = arg; return 0;
     case OPT_QUIET: a->quiet = 1; return 0;
     case OPT_HELP: return 1;
     case OPT_FLAMECHART: a->flamechart = 1; return 0;
-    default: return apply_limit(opt, arg, a);
+    default: return apply_limit(opt, arg, a, err, errlen);
     }
 }
 
@@ -313,19 +324,19 @@ static int add_line(void *arg, const char *line, size_t len)
     return 0;
 }
 
-/* Reads one input within --max-input (each file its own limit); 0 or -1. */
+/* Reads one input within --max-input (each file its own limit): 0; 1 when
+ * it was cut there, with err saying so; -1 with err set when it could not
+ * be read. */
 static int read_input(const char *path, struct graphs *g, struct render_args *a,
-                      struct input_stats *st)
+                      struct input_stats *st, char *err, size_t errlen)
 {
-    char err[512];
-    if (input_read_path_limited(path, &a->input, add_line, g, st, err, sizeof(err)) != 0) {
-        fprintf(stderr, "arclamp-svg render: %s\n", err);
+    if (input_read_path_limited(path, &a->input, add_line, g, st, err, errlen) != 0)
         return -1;
-    }
     if (a->input.reached) {
-        fprintf(stderr, "arclamp-svg render: %s: read only the first %llu bytes (--max-input)\n",
-                path, a->input.max_bytes);
+        snprintf(err, errlen, "%s: read only the first %llu bytes (--max-input)", path,
+                 a->input.max_bytes);
         a->svg.input_cut_at = a->input.max_bytes;
+        return 1;
     }
     return 0;
 }
@@ -356,28 +367,32 @@ static void free_graphs(struct graphs *g)
     flame_free(g->reversed);
 }
 
-/* Says on standard error what went to [truncated] (the graph says it too). */
-static void warn_truncated(const struct flame *f)
+/* Adds to msgs the line saying what went to [truncated] (the graph says it
+ * too). */
+static void warn_truncated(const struct flame *f, strbuf *msgs)
 {
     size_t limit;
     enum flame_limit why = flame_limit_reached(f, &limit);
     static const char *const names[] = {"", "--max-stacks", "--max-frames", "--max-memory",
                                         "32-bit table size"};
     if (why != FLAME_LIMIT_NONE)
-        fprintf(stderr, "arclamp-svg render: %zu lines (%g samples) beyond the limits shown as "
-                FLAME_TRUNCATED_FRAME " (first limit reached: %s)\n",
-                flame_truncated_lines(f), flame_truncated_samples(f), names[why]);
+        strbuf_appendf(msgs, "arclamp-svg render: %zu lines (%g samples) beyond the limits "
+                       "shown as " FLAME_TRUNCATED_FRAME " (first limit reached: %s)\n",
+                       flame_truncated_lines(f), flame_truncated_samples(f), names[why]);
 }
 
+/* Draws one graph to path (standard output for NULL or "-"): 0, or -1 with
+ * its line "arclamp-svg render: why" added to msgs. */
 static int write_graph(const struct flame *f, enum flame_direction dir,
-                       const struct svg_options *svg, const char *path)
+                       const struct svg_options *svg, const char *path, strbuf *msgs)
 {
     strbuf doc = STRBUF_INIT;
     svg_render(f, dir, svg, &doc);
     int rc = 0;
     if (!path || strcmp(path, "-") == 0) {
         if (fwrite(doc.data, 1, doc.len, stdout) != doc.len || fflush(stdout) != 0) {
-            fprintf(stderr, "arclamp-svg render: writing standard output: %s\n", strerror(errno));
+            strbuf_appendf(msgs, "arclamp-svg render: writing standard output: %s\n",
+                           strerror(errno));
             rc = -1;
         }
     } else {
@@ -389,7 +404,7 @@ static int write_graph(const struct flame *f, enum flame_direction dir,
         if (af)
             atomic_append(af, doc.data, doc.len);
         if (!af || atomic_commit(af, NULL, err, sizeof(err)) != 0) {
-            fprintf(stderr, "arclamp-svg render: %s\n", err);
+            strbuf_appendf(msgs, "arclamp-svg render: %s\n", err);
             rc = -1;
         }
     }
@@ -397,40 +412,38 @@ static int write_graph(const struct flame *f, enum flame_direction dir,
     return rc;
 }
 
-/* Reads the command line into `a`: 0, 1 after --help, or -1 (said). */
-static int parse_args(int argc, char **argv, struct render_args *a)
+/* Reads the command line into `a`: 0, 1 for --help, or -1 for a bad option
+ * (err set, or empty when getopt has said it). */
+static int parse_args(int argc, char **argv, struct render_args *a, char *err, size_t errlen)
 {
     int opt, rc;
+    err[0] = '\0';
     optind = 1;
     while ((opt = getopt_long_only(argc, argv, "o:qh", render_options, NULL)) != -1) {
         if (opt == 'o' || opt == 'q' || opt == 'h')
             opt = opt == 'o' ? OPT_OUTPUT : opt == 'q' ? OPT_QUIET : OPT_HELP;
-        if (opt == '?' || (rc = apply_option(opt, optarg, a)) < 0) {
-            fputs("Try 'arclamp-svg render --help'.\n", stderr);
+        if (opt == '?')
             return -1;
-        }
-        if (rc == 1) {
-            render_usage(stdout);
-            return 1;
-        }
+        if ((rc = apply_option(opt, optarg, a, err, errlen)) != 0)
+            return rc;
     }
     return 0;
 }
 
 /* --nameattr and --cp's palette.map, read before the input: 0, or the exit
- * status after saying what went wrong (2 for a refused --nameattr file, 1
- * for a palette.map that cannot be read). */
-static int load_extras(struct render_args *a)
+ * status with err saying what went wrong (2 for a refused --nameattr file,
+ * 1 for a palette.map that cannot be read). */
+static int load_extras(struct render_args *a, char *err, size_t errlen)
 {
-    char err[1024];
-    if (a->nameattr && !(a->svg.name_attrs = nameattr_load(a->nameattr, err, sizeof(err)))) {
-        fprintf(stderr, "arclamp-svg render: %s\n", err);
+    char why[1024];
+    if (a->nameattr && !(a->svg.name_attrs = nameattr_load(a->nameattr, why, sizeof(why)))) {
+        snprintf(err, errlen, "%s", why);
         return 2;
     }
     if (a->cp) {
         a->svg.palette_map = palmap_new();
-        if (palmap_load(a->svg.palette_map, PALETTE_FILE, err, sizeof(err)) != 0) {
-            fprintf(stderr, "arclamp-svg render: --cp: %s\n", err);
+        if (palmap_load(a->svg.palette_map, PALETTE_FILE, why, sizeof(why)) != 0) {
+            snprintf(err, errlen, "--cp: %s", why);
             return 1;
         }
     }
@@ -443,64 +456,82 @@ static void free_extras(struct render_args *a)
     palmap_free(a->svg.palette_map);
 }
 
-/* The warnings and the summary of a finished read; 2 when there is nothing
- * to draw, else 0. */
-static int report(const struct render_args *a, const struct flame *f, size_t too_long)
+/* Adds to msgs the warnings and the summary of a finished read, whole lines
+ * in flamegraph.pl's words and order; 2 when there is nothing to draw, else
+ * 0. */
+static int report(const struct render_args *a, const struct flame *f, size_t too_long,
+                  strbuf *msgs)
 {
-    warn_truncated(f);
+    warn_truncated(f, msgs);
     size_t ignored = flame_ignored(f) + too_long;
     if (ignored > 0)
-        fprintf(stderr, "Ignored %zu lines with invalid format\n", ignored);
+        strbuf_appendf(msgs, "Ignored %zu lines with invalid format\n", ignored);
     /* svg_render never lets --total shrink the graph below its samples; say
      * so unless the given total is under 2% of the real one, where
      * flamegraph.pl stays quiet too. Both in the input's units (--factor
      * applies to neither), the real one as Perl prints a number. */
     double actual = flame_total(f);
     if (a->svg.total > 0 && a->svg.total < actual && a->svg.total / actual > 0.02)
-        fprintf(stderr, "Specified --total %s is less than actual total %.15g, so ignored\n",
-                a->total_text, actual);
+        strbuf_appendf(msgs, "Specified --total %s is less than actual total %.15g, so ignored\n",
+                       a->total_text, actual);
     if (!a->quiet && (a->output || a->reversed_output))
-        fprintf(stderr, "arclamp-svg render: %zu lines, %zu distinct stacks, %zu frames\n",
-                flame_lines(f), flame_distinct_stacks(f), flame_distinct_frames(f));
+        strbuf_appendf(msgs, "arclamp-svg render: %zu lines, %zu distinct stacks, %zu frames\n",
+                       flame_lines(f), flame_distinct_stacks(f), flame_distinct_frames(f));
     /* As flamegraph.pl: nothing to draw is exit status 2, with the error
      * SVG still written for tools that always expect a document. */
     if (flame_total(f) <= 0) {
-        fputs("ERROR: No stack counts found\n", stderr);
+        strbuf_appends(msgs, "ERROR: No stack counts found\n");
         return 2;
     }
     return 0;
 }
 
-/* Draws the graphs asked for; 0, or 1 when one could not be written. With
- * --cp, palette.map gets the colours of what was drawn, as flamegraph.pl
- * writes it after drawing (not after its error document). */
-static int write_all(const struct render_args *a, const struct graphs *g, int drawn)
+/* Draws the graphs asked for; 0, or 1 when one could not be written (a
+ * line for each failure added to msgs). With --cp, palette.map gets the
+ * colours of what was drawn, as flamegraph.pl writes it after drawing (not
+ * after its error document). */
+static int write_all(const struct render_args *a, const struct graphs *g, int drawn,
+                     strbuf *msgs)
 {
     int status = 0;
-    if (write_graph(g->main, a->reverse ? FLAME_REVERSED : FLAME_FORWARD, &a->svg, a->output) != 0)
+    if (write_graph(g->main, a->reverse ? FLAME_REVERSED : FLAME_FORWARD, &a->svg, a->output,
+                    msgs) != 0)
         status = 1;
     if (a->reversed_output &&
         write_graph(g->reversed ? g->reversed : g->main, FLAME_REVERSED, &a->svg,
-                    a->reversed_output) != 0)
+                    a->reversed_output, msgs) != 0)
         status = 1;
     char err[1024];
     if (a->cp && drawn && palmap_save(a->svg.palette_map, PALETTE_FILE, err, sizeof(err)) != 0) {
-        fprintf(stderr, "arclamp-svg render: --cp: %s\n", err);
+        strbuf_appendf(msgs, "arclamp-svg render: --cp: %s\n", err);
         status = 1;
     }
     return status;
 }
 
+/* The command. Every line on stderr is printed here: the helpers hand theirs
+ * back (err, or msgs when there can be several), and flamegraph.pl's
+ * warnings go out before the SVG goes to stdout, as it prints them. */
 int cmd_render(int argc, char **argv)
 {
     struct render_args a = {0};
     svg_options_init(&a.svg);
     a.budget.limit = FLAME_DEFAULT_MAX_MEMORY;
     a.limits.budget = &a.budget;
-    int status = parse_args(argc, argv, &a);
-    if (status != 0)
-        return status > 0 ? 0 : 2;
-    if ((status = load_extras(&a)) != 0) {
+    char err[8192];   /* room for a path or an option's value */
+    int status = parse_args(argc, argv, &a, err, sizeof err);
+    if (status > 0) {
+        render_usage(stdout);
+        return 0;
+    }
+    if (status < 0) {
+        if (err[0])
+            fprintf(stderr, "arclamp-svg render: %s\n", err);
+        fputs("Try 'arclamp-svg render --help'.\n", stderr);
+        return 2;
+    }
+    if ((status = load_extras(&a, err, sizeof err)) != 0) {
+        fprintf(stderr, "arclamp-svg render: %s\n", err);
         free_extras(&a);
         return status;
     }
@@ -509,20 +540,28 @@ int cmd_render(int argc, char **argv)
     struct input_stats st = {0};
     int nfiles = optind >= argc ? 1 : argc - optind;
     for (int i = 0; i < nfiles; i++) {
-        const char *path = optind >= argc ? "-" : argv[optind + i];
-        if (read_input(path, &g, &a, &st) != 0)
+        int rc = read_input(optind >= argc ? "-" : argv[optind + i], &g, &a, &st, err,
+                            sizeof err);
+        if (rc != 0)   /* could not be read, or cut at --max-input */
+            fprintf(stderr, "arclamp-svg render: %s\n", err);
+        if (rc < 0)
             status = 1;
     }
     /* An input that could not be read is an error of the command line, not
-     * an empty graph: read_input said which, and no SVG is written. */
+     * an empty graph: no SVG is written. */
+    strbuf msgs = STRBUF_INIT;
     if (status == 0) {
         flame_finish(g.main);
         if (g.reversed)
             flame_finish(g.reversed);
-        status = report(&a, g.main, st.too_long);
-        if (write_all(&a, &g, status == 0) != 0)
+        status = report(&a, g.main, st.too_long, &msgs);
+        fputs(strbuf_cstr(&msgs), stderr);   /* before the SVG, as flamegraph.pl */
+        strbuf_reset(&msgs);
+        if (write_all(&a, &g, status == 0, &msgs) != 0)
             status = 1;
+        fputs(strbuf_cstr(&msgs), stderr);
     }
+    strbuf_free(&msgs);
     free_graphs(&g);
     free_extras(&a);
     return status;

@@ -218,14 +218,14 @@ static void limit_metric(strbuf *out, const char *name, const char *help,
     strbuf_appendf(out, "%s %llu\n", name, v);
 }
 
-void runstate_metrics(const struct gen_config *cfg, strbuf *out)
+int runstate_metrics(const struct gen_config *cfg, strbuf *out, char *err, size_t errlen)
 {
     struct runstate st;
-    char err[1024];
-    if (runstate_read(cfg->data_dir, &st, err, sizeof err) < 0) {
-        fprintf(stderr, "arclamp-svg metrics: skipped runs and limit counters unknown (run as "
-                        "the data directory's owner or root): %s\n", err);
-        return;
+    char why[1024];
+    if (runstate_read(cfg->data_dir, &st, why, sizeof why) < 0) {
+        snprintf(err, errlen, "skipped runs and limit counters unknown (run as the data "
+                              "directory's owner or root): %s", why);
+        return -1;
     }
     skip_metrics(out, &st);
     limit_metric(out, "arclamp_svg_truncated_graphs_total",
@@ -236,6 +236,7 @@ void runstate_metrics(const struct gen_config *cfg, strbuf *out)
     limit_metric(out, "arclamp_svg_log_read_limit_total",
                  "Logs read only up to max_log_read_mb (the rest of the log not drawn).",
                  st.log_read_limit);
+    return 0;
 }
 
 void runstate_note_skip(const struct gen_config *cfg, enum runstate_command cmd)

@@ -45,9 +45,10 @@ int runstate_add(const char *data_dir, const struct runstate *add, char *err, si
 /* Reads the file (all 0 when it or the private directory does not exist
  * yet). Returns 0, or -1 with err set (e.g. not readable by this user). */
 int runstate_read(const char *data_dir, struct runstate *st, char *err, size_t errlen);
-/* Appends every family of the file; when it cannot be read, says so on
- * stderr and leaves them all out (never shown as 0). */
-void runstate_metrics(const struct gen_config *cfg, strbuf *out);
+/* Appends every family of the file and returns 0; when it cannot be read,
+ * leaves them all out (never shown as 0) and returns -1 with err saying
+ * why, for the metrics command to warn. */
+int runstate_metrics(const struct gen_config *cfg, strbuf *out, char *err, size_t errlen);
 
 /* Logs the skip (warning, ARCLAMP_EVENT=run_skipped) and counts it. */
 void runstate_note_skip(const struct gen_config *cfg, enum runstate_command cmd);

@@ -320,9 +320,10 @@ static void usage(FILE *out)
           out);
 }
 
-/* Applies one option; 1 for --help, -1 for a bad value. */
+/* Applies one option: 0, 1 for --help, or -1 for a bad value (err set; left
+ * empty when getopt has said it). */
 static int apply_option(int c, const char *arg, struct top_options *opt, const char **config,
-                        const char **data_dir)
+                        const char **data_dir, char *err, size_t errlen)
 {
     double v;
     switch (c) {
@@ -333,13 +334,13 @@ static int apply_option(int c, const char *arg, struct top_options *opt, const c
     case 'c': *config = arg; return 0;
     case 'd': *data_dir = arg; return 0;
     case 'n':
-        if (cli_number("top", "count", arg, 1, 1e9, &v) < 0)
+        if (cli_number("count", arg, 1, 1e9, &v, err, errlen) < 0)
             return -1;
         opt->count = (size_t)v;
         return 0;
     case 'S':
         if (strcmp(arg, "self") && strcmp(arg, "inclusive")) {
-            fprintf(stderr, "arclamp-svg top: --sort: expected self or inclusive\n");
+            snprintf(err, errlen, "--sort: expected self or inclusive");
             return -1;
         }
         opt->by_inclusive = strcmp(arg, "inclusive") == 0;
@@ -349,53 +350,133 @@ static int apply_option(int c, const char *arg, struct top_options *opt, const c
     }
 }
 
-static int read_logs(const struct gen_config *cfg, const struct logset *set,
-                     const size_t *chosen, size_t n, struct top_reader *r)
+/* Reads the options into opt, config and data_dir: 0, 1 after --help, -1
+ * for a bad option (err set or, when getopt has said it, empty; the usage
+ * follows), or -2 for options that do not go together (err set). */
+static int parse_args(int argc, char **argv, struct top_options *opt, const char **config,
+                      const char **data_dir, char *err, size_t errlen)
 {
-    strbuf path = STRBUF_INIT;
+    static const struct option options[] = {
+        {"config", required_argument, NULL, 'c'}, {"data-dir", required_argument, NULL, 'd'},
+        {"period", required_argument, NULL, 'p'}, {"entrypoint", required_argument, NULL, 'e'},
+        {"grep", required_argument, NULL, 'g'},   {"slice", required_argument, NULL, 's'},
+        {"count", required_argument, NULL, 'n'},  {"sort", required_argument, NULL, 'S'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+    };
+    int c, rc, chooses_logs = 0;
+    err[0] = '\0';
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "c:d:p:e:g:s:n:h", options, NULL)) != -1) {
+        if ((rc = apply_option(c, optarg, opt, config, data_dir, err, errlen)) != 0)
+            return rc;
+        chooses_logs |= strchr("cdpes", c) != NULL;
+    }
+    if (optind < argc && chooses_logs) {
+        snprintf(err, errlen, "give trace log files or choose logs of the data directory "
+                              "(--period, --entrypoint, --slice), not both");
+        return -2;
+    }
+    return 0;
+}
+
+/* Reads the trace logs into r; every one that cannot be read adds its line
+ * "arclamp-svg top: why" to msgs (the others are still read). Returns 0, or
+ * -1 when one failed. */
+static int read_paths(char *const *paths, size_t n, struct top_reader *r, strbuf *msgs)
+{
     struct input_stats st = {0, 0, 0};
     char err[1024];
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
-        const struct logfile *lf = &set->files[chosen[i]];
-        strbuf_reset(&path);
-        strbuf_appendf(&path, "%s/%s/%s", cfg->logs_dir, lf->period, lf->file);
-        if (input_read_path(strbuf_cstr(&path), top_line, r, &st, err, sizeof err) != 0) {
-            fprintf(stderr, "arclamp-svg top: %s\n", err);
+        if (input_read_path(paths[i], top_line, r, &st, err, sizeof err) != 0) {
+            strbuf_appendf(msgs, "arclamp-svg top: %s\n", err);
             rc = -1;
         }
     }
-    strbuf_free(&path);
     return rc;
 }
 
-static int report(const struct top_options *opt, const struct logset *set,
-                  const size_t *chosen, size_t n, struct top_reader *r)
+/* The chosen logs of the data directory: what report() prints. */
+struct top_run {
+    struct logset set;
+    size_t *chosen;         /* indexes into set.files */
+    size_t n;               /* how many; 0: none, nothing to report */
+    struct top_reader r;    /* r.f is NULL while n is 0 */
+};
+
+/* Chooses the logs of the data directory that opt names and reads them into
+ * run (free it with top_run_free whatever this returns). Returns
+ * CLI_EXIT_OK, or the exit status with the lines to print on stderr in
+ * msgs: none could be chosen (run->n is 0), or some could not be read (the
+ * others are to be reported). */
+static int top_read(const struct gen_config *cfg, const struct top_options *opt, regex_t *re,
+                    struct top_run *run, strbuf *msgs)
 {
+    char err[1024];
+    *run = (struct top_run){.r = {NULL, re, 0}};
+    if (logset_scan(cfg, opt->period, &run->set, err, sizeof err) < 0) {
+        strbuf_appendf(msgs, "arclamp-svg top: %s\n", err);
+        return CLI_EXIT_FAILED;
+    }
+    long n = top_select(&run->set, opt, &run->chosen);
+    if (n <= 0) {
+        if (n < 0)
+            strbuf_appends(msgs, "arclamp-svg top: --slice: expected a name prefix or last-N\n");
+        else
+            strbuf_appendf(msgs, "arclamp-svg top: no trace logs for period \"%s\", entry "
+                                 "point \"%s\" and slice \"%s\" under %s\n", opt->period,
+                           opt->entrypoint, opt->slice ? opt->slice : "last-1", cfg->logs_dir);
+        return n < 0 ? CLI_EXIT_USAGE : CLI_EXIT_FAILED;
+    }
+    run->n = (size_t)n;
+    run->r.f = flame_new();
+    char **paths = xcalloc(run->n, sizeof *paths);
+    for (size_t i = 0; i < run->n; i++) {
+        const struct logfile *lf = &run->set.files[run->chosen[i]];
+        strbuf path = STRBUF_INIT;
+        strbuf_appendf(&path, "%s/%s/%s", cfg->logs_dir, lf->period, lf->file);
+        strbuf_cstr(&path);
+        paths[i] = path.data;   /* owned by paths from here */
+    }
+    int rc = read_paths(paths, run->n, &run->r, msgs) < 0 ? CLI_EXIT_FAILED : CLI_EXIT_OK;
+    for (size_t i = 0; i < run->n; i++)
+        free(paths[i]);
+    free(paths);
+    return rc;
+}
+
+static void top_run_free(struct top_run *run)
+{
+    free(run->chosen);
+    logset_free(&run->set);
+    flame_free(run->r.f);
+}
+
+/* Prints the leaderboard of what top_read read: CLI_EXIT_OK, or
+ * CLI_EXIT_FAILED when standard output could not be written. */
+static int report(const struct top_options *opt, struct top_run *run)
+{
+    struct top_reader *r = &run->r;
     flame_finish(r->f);
     size_t nrows;
     struct top_row *rows = top_rows(r->f, &nrows);
     top_sort(rows, nrows, opt->by_inclusive);
-    print_header(stdout, opt, set, chosen, n, r);
+    print_header(stdout, opt, &run->set, run->chosen, run->n, r);
     if (flame_total(r->f) > 0)
         print_table(stdout, rows, nrows < opt->count ? nrows : opt->count, flame_total(r->f));
     free(rows);
     return fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAILED;
 }
 
-/* `top FILE...`: the given trace logs (plain or .gz), no data directory. */
-static int run_top_files(char **paths, int npaths, const struct top_options *opt, regex_t *re)
+/* `top FILE...`: prints the leaderboard of the given trace logs (plain or
+ * .gz), no data directory: CLI_EXIT_OK, or CLI_EXIT_FAILED with nothing
+ * printed when one could not be read (why in msgs) or standard output
+ * could not be written. */
+static int report_files(char **paths, int npaths, const struct top_options *opt, regex_t *re,
+                        strbuf *msgs)
 {
     struct top_reader r = {flame_new(), re, 0};
-    struct input_stats st = {0, 0, 0};
-    char err[1024];
-    int rc = CLI_EXIT_OK;
-    for (int i = 0; i < npaths; i++) {
-        if (input_read_path(paths[i], top_line, &r, &st, err, sizeof err) != 0) {
-            fprintf(stderr, "arclamp-svg top: %s\n", err);
-            rc = CLI_EXIT_FAILED;
-        }
-    }
+    int rc = read_paths(paths, (size_t)npaths, &r, msgs) < 0 ? CLI_EXIT_FAILED : CLI_EXIT_OK;
     if (rc == CLI_EXIT_OK) {
         flame_finish(r.f);
         size_t nrows;
@@ -422,82 +503,50 @@ static int run_top_files(char **paths, int npaths, const struct top_options *opt
     return rc;
 }
 
-static int run_top(const struct gen_config *cfg, const struct top_options *opt, regex_t *re)
-{
-    struct logset set;
-    char err[1024];
-    if (logset_scan(cfg, opt->period, &set, err, sizeof err) < 0) {
-        fprintf(stderr, "arclamp-svg top: %s\n", err);
-        return CLI_EXIT_FAILED;
-    }
-    size_t *chosen = NULL;
-    long n = top_select(&set, opt, &chosen);
-    int rc = CLI_EXIT_FAILED;
-    if (n < 0) {
-        fprintf(stderr, "arclamp-svg top: --slice: expected a name prefix or last-N\n");
-        rc = CLI_EXIT_USAGE;
-    } else if (n == 0) {
-        fprintf(stderr, "arclamp-svg top: no trace logs for period \"%s\", entry point \"%s\""
-                        " and slice \"%s\" under %s\n", opt->period, opt->entrypoint,
-                opt->slice ? opt->slice : "last-1", cfg->logs_dir);
-    } else {
-        struct top_reader r = {flame_new(), re, 0};
-        int read_rc = read_logs(cfg, &set, chosen, (size_t)n, &r);
-        rc = report(opt, &set, chosen, (size_t)n, &r);
-        if (read_rc < 0)
-            rc = CLI_EXIT_FAILED;
-        flame_free(r.f);
-    }
-    free(chosen);
-    logset_free(&set);
-    return rc;
-}
-
+/* The command: every line on stderr is printed here, the helpers above hand
+ * theirs back (err, or msgs for a list), so that errors come before the
+ * leaderboard on standard output as they were found. */
 int cmd_top(int argc, char **argv)
 {
-    static const struct option options[] = {
-        {"config", required_argument, NULL, 'c'}, {"data-dir", required_argument, NULL, 'd'},
-        {"period", required_argument, NULL, 'p'}, {"entrypoint", required_argument, NULL, 'e'},
-        {"grep", required_argument, NULL, 'g'},   {"slice", required_argument, NULL, 's'},
-        {"count", required_argument, NULL, 'n'},  {"sort", required_argument, NULL, 'S'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
-    };
     struct top_options opt = {"daily", "all", NULL, NULL, 20, 0};
     const char *config = NULL, *data_dir = NULL;
-    int c, rc, chooses_logs = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "c:d:p:e:g:s:n:h", options, NULL)) != -1) {
-        if ((rc = apply_option(c, optarg, &opt, &config, &data_dir)) != 0) {
+    char err[1024];
+    int rc = parse_args(argc, argv, &opt, &config, &data_dir, err, sizeof err);
+    if (rc != 0) {
+        if (err[0])
+            fprintf(stderr, "arclamp-svg top: %s\n", err);
+        if (rc != -2)
             usage(rc > 0 ? stdout : stderr);
-            return rc > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
-        }
-        chooses_logs |= strchr("cdpes", c) != NULL;
-    }
-    if (optind < argc && chooses_logs) {
-        fprintf(stderr, "arclamp-svg top: give trace log files or choose logs of the data "
-                        "directory (--period, --entrypoint, --slice), not both\n");
-        return CLI_EXIT_USAGE;
+        return rc > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
     }
     regex_t re;
     int rerr = opt.grep ? regcomp(&re, opt.grep, REG_EXTENDED | REG_NOSUB) : 0;
     if (rerr) {
-        char msg[256];
-        regerror(rerr, &re, msg, sizeof msg);
-        fprintf(stderr, "arclamp-svg top: --grep: %s\n", msg);
+        regerror(rerr, &re, err, sizeof err);
+        fprintf(stderr, "arclamp-svg top: --grep: %s\n", err);
         return CLI_EXIT_USAGE;
     }
+    strbuf msgs = STRBUF_INIT;
+    regex_t *rep = opt.grep ? &re : NULL;
     if (optind < argc) {
-        rc = run_top_files(argv + optind, argc - optind, &opt, opt.grep ? &re : NULL);
-        if (opt.grep)
-            regfree(&re);
-        return rc;
+        rc = report_files(argv + optind, argc - optind, &opt, rep, &msgs);
+        fputs(strbuf_cstr(&msgs), stderr);
+    } else {
+        struct gen_config cfg;
+        rc = cli_load_config(config, data_dir, 0, &cfg, err, sizeof err);
+        if (err[0])
+            fprintf(stderr, "arclamp-svg top: %s\n", err);
+        if (rc == 0) {
+            struct top_run run;
+            rc = top_read(&cfg, &opt, rep, &run, &msgs);
+            fputs(strbuf_cstr(&msgs), stderr);   /* before the leaderboard, as found */
+            if (run.n > 0 && report(&opt, &run) != CLI_EXIT_OK)
+                rc = CLI_EXIT_FAILED;
+            top_run_free(&run);
+            gen_config_free(&cfg);
+        }
     }
-    struct gen_config cfg;
-    rc = cli_load_config("top", config, data_dir, 0, &cfg);
-    if (rc == 0) {
-        rc = run_top(&cfg, &opt, opt.grep ? &re : NULL);
-        gen_config_free(&cfg);
-    }
+    strbuf_free(&msgs);
     if (opt.grep)
         regfree(&re);
     return rc;

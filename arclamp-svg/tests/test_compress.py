@@ -130,6 +130,10 @@ def test_command_line(tree):
     assert tree.run("compress").returncode == 2
     assert tree.run("compress", "--older-than", "0").returncode == 2
     assert tree.run("compress", "--older-than", "x").returncode == 2
+    proc = tree.run("compress", "--older-than", "x")
+    assert proc.stderr == (b'arclamp-svg compress: --older-than: expected a number from 1e-09 '
+                           b'to 1e+06, got "x"\n')
+    assert tree.run("compress").stderr == b"arclamp-svg compress: --older-than DAYS is required\n"
 
 
 def test_run_logs_are_neither_compressed_nor_drawn(tree):

@@ -189,6 +189,76 @@ def test_unknown_palette_and_bad_numbers_are_refused():
         assert proc.stdout == b""
 
 
+TRY = b"Try 'arclamp-svg render --help'.\n"
+BAD_OPTIONS = [
+    (["--width", "10"], b'--width: invalid value "10"'),
+    (["--height", "0"], b'--height: invalid value "0"'),
+    (["--minwidth", "x%"], b'--minwidth: invalid value "x"'),
+    (["--fontsize", "0"], b'--fontsize: invalid value "0"'),
+    (["--fontwidth", "0"], b'--fontwidth: invalid value "0"'),
+    (["--total", "-1"], b'--total: invalid value "-1"'),
+    (["--factor", "0"], b'--factor: invalid value "0"'),
+    (["--colors", "rainbow"], b'--colors: unknown palette "rainbow"'),
+    (["--bgcolors", "url(x)"], b'--bgcolors: unknown background "url(x)"'),
+    (["--encoding", "a b"], b'--encoding: "a b": not an encoding name ([A-Za-z0-9._-])'),
+    (["--encoding", "no-such-encoding"], b'--encoding: "no-such-encoding": unknown encoding'),
+    (["--encoding", "UTF-16"], b'--encoding: "UTF-16": does not keep ASCII as it is'),
+    (["--max-stacks", "0"], b'--max-stacks: invalid value "0"'),
+    (["--max-frames", "1.5"],
+     b'--max-frames: invalid value "1.5" (a whole number up to 4000000000)'),
+    (["--max-memory", "x"], b'--max-memory: invalid value "x"'),
+    (["--max-svg", "2000000"],
+     b'--max-svg: invalid value "2000000" (a whole number up to 1048576)'),
+    (["--max-input", "-1"], b'--max-input: invalid value "-1"'),
+]
+
+
+@pytest.mark.parametrize("args,message", BAD_OPTIONS, ids=[a[0] for a, _ in BAD_OPTIONS])
+def test_every_bad_option_value_has_its_message_and_exit_2(args, message):
+    """The command prints it, once, then where to look; no SVG."""
+    proc = run(args, stdin=b"a 1\n", check=False)
+    assert (proc.returncode, proc.stdout) == (2, b""), args
+    assert proc.stderr == b"arclamp-svg render: " + message + b"\n" + TRY
+
+
+def test_unknown_option_is_getopts_message_then_the_hint():
+    proc = run(["--no-such-option"], stdin=b"a 1\n", check=False)
+    assert (proc.returncode, proc.stdout) == (2, b"")
+    assert proc.stderr.endswith(b"'--no-such-option'\n" + TRY)
+    assert proc.stderr.count(b"\n") == 2
+
+
+def test_warnings_come_before_the_svg_on_one_stream(tmp_path):
+    """flamegraph.pl prints its warnings before the document: with stdout
+    and stderr on one pipe (2>&1), they come first, in its order."""
+    with open(tmp_path / "both", "wb") as both:
+        proc = subprocess.run([BIN, "render", "--total", "2"], input=b"a 3\nbad\n",
+                              stdout=both, stderr=both, timeout=120)
+    assert proc.returncode == 0
+    text = (tmp_path / "both").read_bytes()
+    assert b"Sanitizer" not in text and b"runtime error:" not in text, text
+    assert text.startswith(b"Ignored 1 lines with invalid format\n"
+                           b"Specified --total 2 is less than actual total 3, so ignored\n"
+                           b"<?xml ")
+    with open(tmp_path / "both", "wb") as both:
+        proc = subprocess.run([BIN, "render"], input=b"bad\n", stdout=both, stderr=both,
+                              timeout=120)
+    assert proc.returncode == 2
+    assert (tmp_path / "both").read_bytes().startswith(
+        b"Ignored 1 lines with invalid format\nERROR: No stack counts found\n<?xml ")
+
+
+def test_graphs_that_cannot_be_written_are_each_reported(tmp_path):
+    out, rev = tmp_path / "no" / "g.svg", tmp_path / "no" / "r.svg"
+    proc = run(["-q", "-o", str(out), "--reversed-output", str(rev)], stdin=b"a 1\n",
+               check=False)
+    assert proc.returncode == 1
+    lines = proc.stderr.decode().splitlines()
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("arclamp-svg render: " + str(out.parent))
+    assert lines[1].startswith("arclamp-svg render: " + str(rev.parent))
+
+
 def test_missing_file_is_reported_and_fails_without_an_svg(tmp_path):
     good = tmp_path / "good.log"
     good.write_bytes(b"a;b 1\n")

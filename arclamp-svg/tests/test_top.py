@@ -4,6 +4,7 @@ logs (--period, --entrypoint, --slice, plain and .gz), --grep, --count,
 --sort, and safe printing of hostile frame names."""
 
 import re
+import subprocess
 
 import pytest
 
@@ -99,6 +100,40 @@ def test_errors(tree):
     assert tree.run("top", "--grep", "(").returncode == 2
     assert tree.run("top", "--count", "0").returncode == 2
     assert tree.run("top", "--sort", "name").returncode == 2
+
+
+@pytest.mark.parametrize("args,message,usage", [
+    (["--count", "0"], b'--count: expected a number from 1 to 1e+09, got "0"', True),
+    (["--sort", "name"], b"--sort: expected self or inclusive", True),
+    (["--slice", "last-0"], b"--slice: expected a name prefix or last-N", False),
+    (["--period", "daily", "x.log"], b"give trace log files or choose logs of the data "
+     b"directory (--period, --entrypoint, --slice), not both", False),
+])
+def test_command_line_errors_are_said_once_then_the_usage(tree, args, message, usage):
+    tree.log("daily", "2026-11-22.all", KNOWN)
+    proc = tree.run("top", *args)
+    assert (proc.returncode, proc.stdout) == (2, b"")
+    first, _, rest = proc.stderr.partition(b"\n")
+    assert first == b"arclamp-svg top: " + message
+    assert rest.startswith(b"Usage: arclamp-svg top ") if usage else rest == b""
+
+
+def test_a_log_that_cannot_be_read_is_said_before_the_others_figures(tree, tmp_path):
+    """Errors go to stderr as found, before the leaderboard of the logs that
+    could be read (one stream: 2>&1), and the exit status is 1."""
+    tree.log("daily", "2026-11-21.all", KNOWN)
+    bad = tree.logs / "daily" / "2026-11-22.all.log.gz"
+    bad.write_bytes(b"\x1f\x8b\x08\x00junkjunkjunk")
+    argv = [tree.binary, "top", "--config", str(tree.config), "--data-dir", str(tree.root),
+            "--slice", "last-2"]
+    with open(tmp_path / "both", "wb") as both:
+        proc = subprocess.run(argv, stdout=both, stderr=both, timeout=120)
+    assert proc.returncode == 1
+    both = (tmp_path / "both").read_bytes()
+    assert b"Sanitizer" not in both and b"runtime error:" not in both, both
+    first, _, rest = both.partition(b"\n")
+    assert first.startswith(b"arclamp-svg top: " + bytes(bad))
+    assert rest.startswith(b"2 logs of period daily")
 
 
 def test_hostile_frame_names_cannot_reach_the_terminal(tree):
