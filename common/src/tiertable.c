@@ -446,8 +446,10 @@ static int cmp_cell(const void *pa, const void *pb)
 const struct tier_identity **tiertable_sorted_identities(const struct tiertable *t)
 {
     const struct tier_identity **ids = xmalloc((t->nids + 1) * sizeof *ids);
-    memcpy(ids, t->ids, t->nids * sizeof *ids);
-    qsort(ids, t->nids, sizeof *ids, cmp_identity);
+    if (t->nids) { /* a table of status lines only has no array at all */
+        memcpy(ids, t->ids, t->nids * sizeof *ids);
+        qsort(ids, t->nids, sizeof *ids, cmp_identity);
+    }
     return ids;
 }
 

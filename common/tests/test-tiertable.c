@@ -245,6 +245,11 @@ START_TEST(cell_figures_and_order_are_the_json_views)
     double v1000 = (double)tierhist_value(tierhist_index(1000)) / 1e3;
     ck_assert(us.p50 == 0.002 && us.p90 == v1000 && us.p99 == v1000);
     free(ids);
+    struct tiertable empty; /* status lines only: no identity, no array */
+    tiertable_init(&empty, 10);
+    ids = tiertable_sorted_identities(&empty);
+    ck_assert_ptr_nonnull(ids);
+    free(ids);
     strbuf out = STRBUF_INIT;
     tiertable_format_json(&t, &HEADER, &out);
     ck_assert_ptr_nonnull(strstr(strbuf_cstr(&out),
