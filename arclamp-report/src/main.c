@@ -41,9 +41,9 @@ struct opts {
     const char *formats[GENERATE_MAX_FORMATS];
     size_t nformats;
     int quiet;
-    int max_arcs_set, max_mb_set;
+    int max_arcs_set;
     size_t max_names_mb;
-    size_t max_identities, max_tiers;
+    size_t max_identities, max_tiers, max_table_identities;
 };
 
 /* GNU layout, which help2man turns into the manual page: "or:" before each
@@ -86,10 +86,11 @@ static void usage(FILE *out)
           "  --max-identities N    tier pages (tiers, generate): identities per page\n"
           "                        (default 100)\n"
           "  --max-tiers N         tier pages: tiers per identity (default 32)\n"
+          "  --max-table-identities N  tier pages: identities a table is read into, the\n"
+          "                        rest added up as _other (default 2000)\n"
           "  --max-arcs N          refuse a run of more arcs (default 2000000;\n"
           "                        generate: arcs per report, 50000)\n"
-          "  --max-mb N            refuse a run file larger than N MiB (default 1024;\n"
-          "                        tier pages: a tier table, 16)\n"
+          "  --max-mb N            refuse a run file larger than N MiB (default 1024)\n"
           "  --max-names-mb N      generate: MiB of arc keys (names) per report (default 8)\n"
           "  --version             print the version\n",
           out);
@@ -337,7 +338,7 @@ static void job_dirs(const struct opts *o, struct generate_opts *g, char *logs, 
     g->tiers = (struct tiers_opts){
         .logs_dir = g->logs_dir, .reports_dir = g->reports_dir,
         .formats = g->formats, .nformats = g->nformats,
-        .max_bytes = o->max_mb_set ? o->max_bytes : (size_t)TIERS_DEFAULT_MAX_MB << 20,
+        .max_table_identities = o->max_table_identities,
         .max_identities = o->max_identities, .max_tiers = o->max_tiers, .quiet = o->quiet,
     };
 }
@@ -384,6 +385,7 @@ int main(int argc, char **argv)
                      .top = 100, .percent = -1,
                      .max_identities = TIERS_DEFAULT_MAX_IDENTITIES,
                      .max_tiers = TIERS_DEFAULT_MAX_TIERS,
+                     .max_table_identities = TIERS_DEFAULT_MAX_TABLE_IDENTITIES,
                      .max_names_mb = GENERATE_DEFAULT_MAX_NAMES_MB};
     static const struct option longopts[] = {
         {"json", no_argument, NULL, 'j'},       {"sum", no_argument, NULL, 's'},
@@ -399,6 +401,7 @@ int main(int argc, char **argv)
         {"log-format", required_argument, NULL, 'f'}, {"quiet", no_argument, NULL, 'q'},
         {"max-identities", required_argument, NULL, 'I'},
         {"max-tiers", required_argument, NULL, 'N'},
+        {"max-table-identities", required_argument, NULL, 'Y'},
         {"max-names-mb", required_argument, NULL, 'K'},
         {NULL, 0, NULL, 0},
     };
@@ -419,9 +422,10 @@ int main(int argc, char **argv)
         case 'w': o.weights = optarg; break;
         case 't': o.top = strtoul(optarg, &end, 10); break;
         case 'a': o.max_arcs = strtoul(optarg, &end, 10); o.max_arcs_set = 1; break;
-        case 'm': o.max_bytes = strtoul(optarg, &end, 10) << 20; o.max_mb_set = 1; break;
+        case 'm': o.max_bytes = strtoul(optarg, &end, 10) << 20; break;
         case 'I': o.max_identities = strtoul(optarg, &end, 10); break;
         case 'N': o.max_tiers = strtoul(optarg, &end, 10); break;
+        case 'Y': o.max_table_identities = strtoul(optarg, &end, 10); break;
         case 'K': o.max_names_mb = strtoul(optarg, &end, 10); break;
         case 'p': o.percent = strtod(optarg, &end); break;
         case 'R': o.data_dir = optarg; break;
@@ -463,7 +467,8 @@ int main(int argc, char **argv)
         return cmd_prune(runs[0], &o);
     if (strcmp(cmd, "generate") == 0 && n == 0)
         return cmd_generate(&o);
-    if (strcmp(cmd, "tiers") == 0 && n == 0 && o.max_identities && o.max_tiers)
+    if (strcmp(cmd, "tiers") == 0 && n == 0 && o.max_identities && o.max_tiers &&
+        o.max_table_identities)
         return cmd_tiers(&o);
     fprintf(stderr, "arclamp-report: %s: wrong command or arguments; try 'arclamp-report --help'\n",
             cmd);

@@ -262,11 +262,21 @@ static void figures(strbuf *out, const struct tier_table *t)
         numtext_counted(out, (double)t->skipped, "tier call was", "tier calls were");
         strbuf_appends(out, " not recorded (a process's tables were full).</p>\n");
     }
-    if (t->capped) {
+    if (t->bad_lines) {
         strbuf_appends(out, "<p class=\"warn\">");
-        numtext_counted(out, (double)t->capped, "count was", "counts were");
-        strbuf_appends(out, " above 2<sup>53</sup> in the table and shown as 2<sup>53</sup> "
-                            "(9,007,199,254,740,992): at least that many.</p>\n");
+        numtext_counted(out, (double)t->bad_lines, "line", "lines");
+        strbuf_appends(out, " of this bucket's table could not be read (malformed, torn or too "
+                            "long) and were skipped: the figures are those of the other "
+                            "lines.</p>\n");
+    }
+    uint64_t dropped = t->drops.tier_limit + t->drops.memory;
+    if (t->drops.overflow || dropped) {
+        strbuf_appends(out, "<p class=\"warn\">This bucket's table holds more than the report "
+                            "reads (--max-table-identities): ");
+        numtext_counted(out, (double)t->drops.overflow, "line was", "lines were");
+        strbuf_appends(out, " added up as _other, ");
+        numtext_counted(out, (double)dropped, "line was", "lines were");
+        strbuf_appends(out, " left out.</p>\n");
     }
     strbuf_appends(out, "<p class=\"note\">Calls and times are those of the traced requests. "
                         "A tier's share is its time over its identity's _total; tiers "

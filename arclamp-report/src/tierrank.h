@@ -1,28 +1,29 @@
 /* tierrank: one request-tier table, as arclamp-log writes it
- * (<logs>/<period>/<bucket>.tiers.json, LAYOUT_TIERS_JSON_FORMAT, the view
- * common/src/tiertable.c writes), read for its page: the bucket's figures, then per identity (request type) its
- * tiers (named functions timed per request; "_total" is the whole request)
- * with calls, total time and the percentiles arclamp-log computed.
+ * (<logs>/<period>/<bucket>.tiers, merged tier lines), read through
+ * common/src/tiertable.c for its page: the bucket's figures, then per
+ * identity (request type) its tiers (named functions timed per request;
+ * "_total" is the whole request) with calls, total time, mean and the
+ * percentiles of their histograms (tier_cell_us: the figures the table's
+ * JSON view states, to the last digit).
  *
  * The file is untrusted: identities come from applications (markup,
- * quotes, any length, any number of them). It is read whole up to a size
- * cap, parsed by json-c with a nesting limit, and checked strictly: a
- * field missing or of the wrong type refuses the whole table with a
- * message saying where. Counts (the figures, calls) are whole numbers in
- * the one range of tier lines and tables, 0 to 2^53 (TIERLINE_COUNT_MAX):
- * a larger one (an older arclamp-log's sum) is read as 2^53 and counted in
- * `capped`, never a reason to refuse the table. Only the heaviest identities and tiers are kept
- * (caps), and what was left out is counted, so a page's size and the work
- * after parsing do not follow the input.
+ * quotes, any length, any number of them). It is read a line at a time
+ * into a struct tiertable, whose limits bound memory whatever the file's
+ * size (identities past max_table_identities are added up as "_other",
+ * as arclamp-log does; what the limits dropped is counted); a line that
+ * is no valid tier line (malformed, torn, too long) is skipped and
+ * counted (bad_lines), the page is made of the others. Only the heaviest
+ * identities and tiers are kept for the page (caps), and what was left
+ * out is counted.
  *
  * Ranking: identities by their _total time, heaviest first; within one,
  * _total first, then the tiers by total time (ties: by name, so pages are
  * the same bytes for the same input).
  *
  * Trend: each kept (identity, tier) has TIERS_SLOTS points, the previous
- * TIERS_TREND buckets of the same period and this one, filled from the
- * other buckets' tables by tier_table_trend(); a point without a value
- * (the bucket, identity or tier absent) is NaN. */
+ * TIERS_TREND buckets of the same period and bucket format and this one,
+ * filled from the other buckets' tables by tier_table_trend(); a point
+ * without a value (the bucket, identity or tier absent) is NaN. */
 #ifndef ARCLAMP_REPORT_TIERRANK_H
 #define ARCLAMP_REPORT_TIERRANK_H
 
@@ -30,6 +31,7 @@
 #include <stdint.h>
 
 #include "strbuf.h"
+#include "tiertable.h"
 
 #define TIERS_TREND 8                    /* previous buckets in a trend */
 #define TIERS_SLOTS (TIERS_TREND + 1)    /* ... and this one, last */
@@ -49,7 +51,9 @@ struct tier_row {
 };
 
 struct tier_ranked_identity {
-    char *name;                          /* the identity (untrusted text), owned */
+    char *name;                          /* the identity decoded (untrusted text), owned */
+    char *wire;                          /* ... as escaped in the table (its key), owned */
+    size_t wire_len;
     double total_us;                     /* its _total's total time; 0 without _total */
     struct tier_row *rows;               /* _total first, then by total time; owned */
     size_t nrows;                        /* at most the max_tiers cap */
@@ -65,25 +69,52 @@ struct tier_table {
     size_t ids_left_out;                 /* identities past the cap */
     double left_out_us;                  /* their _total time */
     double all_us;                       /* _total time of every identity */
-    size_t capped;                       /* counts above 2^53 read as 2^53 */
+    uint64_t bad_lines;                  /* lines of the file skipped: no valid tier line */
+    struct tier_drops drops;             /* lines the table's limits did not take */
 };
 
-/* Parses a table's text into t (zeroed first; free it with
- * tier_table_free whatever the result). Keeps at most max_ids identities
- * and max_tiers tiers of each (>= 1). 0, or -1 with a message in err. */
-int tier_table_parse(struct tier_table *t, const char *buf, size_t len, size_t max_ids,
-                     size_t max_tiers, char *err, size_t errlen);
+/* What reading a .tiers file gave besides its table. */
+struct tier_file {
+    int64_t start, end;                  /* the bucket (bucket_span of its first line) */
+    uint64_t minutes;                    /* distinct minutes in [start, end) */
+    uint64_t bad_lines;                  /* lines skipped: no valid tier line */
+    struct tier_drops drops;             /* lines the table's limits did not take */
+};
+
+/* Reads the .tiers file at path (a regular file, not followed if a
+ * symlink) into `table` (empty, initialised by the caller with its
+ * limits); `format` is the bucket format that names it. 0, or -1 with
+ * "path: why" in err when it cannot be opened or read to its end. */
+int tier_file_read(const char *path, const char *format, struct tiertable *table,
+                   struct tier_file *info, char *err, size_t errlen);
+
+/* Ranks a table into t (zeroed first; free it with tier_table_free):
+ * keeps at most max_ids identities and max_tiers tiers of each (>= 1). */
+void tier_table_rank(struct tier_table *t, const struct tiertable *table,
+                     const struct tier_file *info, size_t max_ids, size_t max_tiers);
+
+/* What a trend needs of a table: each (identity, tier)'s point, without
+ * the histograms (a few dozen bytes a cell, so the tables of a whole
+ * trend can be kept while a period's pages are written and each table is
+ * read once). */
+struct tier_point_entry {
+    char *key;                           /* the identity as escaped, a space, the tier; owned */
+    struct tier_point point;
+};
+
+struct tier_points {
+    struct tier_point_entry *v;          /* sorted by key; owned */
+    size_t n;
+};
+
+/* The points of a table (share: of its identity's _total; NaN without). */
+void tier_points_of(struct tier_points *p, const struct tiertable *table);
+void tier_points_free(struct tier_points *p);
 
 /* Fills trend point `slot` (< TIERS_TREND) of every kept row from another
- * bucket's table text. -1 (err set, the points left NaN) when that text is
- * no table. */
-int tier_table_trend(struct tier_table *t, unsigned slot, const char *buf, size_t len,
-                     char *err, size_t errlen);
+ * bucket's points. -1 when slot is out of range. */
+int tier_table_trend(struct tier_table *t, unsigned slot, const struct tier_points *other);
 
 void tier_table_free(struct tier_table *t);
-
-/* Reads the file at path (a regular file, not followed if a symlink, at
- * most max_bytes) into out. 0, or -1 with "path: why" in err. */
-int tier_file_read(const char *path, size_t max_bytes, strbuf *out, char *err, size_t errlen);
 
 #endif

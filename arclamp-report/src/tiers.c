@@ -21,11 +21,13 @@
 /* One tier table found. */
 struct table_file {
     char *period;
-    char *bucket;              /* the file name without LAYOUT_TIERS_JSON_SUFFIX */
+    char *bucket;              /* the file name without LAYOUT_TIERS_SUFFIX */
     int format;                /* index in the formats */
     struct timespec mtime;
     int has_page;              /* its page exists after this run's update */
     char *error;               /* why its page could not be written, or NULL */
+    struct tier_points *points; /* its trend points while a later page may need them */
+    int unreadable;            /* it could not be read (its points: none) */
 };
 
 struct tables {
@@ -39,7 +41,7 @@ struct tables {
 static void add_table(void *arg, const char *period, const char *file, const struct stat *st)
 {
     struct tables *ts = arg;
-    size_t len = strlen(file) - strlen(LAYOUT_TIERS_JSON_SUFFIX), bucket_len;
+    size_t len = strlen(file) - strlen(LAYOUT_TIERS_SUFFIX), bucket_len;
     char *bucket = xstrndup(file, len);
     int format = jobfs_bucket_of(ts->o->formats, ts->o->nformats, bucket, 0, &bucket_len);
     if (format < 0) {
@@ -53,7 +55,8 @@ static void add_table(void *arg, const char *period, const char *file, const str
         ts->cap = ts->cap ? ts->cap * 2 : 64;
         ts->v = xrealloc(ts->v, ts->cap * sizeof *ts->v);
     }
-    ts->v[ts->n++] = (struct table_file){xstrdup(period), bucket, format, st->st_mtim, 0, NULL};
+    ts->v[ts->n++] = (struct table_file){xstrdup(period), bucket, format, st->st_mtim, 0, NULL,
+                                         NULL, 0};
 }
 
 /* By period, format and time: a table's trend is the ones before it. */
@@ -71,9 +74,19 @@ static int same_series(const struct table_file *a, const struct table_file *b)
     return strcmp(a->period, b->period) == 0 && a->format == b->format;
 }
 
+/* Frees the points of a table no later page's trend will need. */
+static void drop_points(struct table_file *f)
+{
+    if (f->points)
+        tier_points_free(f->points);
+    free(f->points);
+    f->points = NULL;
+}
+
 static void tables_free(struct tables *ts)
 {
     for (size_t i = 0; i < ts->n; i++) {
+        drop_points(&ts->v[i]);
         free(ts->v[i].period);
         free(ts->v[i].bucket);
         free(ts->v[i].error);
@@ -86,8 +99,7 @@ static void tables_free(struct tables *ts)
 static void table_path(const struct tiers_opts *o, const struct table_file *f, char *out,
                        size_t outlen)
 {
-    snprintf(out, outlen, "%s/%s/%s%s", o->logs_dir, f->period, f->bucket,
-             LAYOUT_TIERS_JSON_SUFFIX);
+    snprintf(out, outlen, "%s/%s/%s%s", o->logs_dir, f->period, f->bucket, LAYOUT_TIERS_SUFFIX);
 }
 
 /* How many tables before ts->v[i] make its trend. */
@@ -145,45 +157,96 @@ static int write_page(const struct tiers_opts *o, const struct table_file *f, co
     return rc;
 }
 
-/* Reads and parses the table of f into t (to be freed whatever the
- * result). 0, or -1 with "path: why" in err. */
-static int load_table(const struct tiers_opts *o, const struct table_file *f,
-                      struct tier_table *t, char *err, size_t errlen)
+/* Reads the table of f (a tiertable within the report's limits) into
+ * `table`, emptied first. 0, or -1 with "path: why" in err. */
+static int read_table(const struct tiers_opts *o, const struct table_file *f,
+                      struct tiertable *table, struct tier_file *info, char *err,
+                      size_t errlen)
 {
-    char path[PATH_MAX], why[400];
-    strbuf text = STRBUF_INIT;
+    char path[PATH_MAX];
     table_path(o, f, path, sizeof path);
-    int rc = tier_file_read(path, o->max_bytes, &text, err, errlen);
-    if (rc == 0 && tier_table_parse(t, text.data ? text.data : "", text.len, o->max_identities,
-                                    o->max_tiers, why, sizeof why) < 0) {
-        snprintf(err, errlen, "%s: %s", path, why);
-        rc = -1;
-    }
-    if (rc == 0 && t->capped && !o->quiet) /* said, but no failure: the page is written */
-        log_untrusted(LOG_WARNING, "counts_capped", LOG_NO_FIELDS,
-                      "%s: %zu count%s above 2^53 read as 2^53", path, t->capped,
-                      t->capped == 1 ? "" : "s");
-    strbuf_free(&text);
-    return rc;
+    tiertable_reset(table);
+    return tier_file_read(path, o->formats[f->format], table, info, err, errlen);
 }
 
-/* Fills the trend of t from the k tables before ts->v[i], nearest first. */
-static void add_trend(const struct tables *ts, size_t i, size_t k, struct tier_table *t,
-                      struct tier_page *p)
+/* Says what of a table's file did not reach its page: lines that are no
+ * tier lines, lines past the report's limits. The page is written all the
+ * same, and says it too. */
+static void say_left_out(const struct tiers_opts *o, const struct table_file *f,
+                         const struct tier_file *info)
 {
-    const struct tiers_opts *o = ts->o;
+    char path[PATH_MAX];
+    const struct tier_drops *d = &info->drops;
+    if (o->quiet)
+        return;
+    table_path(o, f, path, sizeof path);
+    if (info->bad_lines)
+        log_untrusted(LOG_WARNING, "table_lines_skipped", LOG_NO_FIELDS,
+                      "%s: %llu line%s skipped: no valid tier line (malformed, torn or too "
+                      "long)", path, (unsigned long long)info->bad_lines,
+                      info->bad_lines == 1 ? "" : "s");
+    if (d->overflow || d->tier_limit || d->memory)
+        log_untrusted(LOG_WARNING, "table_limited", LOG_NO_FIELDS,
+                      "%s: past the report's limits (--max-table-identities %zu): %llu lines "
+                      "added up as %s, %llu dropped", path, o->max_table_identities,
+                      (unsigned long long)d->overflow, TIERTABLE_OTHER,
+                      (unsigned long long)(d->tier_limit + d->memory));
+}
+
+/* Keeps the trend points of f, whose table is in `table`. */
+static void keep_points(struct table_file *f, const struct tiertable *table)
+{
+    drop_points(f);
+    f->points = xmalloc(sizeof *f->points);
+    tier_points_of(f->points, table);
+}
+
+/* Reads and ranks the table of f into t (to be freed whatever the
+ * result), and keeps its points for the pages after it. 0, or -1 with
+ * "path: why" in err. */
+static int load_table(const struct tiers_opts *o, struct table_file *f,
+                      struct tiertable *table, struct tier_table *t, char *err, size_t errlen)
+{
+    struct tier_file info;
+    f->unreadable = read_table(o, f, table, &info, err, errlen) < 0;
+    if (f->unreadable)
+        return -1;
+    say_left_out(o, f, &info);
+    tier_table_rank(t, table, &info, o->max_identities, o->max_tiers);
+    keep_points(f, table);
+    return 0;
+}
+
+/* The trend points of f: kept from an earlier page, else its table read
+ * now (once: they are kept until no later page needs them); NULL when it
+ * cannot be read. */
+static const struct tier_points *points_of(const struct tiers_opts *o, struct table_file *f,
+                                           struct tiertable *table)
+{
+    char err[PATH_MAX + 200];
+    struct tier_file info;
+    if (!f->points && !f->unreadable) {
+        f->unreadable = read_table(o, f, table, &info, err, sizeof err) < 0;
+        if (!f->unreadable)
+            keep_points(f, table);
+    }
+    return f->points;
+}
+
+/* Fills the trend of t from the k tables before ts->v[i], nearest first
+ * (`table`: room to read one). */
+static void add_trend(struct tables *ts, size_t i, size_t k, struct tiertable *table,
+                      struct tier_table *t, struct tier_page *p)
+{
     p->slot_bucket[TIERS_TREND] = ts->v[i].bucket;
     for (size_t j = 1; j <= k; j++) {
-        const struct table_file *f = &ts->v[i - j];
+        struct table_file *f = &ts->v[i - j];
         unsigned slot = TIERS_TREND - (unsigned)j;
-        char path[PATH_MAX], err[PATH_MAX + 200];
-        strbuf text = STRBUF_INIT;
-        table_path(o, f, path, sizeof path);
+        const struct tier_points *points = points_of(ts->o, f, table);
         p->slot_bucket[slot] = f->bucket;
-        p->slot_unreadable[slot] =
-            tier_file_read(path, o->max_bytes, &text, err, sizeof err) < 0 ||
-            tier_table_trend(t, slot, text.data ? text.data : "", text.len, err, sizeof err) < 0;
-        strbuf_free(&text);
+        p->slot_unreadable[slot] = points == NULL;
+        if (points)
+            tier_table_trend(t, slot, points);
     }
 }
 
@@ -225,18 +288,21 @@ static int update_page(struct tables *ts, size_t i)
         return 0;
     }
     struct tier_table t = {0};
-    int rc = load_table(o, f, &t, err, sizeof err);
+    struct tiertable table;
+    tiertable_init(&table, o->max_table_identities);
+    int rc = load_table(o, f, &table, &t, err, sizeof err);
     if (rc == 0) {
         struct tier_page p = {f->period, f->bucket, NULL, {NULL}, {0}};
         strbuf page = STRBUF_INIT;
         if (k && ts->v[i - 1].has_page)
             p.previous = ts->v[i - 1].bucket;
-        add_trend(ts, i, k, &t, &p);
+        add_trend(ts, i, k, &table, &t, &p);
         tier_page_render(&page, &t, &p);
         rc = write_page(o, f, &page, inputs, err, sizeof err);
         strbuf_free(&page);
     }
     tier_table_free(&t);
+    tiertable_reset(&table);
     struct stat st;
     f->has_page = lstat(path, &st) == 0 && S_ISREG(st.st_mode);
     if (rc < 0) {
@@ -325,12 +391,16 @@ int tiers_update(const struct tiers_opts *o)
 {
     struct tables ts = {NULL, 0, 0, o};
     size_t written = 0, removed = 0;
-    int unlisted = jobfs_scan(o->logs_dir, LAYOUT_TIERS_JSON_SUFFIX, add_table, &ts) < 0;
+    int unlisted = jobfs_scan(o->logs_dir, LAYOUT_TIERS_SUFFIX, add_table, &ts) < 0;
     int failed = unlisted;
     if (ts.n)
         qsort(ts.v, ts.n, sizeof *ts.v, by_series);
     /* a table that cannot be read costs its own page, not the others' */
-    for (size_t i = 0; i < ts.n; i++) {
+    for (size_t i = 0, kept = 0; i < ts.n; i++) {
+        /* the points no trend from here on needs: at most TIERS_SLOTS kept */
+        for (; kept < i && (i - kept > TIERS_TREND || !same_series(&ts.v[kept], &ts.v[i]));
+             kept++)
+            drop_points(&ts.v[kept]);
         int r = update_page(&ts, i);
         failed |= r < 0;
         written += r > 0;

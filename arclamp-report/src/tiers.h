@@ -1,5 +1,6 @@
 /* tiers: the request-tier pages, the job. For every tier table arclamp-log
- * wrote (<logs_dir>/<period>/<bucket>.tiers.json), a page
+ * wrote (<logs_dir>/<period>/<bucket>.tiers, read by tierrank.c through
+ * common/src/tiertable.c; the .tiers.json view beside it is not read), a page
  * <reports_dir>/tiers/<period>/<bucket>.html (tierpage.h) with the trend
  * over the previous TIERS_TREND buckets of the same period and bucket
  * format, and <reports_dir>/tiers/index.html listing them.
@@ -18,10 +19,12 @@
 
 #include <stddef.h>
 
-/* A table is read whole and parsed into json-c's tree (some ten times its
- * size for many small identities): 16 MiB is far above a fleet's hour and
- * keeps the tree within the unit's MemoryHigh=. */
-#define TIERS_DEFAULT_MAX_MB 16
+/* A table is read a line at a time into a tiertable of at most this many
+ * identities (about 21 KB each at most: 42 MB, within the unit's
+ * MemoryHigh=): arclamp-log's default max_tier_identities (1000) plus as
+ * many reserved_tier_identities as it allows (1000), so a table within
+ * arclamp-log's defaults is read whole. */
+#define TIERS_DEFAULT_MAX_TABLE_IDENTITIES 2000
 #define TIERS_DEFAULT_MAX_IDENTITIES 100
 #define TIERS_DEFAULT_MAX_TIERS 32
 
@@ -30,7 +33,8 @@ struct tiers_opts {
     const char *reports_dir;             /* pages go under reports_dir/tiers */
     const char *const *formats;          /* arclamp-log's bucket formats */
     size_t nformats;
-    size_t max_bytes;                    /* bytes read per table */
+    size_t max_table_identities;         /* identities a table is read into (the rest:
+                                            "_other") */
     size_t max_identities;               /* identities per page */
     size_t max_tiers;                    /* tiers per identity */
     int reports_index;                   /* reports_dir/index.html will be there (generate

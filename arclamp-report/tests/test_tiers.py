@@ -1,14 +1,17 @@
 """arclamp-report tiers, the request-tier pages, on tier tables as
-arclamp-log writes them (<logs>/<period>/<bucket>.tiers.json, format
-arclamp-tiers/1): one page per bucket with the header figures, identities
-by their _total time, tiers with shares and percentiles, the trend over the
-previous buckets; hostile identities; a malformed table costing only its
-own page; pages rewritten only when their inputs (the trend's included)
-change, and removed when their table goes; generate running it and the
-indexes linking it."""
+arclamp-log writes them (<logs>/<period>/<bucket>.tiers: merged tier lines,
+common/src/tierline.h; the .tiers.json view beside them is not read): one
+page per bucket with the header figures, identities by their _total time,
+tiers with shares and percentiles from their histograms, the trend over
+the previous buckets; hostile identities; malformed lines counted and the
+rest shown; a page that cannot be written costing only itself; pages
+rewritten only when their inputs (the trend's included) change, and
+removed when their table goes; generate running it and the indexes
+linking it."""
 
 import fcntl
 import json
+import math
 import os
 import re
 import subprocess
@@ -21,25 +24,63 @@ HOUR0 = 1764115200  # 2025-11-26 00:00 UTC
 EVIL = '</td><script>alert(1)</script><img src=x onerror="alert(2)">\'"&amp;'
 
 
+def hist_index(ns):
+    """The histogram bucket of a time (common/src/tierhist.h's formula)."""
+    if ns < 64:
+        return ns
+    e = ns.bit_length() - 1
+    return (e - 5) * 64 + ((ns >> (e - 6)) & 63)
+
+
 def tier(calls, mean, p90=None):
-    return {"calls": calls, "total_us": calls * mean, "mean_us": mean, "p50_us": mean * 0.8,
-            "p90_us": p90 if p90 is not None else mean * 2, "p99_us": mean * 4,
-            "hist": "1:%d" % calls}
+    """`calls` calls of mean `mean` us: half at 0.8 x mean, up to 90% at p90
+    (2 x mean), the rest at 4 x mean, so the percentiles are those."""
+    values = []
+    for i in range(1, calls + 1):
+        v = mean * 0.8 if i <= math.ceil(calls * 0.5) else \
+            (p90 if p90 is not None else mean * 2) if i <= math.ceil(calls * 0.9) else mean * 4
+        values.append(int(v * 1000))
+    hist = {}
+    for v in values:
+        hist[hist_index(v)] = hist.get(hist_index(v), 0) + 1
+    return {"calls": calls, "total_ns": round(calls * mean * 1000), "hist": hist}
 
 
 def table(bucket, start, identities, **figures):
-    doc = {"format": "arclamp-tiers/1", "period": "hourly", "bucket": bucket, "start": start,
-           "end": start + 3600, "minutes": 60, "requests": 5000, "traced": 500, "trips": 0,
-           "resumes": 0, "skipped": 0, "identities": identities}
+    doc = {"start": start, "requests": 5000, "traced": 500, "trips": 0, "resumes": 0,
+           "skipped": 0, "identities": identities}
     doc.update(figures)
     return doc
+
+
+def escape(identity):
+    """IDENTITY as a tier line spells it: '%', space, control bytes, DEL as %XX."""
+    out = []
+    for b in identity.encode():
+        out.append("%%%02X" % b if b in b"% \x7f" or b < 0x20 else chr(b))
+    return "".join(out)
+
+
+def tier_lines(doc):
+    """The table as arclamp-log's merged lines of its first minute."""
+    start = doc["start"]
+    head = "tiers/1 %s %d %d * 0 " % ("%s", start, start + 60)
+    lines = []
+    for identity, tiers in doc["identities"].items():
+        for name, t in tiers.items():
+            hist = ",".join("%d:%d" % kv for kv in sorted(t["hist"].items()))
+            lines.append(head % "agg" + "%s %s %d %d %s\n" % (escape(identity), name, t["calls"],
+                                                             t["total_ns"], hist))
+    lines.append(head % "status" + "%d %d %d %d 0 %d\n" % (
+        doc["requests"], doc["traced"], doc["trips"], doc["resumes"], doc["skipped"]))
+    return "".join(lines)
 
 
 def write_table(data, period, bucket, doc):
     d = data / "logs" / period
     d.mkdir(parents=True, exist_ok=True)
-    path = d / f"{bucket}.tiers.json"
-    path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    path = d / f"{bucket}.tiers"
+    path.write_text(doc if isinstance(doc, str) else tier_lines(doc))
     return path
 
 
@@ -131,8 +172,9 @@ def test_a_page_per_bucket_with_figures_ranking_and_trend(tmp_path):
     assert p.headings[2:5] == ["edit", "view", "api:query"]
     view = rows(p.tables[3])
     assert list(view) == ["_total", "db", "parse"]  # _total first, then by time
-    assert view["_total"][1:8] == ["100", "23.6 s", "100.0%", "236 ms", "189 ms", "472 ms",
-                                   "943 ms"]
+    # p50, p90, p99: the midpoints of their histogram buckets (within 1%)
+    assert view["_total"][1:8] == ["100", "23.6 s", "100.0%", "236 ms", "188 ms", "472 ms",
+                                   "944 ms"]
     assert view["db"][3] == "33.3%" and view["parse"][3] == "25.0%"
     assert rows(p.tables[4])["db"][3] == "\u2013"  # api: no _total, no share
     # the trend: the 8 buckets before (01..08) and this one; +10% a bucket
@@ -161,8 +203,8 @@ def test_a_page_per_bucket_with_figures_ranking_and_trend(tmp_path):
 
 
 def test_hostile_identities_stay_text_and_are_capped(tmp_path):
-    ids = {EVIL: {"_total": tier(1, 9e9), EVIL: tier(1, 5e9)},
-           "x" * 5000: {"_total": tier(1, 8e9)}}
+    ids = {EVIL: {"_total": tier(1, 9e9), "db": tier(1, 5e9)},
+           "x" * 250: {"_total": tier(1, 8e9)}}
     for i in range(150):
         ids["id%03d" % i] = {"_total": tier(1, 1000.0 + i)}
     ids["many"] = {"_total": tier(1, 7e9), **{"t%02d" % i: tier(1, 100.0 + i) for i in range(40)}}
@@ -175,7 +217,7 @@ def test_hostile_identities_stay_text_and_are_capped(tmp_path):
     assert EVIL in p.headings  # shown as the text it is
     assert rows(p.tables[1])[EVIL][0] == EVIL
     # the long name is cut, the caps (100 identities, 32 tiers) say what is left out
-    assert "x" * 5000 not in text and "x" * 200 + "\u2026 (5000 bytes)" in text
+    assert "x" * 250 not in text and "x" * 200 + "\u2026 (250 bytes)" in text
     assert len(p.tables[1]) == 1 + 100
     assert "53 more identities not shown" in text
     assert "9 more tiers not shown" in text
@@ -186,25 +228,64 @@ def test_hostile_identities_stay_text_and_are_capped(tmp_path):
     assert "151 more identities not shown" in text and "1 more tier not shown." in text
 
 
-def test_a_malformed_table_costs_only_its_page(tmp_path):
+def test_a_page_that_cannot_be_written_costs_only_itself(tmp_path):
     for h in range(1, 4):
         write_table(tmp_path, "hourly", hour(h), simple(h))
-    write_table(tmp_path, "hourly", hour(2), '{"format": "arclamp-tiers/1", "identities": {')
-    write_table(tmp_path, "hourly", hour(4), simple(4) | {"requests": -1})
-    write_table(tmp_path, "hourly", hour(5), simple(5) | {"format": "arclamp-tiers/9"})
+    # where hour 2's page goes, a directory: its page cannot be written
+    (tmp_path / "reports/tiers/hourly" / f"{hour(2)}.html").mkdir(parents=True)
     proc = run("tiers", tmp_path, ok=False)
     assert proc.returncode == 1
-    err = proc.stderr.decode()
-    assert re.search(r"%s\.tiers\.json: not JSON: malformed near byte \d+" % re.escape(hour(2)), err)
-    assert '%s.tiers.json: "requests" is missing or not a whole number >= 0' % hour(4) in err
-    assert "%s.tiers.json: not a table of format" % hour(5) in err
+    assert re.search(r"error table_failed: .*%s\.html" % re.escape(hour(2)), proc.stderr.decode())
     assert tier_pages(tmp_path) == ["hourly/%s.html" % hour(h) for h in (1, 3)] + ["index.html"]
-    # the next bucket's trend skips the broken one and says so
-    p3 = (tmp_path / "reports/tiers/hourly" / f"{hour(3)}.html").read_text()
-    assert "Could not be read: %s." % hour(2) in p3
+    # the next bucket's trend has the bucket all the same: its table was read
+    p3 = page(tmp_path, "hourly", hour(3))
+    assert [t for t in p3.titles[1:] if t.startswith(hour(1))]
+    assert "Could not be read" not in (tmp_path / "reports/tiers/hourly" /
+                                       f"{hour(3)}.html").read_text()
     index = (tmp_path / "reports/tiers/index.html").read_text()
-    assert "not updated: hourly/%s.tiers.json: not JSON" % hour(2) in index
+    assert "not updated: %s.html: " % hour(2) in index
     assert str(tmp_path) not in index  # no path of this host on the web
+
+
+def test_a_table_with_no_json_view_beside_it_has_its_page(tmp_path):
+    """The report reads <bucket>.tiers, the source of truth: a table whose
+    .tiers.json view is missing (or stale, or alone) is shown as it is."""
+    write_table(tmp_path, "hourly", hour(1), simple(1))
+    assert not (tmp_path / "logs/hourly" / f"{hour(1)}.tiers.json").exists()
+    # a JSON view alone, and one saying otherwise than its table: not read
+    (tmp_path / "logs/hourly" / f"{hour(2)}.tiers.json").write_text("{}")
+    (tmp_path / "logs/hourly" / f"{hour(1)}.tiers.json").write_text("not even JSON")
+    run("tiers", tmp_path)
+    assert tier_pages(tmp_path) == ["hourly/%s.html" % hour(1), "index.html"]
+    p = page(tmp_path, "hourly", hour(1))
+    assert [r[0] for r in p.tables[1][1:]] == ["edit", "view", "api:query"]
+    assert p.tables[0][1] == ["5,000", "500 (10.0%)", "0", "0", "0"]
+
+
+def test_malformed_lines_are_counted_and_the_rest_shown(tmp_path):
+    """A line that is no valid tier line (a count above 2^53, a bad
+    histogram, garbage, a torn last line) is skipped and counted: said on
+    stderr and on the page, whose figures are the other lines'; the run
+    succeeds and the next page's trend reads the table too."""
+    write_table(tmp_path, "hourly", hour(1), simple(1))
+    start = HOUR0 + 3600 * 2
+    bad = ("tiers/1 status %d %d * 0 %d 0 0 0 0 0\n" % (start, start + 60, 2 ** 53 + 2)
+           + "tiers/1 agg %d %d * 0 view db 2 5 1:1\n" % (start, start + 60)
+           + "\x00\xff not a tier line\n")
+    torn = "tiers/1 agg %d %d * 0 view db 1 5" % (start, start + 60)
+    write_table(tmp_path, "hourly", hour(2), bad + tier_lines(simple(2)) + torn)
+    proc = run("tiers", tmp_path)
+    err = proc.stderr.decode()
+    assert "warning table_lines_skipped: " in err
+    assert "%s.tiers: 4 lines skipped: no valid tier line" % hour(2) in err
+    text = (tmp_path / "reports/tiers/hourly" / f"{hour(2)}.html").read_text()
+    assert "4 lines of this bucket's table could not be read" in text
+    p = page(tmp_path, "hourly", hour(2))
+    assert p.tables[0][1] == ["5,000", "500 (10.0%)", "0", "0", "0"]
+    view = rows(p.tables[3])
+    assert view["db"][1] == "300"  # the bad lines' calls are not in it
+    assert view["_total"][-1] == "mean +0%"  # the trend from hour 1
+    assert "not updated" not in (tmp_path / "reports/tiers/index.html").read_text()
 
 
 def test_pages_follow_their_inputs_and_the_trend(tmp_path):
@@ -218,7 +299,7 @@ def test_pages_follow_their_inputs_and_the_trend(tmp_path):
     assert b"0 pages brought up to date" in proc.stderr
     assert {h: (out / f"{hour(h)}.html").stat().st_ino for h in range(12)} == inode
     # bucket 2 changes: its page and the 8 after it (its trend) are rewritten
-    paths[2].write_text(json.dumps(simple(2, 500000.0)))
+    paths[2].write_text(tier_lines(simple(2, 500000.0)))
     os.utime(paths[2], ns=(paths[11].stat().st_mtime_ns + 10**9,) * 2)
     proc = run("tiers", tmp_path)
     assert b"9 pages brought up to date" in proc.stderr
@@ -250,14 +331,14 @@ def test_stale_pages_go_with_their_tables(tmp_path):
 def test_odd_files_are_skipped_and_nothing_escapes(tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()
-    secret = outside / "x.tiers.json"
-    secret.write_text(json.dumps(simple(1)))
+    secret = outside / "x.tiers"
+    secret.write_text(tier_lines(simple(1)))
     write_table(tmp_path, "hourly", hour(1), simple(1))
     logs = tmp_path / "logs"
-    (logs / "hourly" / f"{hour(2)}.tiers.json").symlink_to(secret)
-    (logs / "hourly" / "notabucket.tiers.json").write_text(json.dumps(simple(1)))
+    (logs / "hourly" / f"{hour(2)}.tiers").symlink_to(secret)
+    (logs / "hourly" / "notabucket.tiers").write_text(tier_lines(simple(1)))
     (logs / "linked").symlink_to(outside, target_is_directory=True)
-    fifo = logs / "hourly" / f"{hour(3)}.tiers.json"
+    fifo = logs / "hourly" / f"{hour(3)}.tiers"
     os.mkfifo(fifo)
     # a tiers/ directory planted as a symlink to outside is not written through
     (tmp_path / "reports").mkdir()
@@ -265,22 +346,32 @@ def test_odd_files_are_skipped_and_nothing_escapes(tmp_path):
     before = sorted(os.listdir(outside))
     proc = run("tiers", tmp_path, ok=False)
     assert proc.returncode == 1
-    assert b"notabucket.tiers.json: no configured format names it" in proc.stderr
+    assert b"notabucket.tiers: no configured format names it" in proc.stderr
     assert sorted(os.listdir(outside)) == before
     (tmp_path / "reports" / "tiers").unlink()
     run("tiers", tmp_path)
     assert tier_pages(tmp_path) == ["hourly/%s.html" % hour(1), "index.html"]
 
 
-def test_a_table_past_the_size_cap_is_refused(tmp_path):
-    ids = {"id%05d" % i: {"_total": tier(1, 1.0)} for i in range(12000)}
-    path = write_table(tmp_path, "hourly", hour(1), table(hour(1), HOUR0, ids))
-    assert path.stat().st_size > 1 << 20
-    proc = run("tiers", tmp_path, "--max-mb", "1", ok=False)
-    assert proc.returncode == 1 and b"larger than the size cap (1048576 bytes" in proc.stderr
-    run("tiers", tmp_path)  # the default cap (16 MiB) takes it
-    assert "11,900 more identities not shown" in \
-        (tmp_path / "reports/tiers/hourly" / f"{hour(1)}.html").read_text()
+def test_a_table_past_the_report_s_limit_adds_the_rest_up_as_other(tmp_path):
+    """Memory follows --max-table-identities (2000), not the file: the lines
+    of further identities are added up as _other (as arclamp-log does),
+    said on stderr and on the page."""
+    ids = {"id%05d" % i: {"_total": tier(1, 1.0 + i)} for i in range(2500)}
+    write_table(tmp_path, "hourly", hour(1), table(hour(1), HOUR0 + 3600, ids))
+    proc = run("tiers", tmp_path)
+    assert b"warning table_limited: " in proc.stderr
+    assert b"(--max-table-identities 2000): 500 lines added up as _other, 0 dropped" in \
+        proc.stderr
+    text = (tmp_path / "reports/tiers/hourly" / f"{hour(1)}.html").read_text()
+    assert "500 lines were added up as _other" in text
+    p = page(tmp_path, "hourly", hour(1))
+    assert p.tables[1][1][0] == "_other"  # 500 identities' time: the heaviest
+    assert "1,901 more identities not shown" in text
+    run("tiers", tmp_path, "--reports-dir", str(tmp_path / "other"),
+        "--max-table-identities", "10")
+    text = (tmp_path / "other/tiers/hourly" / f"{hour(1)}.html").read_text()
+    assert "2,490 lines were added up as _other" in text
 
 
 def test_one_job_at_a_time(tmp_path):
@@ -312,34 +403,10 @@ def test_generate_makes_them_and_every_index_links_them(tmp_path):
     assert index["tiers_index"] == "reports/tiers/index.html"
     assert index["reports_index"] == "reports/index.html"
     # no tables left: no tier pages, and no links to them
-    (tmp_path / "logs/hourly" / f"{hour(1)}.tiers.json").unlink()
+    (tmp_path / "logs/hourly" / f"{hour(1)}.tiers").unlink()
     run("generate", tmp_path)
     subprocess.run([SVG_BIN, "generate", "--data-dir", str(tmp_path)], check=True,
                    capture_output=True, timeout=120)
     assert "tiers/index.html" not in (tmp_path / "reports/index.html").read_text()
     assert json.loads((tmp_path / "index.json").read_text())["tiers_index"] is None
     assert "tiers/index.html" not in (tmp_path / "index.html").read_text()
-
-
-def test_a_count_above_2_pow_53_costs_no_page(tmp_path):
-    """Issue 24: one status line with REQUESTS=2^53+2 made an older
-    arclamp-log write "requests": 9007199254740994, and the whole table was
-    refused: the hour's and the day's pages not written and the unit
-    failing every 15 minutes for the whole retention. A count above 2^53
-    now reads as 2^53, the page is written and says so, the run succeeds."""
-    for h in range(1, 3):
-        write_table(tmp_path, "hourly", hour(h), simple(h))
-    big = simple(3) | {"requests": 2 ** 53 + 2, "traced": 2 ** 63 - 1}
-    big["identities"]["view"]["_total"]["calls"] = 2 ** 53 + 2
-    write_table(tmp_path, "hourly", hour(3), big)
-    proc = run("tiers", tmp_path)
-    assert proc.returncode == 0
-    assert "%s.tiers.json: 3 counts above 2^53 read as 2^53" % hour(3) in proc.stderr.decode()
-    assert tier_pages(tmp_path) == ["hourly/%s.html" % hour(h) for h in (1, 2, 3)] + \
-        ["index.html"]
-    p = page(tmp_path, "hourly", hour(3))
-    assert p.tables[0][1][:2] == ["9,007,199,254,740,992", "9,007,199,254,740,992 (100.0%)"]
-    text = (tmp_path / "reports/tiers/hourly" / f"{hour(3)}.html").read_text()
-    assert "3 counts were above 2<sup>53</sup>" in text
-    index = (tmp_path / "reports/tiers/index.html").read_text()
-    assert "not updated" not in index

@@ -75,7 +75,10 @@ static int write_file(const char *path, const strbuf *text)
 static int write_hour(const char *dir, int h, int ids, int tiers)
 {
     struct tiertable bucket, minute;
-    tiertable_init(&bucket, (size_t)ids);
+    /* the bucket's table within arclamp-log's default limits (its
+     * max_tier_identities, 1000), as its JSON view would be: with IDS
+     * alone, the histogram budget dropped lines the .tiers file has */
+    tiertable_init(&bucket, 1000);
     tiertable_init(&minute, (size_t)ids);
     uint64_t rnd = 0x9e3779b97f4a7c15ULL + (uint64_t)h;
     strbuf lines = STRBUF_INIT, json = STRBUF_INIT;

@@ -6,6 +6,7 @@
 #include "xmlesc.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -442,17 +443,17 @@ static int cmp_cell(const void *pa, const void *pb)
     return strcmp(a->tier, b->tier);
 }
 
-/* The identities in table order (an array the caller frees). */
-static const struct tier_identity **sorted_identities(const struct tiertable *t)
+const struct tier_identity **tiertable_sorted_identities(const struct tiertable *t)
 {
     const struct tier_identity **ids = xmalloc((t->nids + 1) * sizeof *ids);
-    memcpy(ids, t->ids, t->nids * sizeof *ids);
-    qsort(ids, t->nids, sizeof *ids, cmp_identity);
+    if (t->nids) { /* a table of status lines only has no array at all */
+        memcpy(ids, t->ids, t->nids * sizeof *ids);
+        qsort(ids, t->nids, sizeof *ids, cmp_identity);
+    }
     return ids;
 }
 
-/* An identity's cells in table order, into cells[TIERTABLE_MAX_TIERS]. */
-static void sorted_cells(const struct tier_identity *id, const struct tier_cell **cells)
+void tier_identity_sorted_cells(const struct tier_identity *id, const struct tier_cell **cells)
 {
     for (size_t c = 0; c < id->ncells; c++)
         cells[c] = &id->cells[c];
@@ -466,16 +467,33 @@ static double ns_to_us(uint64_t ns)
     return (double)ns / 1e3;
 }
 
+/* x as "%.3f" writes it, read back: the mean a reader of the JSON view
+ * gets, so that the report's pages, which read the table itself, show
+ * the same figures to the last digit. */
+static double three_decimals(double x)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.3f", x);
+    return strtod(buf, NULL);
+}
+
+void tier_cell_us(const struct tier_cell *cell, struct tier_cell_us *out)
+{
+    out->total = ns_to_us(cell->total_ns);
+    out->mean = cell->calls ? three_decimals(out->total / (double)cell->calls) : 0;
+    out->p50 = ns_to_us(tierhist_percentile(&cell->hist, 50));
+    out->p90 = ns_to_us(tierhist_percentile(&cell->hist, 90));
+    out->p99 = ns_to_us(tierhist_percentile(&cell->hist, 99));
+}
+
 static void json_cell(const struct tier_cell *cell, strbuf *out)
 {
+    struct tier_cell_us us;
+    tier_cell_us(cell, &us);
     json_string(out, cell->tier, strlen(cell->tier));
     strbuf_appendf(out, ":{\"calls\":%llu,\"total_us\":%.3f,\"mean_us\":%.3f,"
                         "\"p50_us\":%.3f,\"p90_us\":%.3f,\"p99_us\":%.3f,\"hist\":\"",
-                   (unsigned long long)cell->calls, ns_to_us(cell->total_ns),
-                   ns_to_us(cell->total_ns) / (double)cell->calls,
-                   ns_to_us(tierhist_percentile(&cell->hist, 50)),
-                   ns_to_us(tierhist_percentile(&cell->hist, 90)),
-                   ns_to_us(tierhist_percentile(&cell->hist, 99)));
+                   (unsigned long long)cell->calls, us.total, us.mean, us.p50, us.p90, us.p99);
     tierhist_format(&cell->hist, out);
     strbuf_appends(out, "\"}");
 }
@@ -503,14 +521,14 @@ void tiertable_format_json(const struct tiertable *t, const struct tier_header *
                    (unsigned long long)s->requests, (unsigned long long)s->traced,
                    (unsigned long long)s->trips, (unsigned long long)s->resumes,
                    (unsigned long long)s->skipped);
-    const struct tier_identity **ids = sorted_identities(t);
+    const struct tier_identity **ids = tiertable_sorted_identities(t);
     const struct tier_cell *cells[TIERTABLE_MAX_TIERS];
     for (size_t i = 0; i < t->nids; i++) {
         if (i)
             strbuf_appendc(out, ',');
         json_identity(ids[i], out);
         strbuf_appends(out, ":{");
-        sorted_cells(ids[i], cells);
+        tier_identity_sorted_cells(ids[i], cells);
         for (size_t c = 0; c < ids[i]->ncells; c++) {
             if (c)
                 strbuf_appendc(out, ',');
@@ -584,11 +602,11 @@ void tiertable_format_text(const struct tiertable *t, const struct tier_header *
     }
     strbuf_appendf(out, "%-*s  %-16s %10s %12s %7s %10s %10s %10s %10s\n", width, "identity",
                    "tier", "calls", "total_s", "share", "mean_ms", "p50_ms", "p90_ms", "p99_ms");
-    const struct tier_identity **ids = sorted_identities(t);
+    const struct tier_identity **ids = tiertable_sorted_identities(t);
     const struct tier_cell *cells[TIERTABLE_MAX_TIERS];
     for (size_t i = 0; i < t->nids; i++) {
         text_identity(ids[i], name);
-        sorted_cells(ids[i], cells);
+        tier_identity_sorted_cells(ids[i], cells);
         for (size_t c = 0; c < ids[i]->ncells; c++)
             text_row(name, width, cells[c], identity_total(ids[i]), out);
     }

@@ -32,11 +32,13 @@
  * arclamp-log, one or more per minute; a reader adds them all up (a
  * minute may be there more than once). Both halves are here: the writer
  * (tiertable_format_lines) and the reader (tiertable_read_fd,
- * tiertable_each_line). Derived from it for people and scripts: the JSON
- * view (<bucket>.tiers.json, format "arclamp-tiers/1") and the human table
- * (<bucket>.tiers.txt).
+ * tiertable_each_line; arclamp-log reads a bucket's file back after a
+ * restart, arclamp-report reads it for the tier pages). Derived from it
+ * for people and scripts: the JSON view (<bucket>.tiers.json, format
+ * "arclamp-tiers/1") and the human table (<bucket>.tiers.txt).
  *
- * A table is used by one thread at a time (arclamp-log's ingest thread). */
+ * A table is used by one thread at a time (arclamp-log's ingest thread,
+ * arclamp-report's job). */
 #ifndef ARCLAMP_TIERTABLE_H
 #define ARCLAMP_TIERTABLE_H
 
@@ -166,6 +168,23 @@ uint64_t tiertable_each_line(const char *buf, size_t len, tiertable_line_fn *fn,
  * tier line), or -1 (errno set) when the file cannot be read. The caller
  * opens and closes fd. */
 long long tiertable_read_fd(int fd, tiertable_line_fn *fn, void *arg);
+
+/* --- what a table shows ------------------------------------------------------ */
+
+/* The identities heaviest first (their _total's time, then by name as
+ * escaped): the order of the views. An array of t->nids the caller frees. */
+const struct tier_identity **tiertable_sorted_identities(const struct tiertable *t);
+/* An identity's cells in the views' order (_total first, then by time,
+ * then by name) into cells[TIERTABLE_MAX_TIERS]. */
+void tier_identity_sorted_cells(const struct tier_identity *id, const struct tier_cell **cells);
+
+/* A cell's times as the views and the report's pages show them, in
+ * microseconds: the total, the mean rounded to the nanosecond (the JSON
+ * view's three decimals) and the percentiles of its histogram. */
+struct tier_cell_us {
+    double total, mean, p50, p90, p99;
+};
+void tier_cell_us(const struct tier_cell *cell, struct tier_cell_us *out);
 
 /* --- the views --------------------------------------------------------------- */
 

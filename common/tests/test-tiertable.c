@@ -216,6 +216,50 @@ START_TEST(json_is_the_documented_shape)
 }
 END_TEST
 
+/* The figures a reader of the table gets (arclamp-report's pages) are the
+ * JSON view's to the last digit: the mean rounded to the nanosecond as
+ * "%.3f" writes it, the percentiles from the histogram; and the order of
+ * identities and cells is the views'. */
+START_TEST(cell_figures_and_order_are_the_json_views)
+{
+    struct tiertable t;
+    struct tier_drops drops = {0};
+    static const uint64_t odd[] = {1000, 1, 2}, big[] = {5000000};
+    tiertable_init(&t, 10);
+    add(&t, "light", "_total", odd, 3, &drops);   /* mean 333.666.. ns */
+    add(&t, "heavy", "db", big, 1, &drops);
+    add(&t, "heavy", "_total", big, 1, &drops);
+    add(&t, "heavy", "cache", odd, 1, &drops);
+    const struct tier_identity **ids = tiertable_sorted_identities(&t);
+    ck_assert_str_eq(ids[0]->name, "heavy");
+    ck_assert_str_eq(ids[1]->name, "light");
+    const struct tier_cell *cells[TIERTABLE_MAX_TIERS];
+    tier_identity_sorted_cells(ids[0], cells);
+    ck_assert_str_eq(cells[0]->tier, "_total");
+    ck_assert_str_eq(cells[1]->tier, "db");
+    ck_assert_str_eq(cells[2]->tier, "cache");
+    struct tier_cell_us us;
+    tier_cell_us(tier_identity_cell(ids[1], "_total"), &us);
+    ck_assert(us.total == 1.003);
+    ck_assert(us.mean == 0.334);                  /* "0.334" read back */
+    double v1000 = (double)tierhist_value(tierhist_index(1000)) / 1e3;
+    ck_assert(us.p50 == 0.002 && us.p90 == v1000 && us.p99 == v1000);
+    free(ids);
+    struct tiertable empty; /* status lines only: no identity, no array */
+    tiertable_init(&empty, 10);
+    ids = tiertable_sorted_identities(&empty);
+    ck_assert_ptr_nonnull(ids);
+    free(ids);
+    strbuf out = STRBUF_INIT;
+    tiertable_format_json(&t, &HEADER, &out);
+    ck_assert_ptr_nonnull(strstr(strbuf_cstr(&out),
+                                 "\"light\":{\"_total\":{\"calls\":3,\"total_us\":1.003,"
+                                 "\"mean_us\":0.334,\"p50_us\":0.002,"));
+    strbuf_free(&out);
+    tiertable_reset(&t);
+}
+END_TEST
+
 START_TEST(json_escapes_hostile_identities)
 {
     struct tiertable t;
@@ -475,6 +519,7 @@ Suite *tiertable_suite(void)
     tcase_add_test(tc, lines_round_trip_through_the_wire_format);
     tcase_add_test(tc, json_is_the_documented_shape);
     tcase_add_test(tc, json_escapes_hostile_identities);
+    tcase_add_test(tc, cell_figures_and_order_are_the_json_views);
     tcase_add_test(tc, text_table_orders_by_time_total_first);
     tcase_add_test(tc, tiers_file_reads_back_what_was_written);
     suite_add_tcase(s, tc);
