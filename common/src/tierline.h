@@ -45,7 +45,7 @@
 #define TIERLINE_TOTAL "_total"     /* the TIER of the whole request */
 /* The largest count a tier line or a tier table holds (2^53), and what
  * their sums saturate at: every integer up to it is exact in a double, so
- * arclamp-report (JSON, json-c doubles) reads every figure as written. */
+ * a reader of the JSON view (a double per number) gets every figure as written. */
 #define TIERLINE_COUNT_MAX 9007199254740992LL
 
 enum tierline_kind { TIERLINE_AGG, TIERLINE_STATUS };
