@@ -6,7 +6,10 @@ excimer
 <?php if (!is_executable('/usr/bin/redis-server')) die('skip redis-server not installed'); ?>
 --INI--
 excimer.arclamp_timeout_max=10
-excimer.arclamp_timeout=0.1
+; generous where a failure comes at once (a refused connect): under valgrind
+; on a busy machine a send can wait longer than 0.1 s for the sender thread;
+; 0.1 s where the deadline itself is under test
+excimer.arclamp_timeout=10
 --FILE--
 <?php
 require __DIR__ . '/redis_helper.inc';
@@ -28,7 +31,7 @@ $ms = (hrtime(true) - $t) / 1e6;
 // again)
 $err = excimer_arclamp_stats()['last_error'];
 $valgrind = getenv('USE_ZEND_ALLOC') === '0';
-var_dump($ms < 50, str_starts_with($err, 'not retried for ')
+var_dump($ms < ($valgrind ? 5000 : 50), str_starts_with($err, 'not retried for ')
                    || ($valgrind && $err === "127.0.0.1:$port: Connection refused"));
 
 // A Redis that accepts but never answers (stopped): the deadline holds.
@@ -42,6 +45,7 @@ for ($i = 0; $i < 200 && !process_is_stopped($pid); $i++) {
 if (!process_is_stopped($pid)) {
     echo "redis-server $pid is not stopped: ", @file_get_contents("/proc/$pid/stat"), "\n";
 }
+ini_set('excimer.arclamp_timeout', '0.1');
 $t = hrtime(true);
 var_dump(excimer_arclamp_send("redis://127.0.0.1:{$redis['port']}/excimer", "a 1\n"));
 $ms = (hrtime(true) - $t) / 1e6;
