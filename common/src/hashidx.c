@@ -52,7 +52,7 @@ int hashidx_reserve(struct hashidx *h, size_t need, size_t first, hashidx_hash_f
     if (h->cap && need <= h->cap / 2)
         return 0;
     size_t cap = slots_for(h->cap, need, first);
-    free(h->slots); /* the entries keep their hashes: the old slots are not needed */
+    free(h->slots); /* hash_of gives every entry's hash: the old slots are not needed */
     h->slots = xcalloc(cap, sizeof *h->slots);
     h->cap = cap;
     for (size_t i = 0; i < h->n; i++)

@@ -20,9 +20,10 @@
  * must be keyedhash's (keyedhash.h): under an unkeyed one a sender can make
  * every key start one probe sequence, and each lookup then walks them all.
  *
- * Memory: 4 bytes a slot, 2 to 4 slots an entry; the caller bounds the
- * entries (hashidx_reserve refuses past HASHIDX_MAX). Allocation failure
- * aborts, as strbuf's (see strbuf.h). */
+ * Memory: 4 bytes a slot, at least 2 slots an entry and, past the first
+ * size, at most 4; the old slots are freed before the new are made. The
+ * caller bounds the entries (hashidx_reserve refuses past HASHIDX_MAX).
+ * Allocation failure aborts, as strbuf's (see strbuf.h). */
 #ifndef ARCLAMP_HASHIDX_H
 #define ARCLAMP_HASHIDX_H
 
