@@ -36,8 +36,6 @@ void run_init(run *r, size_t max_arcs)
 {
     memset(r, 0, sizeof *r);
     r->max_arcs = max_arcs;
-    r->index_size = 1024;
-    r->index = xcalloc(r->index_size, sizeof *r->index);
 }
 
 void run_free(run *r)
@@ -45,38 +43,33 @@ void run_free(run *r)
     for (size_t i = 0; i < r->n; i++)
         free(r->arcs[i].key);
     free(r->arcs);
-    free(r->index);
+    hashidx_free(&r->index);
     memset(r, 0, sizeof *r);
 }
 
-static size_t slot_of(const run *r, const char *key, size_t klen)
+static uint64_t key_hash(const char *key, size_t klen)
 {
-    return (size_t)keyedhash(key, klen) & (r->index_size - 1);   /* names are the senders' */
+    return keyedhash(key, klen); /* names are the senders' */
 }
 
-static void index_grow(run *r)
+static uint64_t arc_hash(size_t i, void *ctx)
 {
-    free(r->index);
-    r->index_size *= 2;
-    r->index = xcalloc(r->index_size, sizeof *r->index);
-    for (size_t i = 0; i < r->n; i++) {
-        size_t s = slot_of(r, r->arcs[i].key, r->arcs[i].klen);
-        while (r->index[s])
-            s = (s + 1) & (r->index_size - 1);
-        r->index[s] = (uint32_t)i + 1;
-    }
+    const run *r = ctx;
+    return key_hash(r->arcs[i].key, r->arcs[i].klen);
 }
 
 arc *run_arc(run *r, const char *key, size_t klen, int create)
 {
-    size_t s = slot_of(r, key, klen);
-    for (uint32_t v; (v = r->index[s]); s = (s + 1) & (r->index_size - 1)) {
-        arc *a = &r->arcs[v - 1];
+    uint64_t hash = key_hash(key, klen);
+    struct hashidx_walk w;
+    for (size_t i = hashidx_find(&r->index, hash, &w); i != HASHIDX_NONE; i = hashidx_next(&w)) {
+        arc *a = &r->arcs[i];
         if (a->klen == klen && memcmp(a->key, key, klen) == 0)
             return a;
     }
     if (!create || r->n >= r->max_arcs ||
-        (r->max_key_bytes && klen > r->max_key_bytes - r->key_bytes))
+        (r->max_key_bytes && klen > r->max_key_bytes - r->key_bytes) ||
+        hashidx_reserve(&r->index, r->n + 1, 1024, arc_hash, r) < 0)
         return NULL;
     VEC_RESERVE(r->arcs, r->cap, r->n + 1, 256);
     arc *a = &r->arcs[r->n];
@@ -86,10 +79,8 @@ arc *run_arc(run *r, const char *key, size_t klen, int create)
     a->key[klen] = '\0';
     a->klen = klen;
     r->key_bytes += klen;
-    r->index[s] = (uint32_t)++r->n;
-    if (r->n * 2 > r->index_size)
-        index_grow(r);
-    return &r->arcs[r->n - 1];
+    hashidx_insert(&r->index, hash);
+    return &r->arcs[r->n++];
 }
 
 void arc_split(const arc *a, const char **parent, size_t *plen, const char **child, size_t *clen)

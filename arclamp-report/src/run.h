@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hashidx.h"
+
 /* The metrics XHProf tools know, in the order reports show them. */
 enum metric { M_CT, M_WT, M_UT, M_ST, M_CPU, M_MU, M_PMU, M_SAMPLES, M_NA, M_NF, M_AA, M_COUNT };
 
@@ -32,8 +34,7 @@ typedef struct arc {
 typedef struct run {
     arc *arcs;
     size_t n, cap;
-    uint32_t *index;           /* open addressing: arc index + 1, 0 = empty */
-    size_t index_size;
+    struct hashidx index;      /* arcs by the keyed hash of their key */
     size_t max_arcs;
     size_t key_bytes;          /* the bytes of every arc's key held */
     size_t max_key_bytes;      /* past it no arc is created (0: no limit); a long name

@@ -23,22 +23,15 @@ void runlog_seen_init(struct runlog_seen *s)
 
 void runlog_seen_free(struct runlog_seen *s)
 {
-    free(s->slots);
+    hashidx_free(&s->idx);
     free(s->v);
     runlog_seen_init(s);
 }
 
-static void seen_grow(struct runlog_seen *s)
+static uint64_t seen_hash(size_t i, void *ctx)
 {
-    free(s->slots);
-    s->nslots = s->nslots ? s->nslots * 2 : 256;
-    s->slots = xcalloc(s->nslots, sizeof *s->slots);
-    for (size_t i = 0; i < s->n; i++) {
-        size_t k = (size_t)s->v[i].low64 & (s->nslots - 1);
-        while (s->slots[k])
-            k = (k + 1) & (s->nslots - 1);
-        s->slots[k] = (uint32_t)i + 1;
-    }
+    const struct runlog_seen *s = ctx;
+    return s->v[i].low64;
 }
 
 /* Adds the run id: 0 when it is new, 1 when it was there already, -1 when
@@ -48,21 +41,18 @@ static void seen_grow(struct runlog_seen *s)
 static int seen_add(struct runlog_seen *s, const char *id)
 {
     struct keyedhash128 h = keyedhash128(id, strlen(id)); /* the senders' ids: keyed */
-    for (size_t k = s->nslots ? (size_t)h.low64 & (s->nslots - 1) : 0; s->nslots && s->slots[k];
-         k = (k + 1) & (s->nslots - 1)) {
-        if (keyedhash128_eq(s->v[s->slots[k] - 1], h))
+    struct hashidx_walk w;
+    for (size_t i = hashidx_find(&s->idx, h.low64, &w); i != HASHIDX_NONE; i = hashidx_next(&w)) {
+        if (keyedhash128_eq(s->v[i], h))
             return 1;
     }
     if (s->n >= s->max)
         return -1;
-    if ((s->n + 1) * 2 > s->nslots)
-        seen_grow(s);
+    if (hashidx_reserve(&s->idx, s->n + 1, 256, seen_hash, s) < 0)
+        return -1; /* a max past HASHIDX_MAX: full all the same */
     VEC_RESERVE(s->v, s->cap, s->n + 1, 256);
-    s->v[s->n] = h;
-    size_t k = (size_t)h.low64 & (s->nslots - 1);
-    while (s->slots[k])
-        k = (k + 1) & (s->nslots - 1);
-    s->slots[k] = (uint32_t)++s->n;
+    s->v[s->n++] = h;
+    hashidx_insert(&s->idx, h.low64);
     return 0;
 }
 

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hashidx.h"
 #include "keyedhash.h"
 #include "run.h"
 #include "strbuf.h"
@@ -49,8 +50,7 @@ struct runlog_stats {
  * runs are tens of KB each: 4 million is 100 GB of them in one view. */
 #define RUNLOG_MAX_SEEN 4000000u
 struct runlog_seen {
-    uint32_t *slots;          /* open addressing: index in v + 1, 0 = empty */
-    size_t nslots;            /* a power of two, or 0 */
+    struct hashidx idx;       /* v by low64 */
     struct keyedhash128 *v;
     size_t n, cap;
     size_t max;               /* RUNLOG_MAX_SEEN (a test sets less) */

@@ -1,25 +1,27 @@
 /* fnfilter: per-function matching of stacks, memoized per distinct stack.
  * See fnfilter.h. */
 #include "fnfilter.h"
+#include "hashidx.h"
 #include "keyedhash.h"
 #include "strbuf.h"
+#include "vec.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-struct slot {
+/* One distinct stack remembered. */
+struct memo {
     struct keyedhash128 hash; /* the stack's identity */
     uint64_t bits;            /* its answer */
-    int used;
 };
 
 struct fnfilter {
     char **needles;       /* ";FUNCTION;" */
     size_t *needle_len;
     size_t n;
-    struct slot *slots;   /* open addressing, linear probing */
-    size_t cap;           /* a power of two */
-    size_t used;
+    struct memo *memo;    /* the stacks remembered, in the order first seen */
+    size_t used, alloc;
+    struct hashidx idx;   /* memo by hash.low64 */
 };
 
 struct fnfilter *fnfilter_new(const char *const *functions, size_t n)
@@ -45,7 +47,8 @@ void fnfilter_free(struct fnfilter *ff)
         free(ff->needles[i]);
     free(ff->needles);
     free(ff->needle_len);
-    free(ff->slots);
+    free(ff->memo);
+    hashidx_free(&ff->idx);
     free(ff);
 }
 
@@ -63,47 +66,42 @@ static uint64_t search(const struct fnfilter *ff, const char *stack, size_t len)
     return bits;
 }
 
-static struct slot *find(struct slot *slots, size_t cap, struct keyedhash128 h)
+static uint64_t memo_hash(size_t i, void *ctx)
 {
-    size_t i = (size_t)h.low64 & (cap - 1);
-    while (slots[i].used && !keyedhash128_eq(slots[i].hash, h))
-        i = (i + 1) & (cap - 1);
-    return &slots[i];
+    const struct fnfilter *ff = ctx;
+    return ff->memo[i].hash.low64;
 }
 
-static void grow(struct fnfilter *ff)
+/* The memo of the stack of hash h, or NULL. */
+static const struct memo *recall(const struct fnfilter *ff, struct keyedhash128 h)
 {
-    size_t cap = ff->cap ? ff->cap * 2 : 1024;
-    struct slot *slots = xcalloc(cap, sizeof *slots);
-    for (size_t i = 0; i < ff->cap; i++) {
-        if (ff->slots[i].used)
-            *find(slots, cap, ff->slots[i].hash) = ff->slots[i];
+    struct hashidx_walk w;
+    for (size_t i = hashidx_find(&ff->idx, h.low64, &w); i != HASHIDX_NONE; i = hashidx_next(&w)) {
+        if (keyedhash128_eq(ff->memo[i].hash, h))
+            return &ff->memo[i];
     }
-    free(ff->slots);
-    ff->slots = slots;
-    ff->cap = cap;
+    return NULL;
 }
 
 uint64_t fnfilter_match(struct fnfilter *ff, const char *stack, size_t len)
 {
     if (ff->n == 0)
         return 0;
-    if (ff->used * 2 >= ff->cap && ff->used < FNFILTER_MAX_MEMO)
-        grow(ff);
     struct keyedhash128 h = keyedhash128(stack, len);
-    struct slot *s = find(ff->slots, ff->cap, h);
-    if (!s->used && ff->used >= FNFILTER_MAX_MEMO)
-        return search(ff, stack, len);   /* the memo is full: not remembered */
-    if (!s->used) {
-        s->hash = h;
-        s->bits = search(ff, stack, len);
-        s->used = 1;
-        ff->used++;
-    }
-    return s->bits;
+    const struct memo *m = recall(ff, h);
+    if (m)
+        return m->bits;
+    uint64_t bits = search(ff, stack, len);
+    if (ff->used >= FNFILTER_MAX_MEMO)
+        return bits;   /* the memo is full: not remembered */
+    hashidx_reserve(&ff->idx, ff->used + 1, 1024, memo_hash, ff); /* bounded far below HASHIDX_MAX */
+    VEC_RESERVE(ff->memo, ff->alloc, ff->used + 1, 512);
+    ff->memo[ff->used++] = (struct memo){h, bits};
+    hashidx_insert(&ff->idx, h.low64);
+    return bits;
 }
 
 size_t fnfilter_memory(const struct fnfilter *ff)
 {
-    return sizeof *ff + ff->cap * sizeof *ff->slots;
+    return sizeof *ff + ff->idx.cap * sizeof *ff->idx.slots + ff->alloc * sizeof *ff->memo;
 }

@@ -6,8 +6,9 @@
  * trace logs repeat the same stacks over and over, the answer is kept per
  * distinct stack (keyed by a 128-bit keyed hash of its bytes, as flame.c
  * identifies stacks), so each distinct stack is searched once and every
- * repeat costs one hash and one lookup. Memory grows with distinct stacks
- * (32 bytes each, at most FNFILTER_MAX_MEMO of them: past that, stacks not
+ * repeat costs one hash and one lookup (a hashidx, common/src/hashidx.h).
+ * Memory grows with distinct stacks (24 bytes each and 2 to 4 slots of 4
+ * bytes in the index, at most FNFILTER_MAX_MEMO of them: past that, stacks not
  * yet remembered are searched every time, so a log of unique stacks cannot
  * make the memo grow without bound). */
 #ifndef ARCLAMP_SVG_FNFILTER_H
@@ -18,7 +19,7 @@
 
 /* At most this many functions (one bit each). */
 #define FNFILTER_MAX 64
-/* Stacks remembered at most (a table of twice as many 32-byte slots: 16 MiB). */
+/* Stacks remembered at most (6 MiB of them and 2 MiB of index). */
 #define FNFILTER_MAX_MEMO (1u << 18)
 
 struct fnfilter;

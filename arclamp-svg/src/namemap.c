@@ -1,14 +1,14 @@
 /* namemap: names numbered in order of insertion (see namemap.h).
  *
- * Names live back to back in one arena; an open-addressing table of entry
- * numbers (kept at most half full) finds them by a 64-bit hash, compared
- * before the bytes. */
+ * Names live back to back in one arena; a hashidx of entry numbers finds
+ * them by their 64-bit hash, compared before the bytes. */
 #include "namemap.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hashidx.h"
 #include "keyedhash.h"
 #include "strbuf.h"
 #include "vec.h"
@@ -23,8 +23,7 @@ struct namemap {
     strbuf names;            /* every name, back to back */
     struct entry *entries;
     size_t n, alloc;
-    size_t *slots;           /* entry number + 1; 0 marks an empty slot */
-    size_t cap;              /* slots: a power of two, or 0 */
+    struct hashidx idx;      /* the entries by hash */
 };
 
 struct namemap *namemap_new(void)
@@ -38,58 +37,47 @@ void namemap_free(struct namemap *m)
         return;
     strbuf_free(&m->names);
     free(m->entries);
-    free(m->slots);
+    hashidx_free(&m->idx);
     free(m);
 }
 
-/* The slot holding `name`, or the empty slot where it would go. */
-static size_t *slot_of(const struct namemap *m, const char *name, size_t len, uint64_t hash)
+static uint64_t entry_hash(size_t i, void *ctx)
 {
-    size_t j = (size_t)hash & (m->cap - 1);
-    for (;; j = (j + 1) & (m->cap - 1)) {
-        size_t *s = &m->slots[j];
-        if (!*s)
-            return s;
-        const struct entry *e = &m->entries[*s - 1];
-        if (e->hash == hash && e->len == len &&
-            (len == 0 || memcmp(m->names.data + e->off, name, len) == 0))
-            return s;
-    }
+    const struct namemap *m = ctx;
+    return m->entries[i].hash;
 }
 
-/* Doubles the table (or makes the first one) and places every entry again. */
-static void grow(struct namemap *m)
+/* The entry number of `name` by its hash, or -1. */
+static long find(const struct namemap *m, const char *name, size_t len, uint64_t hash)
 {
-    free(m->slots);
-    m->cap = m->cap ? m->cap * 2 : 64;
-    m->slots = xcalloc(m->cap, sizeof(*m->slots));
-    for (size_t i = 0; i < m->n; i++) {
+    struct hashidx_walk w;
+    for (size_t i = hashidx_find(&m->idx, hash, &w); i != HASHIDX_NONE; i = hashidx_next(&w)) {
         const struct entry *e = &m->entries[i];
-        *slot_of(m, m->names.data + e->off, e->len, e->hash) = i + 1;
+        if (e->hash == hash && e->len == len &&
+            (len == 0 || memcmp(m->names.data + e->off, name, len) == 0))
+            return (long)i;
     }
+    return -1;
 }
 
 long namemap_get(const struct namemap *m, const char *name, size_t len)
 {
-    if (!m->cap)
-        return -1;
-    size_t *s = slot_of(m, name, len, keyedhash(name, len));
-    return *s ? (long)(*s - 1) : -1;
+    return find(m, name, len, keyedhash(name, len));
 }
 
 size_t namemap_add(struct namemap *m, const char *name, size_t len)
 {
-    long i = namemap_get(m, name, len);
+    uint64_t hash = keyedhash(name, len);
+    long i = find(m, name, len, hash);
     if (i >= 0)
         return (size_t)i;
-    if ((m->n + 1) * 2 > m->cap)
-        grow(m);
+    if (hashidx_reserve(&m->idx, m->n + 1, 64, entry_hash, m) < 0)
+        abort(); /* past 2^31 names: the callers bound them far below */
     VEC_RESERVE(m->entries, m->alloc, m->n + 1, 64);
-    uint64_t hash = keyedhash(name, len);
     m->entries[m->n] = (struct entry){m->names.len, len, hash};
     if (len)
         strbuf_append(&m->names, name, len);
-    *slot_of(m, name, len, hash) = m->n + 1;
+    hashidx_insert(&m->idx, hash);
     return m->n++;
 }
 

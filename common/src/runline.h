@@ -151,8 +151,9 @@ size_t runline_entry_tag(const char *entry, size_t len, char *tag);
  * run means the same to both. Memory follows the fn lines given (each at
  * least a few bytes of a run whose size the caller bounds). */
 struct runline_names {
-    uint32_t *slots;              /* open addressing: entry index + 1, 0 = empty */
-    size_t nslots;                /* a power of two, or 0 */
+    struct hashidx *ids;          /* the entries by their id's keyed hash (NULL until
+                                     the first; a pointer so that this header, which the
+                                     PHP extension compiles, needs no hashidx.h) */
     struct runline_name_entry {
         uint32_t id;              /* the fn line's ID */
         size_t off, len;          /* the decoded name in `text` (keep_text) */

@@ -3,6 +3,7 @@
  * (arclamp-log, arclamp-report) need it, and its hash is keyed
  * (keyedhash.h, libsodium), which the PHP extension that compiles
  * runline.c for its writer has no use for. */
+#include "hashidx.h"
 #include "keyedhash.h"
 #include "runline.h"
 #include "strbuf.h"
@@ -26,7 +27,9 @@ void runline_names_init(struct runline_names *t, int keep_text)
 
 void runline_names_free(struct runline_names *t)
 {
-    free(t->slots);
+    if (t->ids)
+        hashidx_free(t->ids);
+    free(t->ids);
     free(t->entries);
     strbuf_free(&t->text);
     int keep = t->keep_text;
@@ -39,51 +42,46 @@ void runline_names_clear(struct runline_names *t)
         runline_names_free(t);
         return;
     }
-    if (t->n)
-        memset(t->slots, 0, t->nslots * sizeof *t->slots);
+    if (t->ids)
+        hashidx_clear(t->ids);
     t->n = 0;
     strbuf_reset(&t->text);
 }
 
 /* The sender numbers the names: a fixed mix of the id would let it pick ids
  * that share one slot (multiples of the table's size), so it is keyed. */
-static size_t slot_of_id(const struct runline_names *t, uint32_t id)
+static uint64_t id_hash(uint32_t id)
 {
-    return (size_t)keyedhash(&id, sizeof id) & (t->nslots - 1);
+    return keyedhash(&id, sizeof id);
+}
+
+static uint64_t entry_hash(size_t i, void *ctx)
+{
+    const struct runline_names *t = ctx;
+    return id_hash(t->entries[i].id);
 }
 
 static const struct runline_name_entry *lookup_id(const struct runline_names *t, uint32_t id)
 {
-    if (!t->nslots)
+    if (!t->ids)
         return NULL;
-    for (size_t s = slot_of_id(t, id); t->slots[s]; s = (s + 1) & (t->nslots - 1)) {
-        const struct runline_name_entry *e = &t->entries[t->slots[s] - 1];
-        if (e->id == id)
-            return e;
+    struct hashidx_walk w;
+    for (size_t i = hashidx_find(t->ids, id_hash(id), &w); i != HASHIDX_NONE;
+         i = hashidx_next(&w)) {
+        if (t->entries[i].id == id)
+            return &t->entries[i];
     }
     return NULL;
-}
-
-/* Doubles the slots (at most half of them used) and puts the entries back. */
-static void names_grow(struct runline_names *t)
-{
-    free(t->slots);
-    t->nslots = t->nslots ? t->nslots * 2 : 64;
-    t->slots = xcalloc(t->nslots, sizeof *t->slots);
-    for (size_t i = 0; i < t->n; i++) {
-        size_t s = slot_of_id(t, t->entries[i].id);
-        while (t->slots[s])
-            s = (s + 1) & (t->nslots - 1);
-        t->slots[s] = (uint32_t)i + 1;
-    }
 }
 
 int runline_names_define(struct runline_names *t, const struct runline *rl)
 {
     if (lookup_id(t, rl->id))
         return -1;
-    if ((t->n + 1) * 2 > t->nslots)
-        names_grow(t);
+    if (!t->ids)
+        t->ids = xcalloc(1, sizeof *t->ids);
+    if (hashidx_reserve(t->ids, t->n + 1, 64, entry_hash, t) < 0)
+        abort(); /* past 2^31 names: the callers' budget holds runs far below */
     VEC_RESERVE(t->entries, t->cap, t->n + 1, 64);
     struct runline_name_entry *e = &t->entries[t->n];
     e->id = rl->id;
@@ -94,10 +92,8 @@ int runline_names_define(struct runline_names *t, const struct runline *rl)
         e->len = runline_unescape(rl->text, rl->text_len, t->text.data + t->text.len);
         t->text.len += e->len;
     }
-    size_t s = slot_of_id(t, rl->id);
-    while (t->slots[s])
-        s = (s + 1) & (t->nslots - 1);
-    t->slots[s] = (uint32_t)++t->n;
+    hashidx_insert(t->ids, id_hash(rl->id));
+    t->n++;
     return 0;
 }
 
@@ -141,12 +137,5 @@ int runline_names_key(const struct runline_names *t, const struct runline *rl, s
 
 size_t runline_names_longest_probe(const struct runline_names *t)
 {
-    size_t longest = 0, n = 0;
-    /* twice round, so a stretch that wraps past the end is measured whole */
-    for (size_t i = 0; i < 2 * t->nslots && n < t->nslots; i++) {
-        n = t->slots[i & (t->nslots - 1)] ? n + 1 : 0;
-        if (n > longest)
-            longest = n;
-    }
-    return longest;
+    return t->ids ? hashidx_longest_probe(t->ids) : 0;
 }

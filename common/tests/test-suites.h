@@ -25,5 +25,6 @@ Suite *tiertable_suite(void);
 Suite *fixedhash_suite(void);
 Suite *dlist_suite(void);
 Suite *vec_suite(void);
+Suite *hashidx_suite(void);
 
 #endif
