@@ -6,7 +6,7 @@
 
 CC       ?= cc
 BUILD    := build
-PKGS     := hiredis yaml-0.1 libsystemd zlib libxxhash libsodium
+PKGS     := hiredis yaml-0.1 libsystemd zlib libxxhash libsodium libcurl libcrypto libxml-2.0 json-c
 # arclamp-report alone reads and writes JSON, and draws callgraphs
 REPORT_PKGS := json-c libgvc
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
@@ -118,10 +118,15 @@ $(BUILD)/asan/tests/test-arclamp-report: $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(
 	$(CC) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS) $(REPORT_LIBS) $(CHECK_LIBS) -lm
 
 # Unit tests (Check). Each program's tests/ holds test-*.c files linked
-# into one runner per program.
-$(BUILD)/tests/test-common: $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard common/tests/*.c)) $(COMMON_OBJ)
+# into one runner per program. objstore-tool.c is a driver of its own (the
+# live object-store tests run it), not part of the runner.
+COMMON_TEST_SRC := $(filter-out common/tests/objstore-tool.c,$(wildcard common/tests/*.c))
+$(BUILD)/tests/test-common: $(patsubst %.c,$(BUILD)/obj/%.o,$(COMMON_TEST_SRC)) $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lm
+$(BUILD)/tests/objstore-tool: $(BUILD)/obj/common/tests/objstore-tool.o $(COMMON_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 $(BUILD)/tests/test-arclamp-log: $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard arclamp-log/tests/*.c) common/tests/testutil.c) $(LOG_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lm
@@ -131,7 +136,7 @@ $(BUILD)/tests/test-arclamp-svg: $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard arcl
 $(BUILD)/asan/tests/test-arclamp-svg: $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(wildcard arclamp-svg/tests/*.c) common/tests/testutil.c) $(SVG_SAN) $(COMMON_SAN)
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lm
-$(BUILD)/asan/tests/test-common: $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(wildcard common/tests/*.c)) $(COMMON_SAN)
+$(BUILD)/asan/tests/test-common: $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(COMMON_TEST_SRC)) $(COMMON_SAN)
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lm
 $(BUILD)/asan/tests/test-arclamp-log: $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(wildcard arclamp-log/tests/*.c) common/tests/testutil.c) $(LOG_SAN) $(COMMON_SAN)
@@ -363,7 +368,7 @@ CHECK_SUITES := deb php-tests-valgrind-phpt integration-run:deb php-tests-valgri
 check: deps
 	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) check-build
 	@scripts/check-suites -j $(CHECK_JOBS) --log-dir $(BUILD)/check $(CHECK_SUITES)
-check-build: all $(UNIT_TESTS) $(SAN_TESTS) $(BUILD)/asan/bin/arclamp-log $(BUILD)/asan/bin/arclamp-svg \
+check-build: all $(UNIT_TESTS) $(SAN_TESTS) $(BUILD)/tests/objstore-tool $(BUILD)/asan/bin/arclamp-log $(BUILD)/asan/bin/arclamp-svg \
   $(BUILD)/asan/bin/arclamp-report $(BUILD)/doc/architecture.svg
 
 # --- the documents' map of the code (ARCHITECTURE.md) ----------------------

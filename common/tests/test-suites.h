@@ -26,5 +26,6 @@ Suite *fixedhash_suite(void);
 Suite *dlist_suite(void);
 Suite *vec_suite(void);
 Suite *hashidx_suite(void);
+Suite *objstore_suite(void);
 
 #endif
