@@ -83,6 +83,8 @@ static const struct opt gen_opts[] = {
      .custom = bind_functions,
      .doc = "per-function graphs of the all logs: list of {function: NAME, label: LABEL} "
             "(default: EditAction, PreSend, PostSend, Upload)"},
+    {"object_store", OPT_MAP, offsetof(struct gen_config, store), .sub = store_config_options,
+     .doc = "Swift or S3: publish logs, graphs and the index; draw from many hosts' logs"},
     {NULL},
 };
 
@@ -369,6 +371,9 @@ static int finish(struct gen_config *cfg, const struct ynode *root, const char *
         set_default_functions(cfg);
     if (!ynode_get(root, "log_formats"))
         set_default_formats(cfg);
+    char why[768];
+    if (store_config_finish(&cfg->store, why, sizeof why) < 0)
+        return conf_error(ctx, ynode_get(root, "object_store"), "object_store", "%s", why);
     return 0;
 }
 
@@ -429,6 +434,7 @@ void gen_config_free(struct gen_config *cfg)
 {
     free_functions(cfg->functions, cfg->nfunctions);
     free_formats(cfg->log_formats, cfg->nlog_formats);
+    store_config_free(&cfg->store);
     conf_free(gen_opts, cfg);
     free(cfg->path);
     memset(cfg, 0, sizeof *cfg);

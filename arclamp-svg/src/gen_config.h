@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "storeconf.h"
 #include "strbuf.h"
 
 /* Read when --config is not given, and only if it exists. */
@@ -55,6 +56,7 @@ struct gen_config {
     long max_log_read_mb; /* MiB of (decompressed) log read per log; the rest is not read */
     struct gen_function *functions; /* per-function graphs of the "all" logs */
     size_t nfunctions;
+    struct store_config store; /* object_store: publishing to and drawing from Swift/S3 */
 };
 
 /* Loads `path`; NULL means GEN_CONFIG_DEFAULT_PATH if that file exists, else

@@ -663,6 +663,38 @@ static void free_entries(struct index_entry *e, size_t n)
     free(e);
 }
 
+static int from_store(const struct gen_config *cfg)
+{
+    return cfg->store.conn.kind != OBJSTORE_NONE && cfg->store.from_store;
+}
+
+/* Every host's logs merged into logs_dir (storesrc.h). A store that is
+ * down costs the fetch only: the logs merged before are drawn. */
+static void fetch_from_store(struct run *run)
+{
+    char why[1024];
+    run->st->store_from = 1;
+    if (storesrc_run(run->cfg, run->data_fd, run->logs_fd, &run->st->fetched, why,
+                     sizeof why) < 0) {
+        run->st->fetched.failed++;
+        log_untrusted(LOG_WARNING, "store_failed", LOG_NO_FIELDS,
+                      "fetching the logs: %s (the logs merged before are drawn)", why);
+    }
+}
+
+/* Graphs, the index and (unless drawn from the store) the logs sent
+ * (storepub.h); a store that is down costs the uploads only. */
+static void publish_to_store(struct run *run)
+{
+    char why[1024];
+    run->st->store_published = 1;
+    if (storepub_run(run->cfg, run->data_fd, run->logs_fd, run->svgs_fd, &run->st->published,
+                     why, sizeof why) < 0) {
+        run->st->published.failed++;
+        log_untrusted(LOG_WARNING, "store_failed", LOG_NO_FIELDS, "publishing: %s", why);
+    }
+}
+
 /* Everything once the lock is held. */
 static enum generate_status locked_run(struct run *run, char *err, size_t errlen)
 {
@@ -678,12 +710,17 @@ static enum generate_status locked_run(struct run *run, char *err, size_t errlen
         snprintf(err, errlen, "svgs_dir: %s (nothing done)", why);
         return GENERATE_ERROR;
     }
+    if (from_store(cfg))
+        fetch_from_store(run);
     struct logset set;
     if (logset_scan_at(cfg, run->logs_fd, 1, &set, err, errlen) < 0)
         return GENERATE_ERROR;
     run->st->logs = set.n;
     report_scan(run, &set);
     struct index_entry *entries = make_entries(cfg, &set);
+    struct storesrc_hosts *hosts = from_store(cfg) ? storesrc_hosts_load(cfg, run->data_fd) : NULL;
+    for (size_t i = 0; hosts && i < set.n; i++)
+        entries[i].hosts = storesrc_hosts_of(hosts, set.files[i].period, set.files[i].name);
     process_all(run, &set, entries);
     runstate_note_limits(cfg, run->st->truncated_graphs, run->st->truncated_lines,
                          run->st->cut_logs);
@@ -695,7 +732,10 @@ static enum generate_status locked_run(struct run *run, char *err, size_t errlen
         log_untrusted(LOG_ERR, "index_failed", LOG_NO_FIELDS, "index: %s", ierr);
     }
     free_entries(entries, set.n);
+    storesrc_hosts_free(hosts);
     logset_free(&set);
+    if (cfg->store.conn.kind != OBJSTORE_NONE && cfg->store.publish && !run->st->index_failed)
+        publish_to_store(run);
     return run->st->failed || run->st->index_failed || run->st->scan_failed
                ? GENERATE_SOME_FAILED
                : GENERATE_OK;
@@ -786,7 +826,15 @@ static void print_summary(const struct generate_stats *st)
                st->truncated_lines);
     if (st->cut_logs)
         printf(", %zu logs read only up to max_log_read_mb", st->cut_logs);
-    printf("%s\n", st->index_failed ? "; index NOT written" : "");
+    if (st->index_failed)
+        printf("; index NOT written");
+    strbuf extra = STRBUF_INIT;
+    if (st->store_from)
+        storesrc_summary(&st->fetched, &extra);
+    if (st->store_published)
+        storepub_summary(&st->published, &extra);
+    printf("%s\n", extra.len ? strbuf_cstr(&extra) : "");
+    strbuf_free(&extra);
 }
 
 int cmd_generate(int argc, char **argv)

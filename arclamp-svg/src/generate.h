@@ -29,6 +29,8 @@
 #include <stddef.h>
 
 #include "gen_config.h"
+#include "storepub.h"
+#include "storesrc.h"
 
 struct generate_options {
     int force;    /* draw every log, even when its graphs are up to date */
@@ -49,6 +51,10 @@ struct generate_stats {
     size_t truncated_lines;  /* lines whose samples went to [truncated] */
     size_t cut_logs;      /* logs read only up to max_log_read_mb */
     int index_failed;     /* index.html / index.json not written (error, or a scan failed) */
+    int store_from;       /* the logs were fetched from the object store first */
+    struct storesrc_stats fetched; /* what that fetch did */
+    int store_published;  /* the run published to the object store */
+    struct storepub_stats published; /* what that did */
 };
 
 enum generate_status {

@@ -278,6 +278,16 @@ static void row(strbuf *out, const struct gen_config *cfg, const struct index_en
     rel_file(&rel, logs_rel, lf->period, lf->file);
     html_link(out, strbuf_cstr(&rel), lf->file);
     strbuf_free(&rel);
+    if (e->hosts) {
+        strbuf_appends(out, " <small>(hosts: ");
+        for (const char *h = e->hosts; *h; h++) {
+            if (*h == ',')
+                strbuf_appends(out, ", ");
+            else
+                html(out, (char[]){*h, '\0'});
+        }
+        strbuf_appends(out, ")</small>");
+    }
     strbuf_appends(out, "</td><td class=\"size\">");
     human_size(out, lf->size);
     strbuf_appends(out, "</td></tr>\n");
@@ -429,6 +439,25 @@ static void json_functions(strbuf *out, const struct gen_config *cfg,
     strbuf_appendc(out, ']');
 }
 
+/* "hosts": the hosts a log drawn from the store merges, or null. */
+static void json_hosts(strbuf *out, const char *hosts)
+{
+    json_key(out, "hosts");
+    if (!hosts) {
+        strbuf_appends(out, "null");
+        return;
+    }
+    strbuf_appendc(out, '[');
+    for (const char *h = hosts; *h;) {
+        size_t len = strcspn(h, ",");
+        if (h != hosts)
+            strbuf_appends(out, ", ");
+        json_string(out, h, len);
+        h += len + (h[len] == ',');
+    }
+    strbuf_appendc(out, ']');
+}
+
 static void json_entry(strbuf *out, const struct gen_config *cfg, const struct index_entry *e,
                        const char *svgs_rel, const char *logs_rel)
 {
@@ -473,6 +502,8 @@ static void json_entry(strbuf *out, const struct gen_config *cfg, const struct i
     }
     strbuf_appends(out, ", ");
     json_count(out, "report_runs", e->report ? (double)e->report_runs : -1);
+    strbuf_appends(out, ", ");
+    json_hosts(out, e->hosts);
     strbuf_appends(out, ",\n   ");
     json_functions(out, cfg, e, svgs_rel);
     strbuf_appendc(out, '}');

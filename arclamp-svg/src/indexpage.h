@@ -42,6 +42,8 @@ struct index_entry {
                                exists (reports/<period>/report/<name>.html) */
     long long report_runs;  /* the runs (profiled requests) that page is the mean of,
                                from arclamp-report's summary beside it */
+    const char *hosts;      /* drawn from the object store: the hosts its log merges,
+                               "a,b" ("-" for objects without a host prefix); else NULL */
 };
 
 /* arclamp-report's indexes, relative to data_dir (where arclamp-report

@@ -15,8 +15,12 @@ Standard library only.
 """
 
 import contextlib
+import json
 import shutil
 import subprocess
+import urllib.error
+import urllib.parse
+import urllib.request
 from pathlib import Path
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "swift-server"
@@ -87,3 +91,59 @@ def swift_server(dir, port=0):
         yield s.start()
     finally:
         subprocess.run([str(SCRIPT), "stop", str(s.dir)], timeout=SCRIPT_WAIT)
+
+
+
+class SwiftClient:
+    """The store seen through Swift's own API (v1 auth), for tests to check
+    what a program stored: objects, their headers, listings. A token that
+    expired with a proxy restart is renewed once."""
+
+    def __init__(self, server, user=None, key=None):
+        self.server = server
+        self.user = user or server.user
+        self.key = key or server.key
+        self.url = self.token = None
+
+    def _auth(self):
+        req = urllib.request.Request(self.server.auth_url, headers={
+            "X-Auth-User": self.user, "X-Auth-Key": self.key})
+        with urllib.request.urlopen(req, timeout=60) as r:
+            self.url, self.token = r.headers["X-Storage-Url"], r.headers["X-Auth-Token"]
+
+    def request(self, method, path, data=None, headers=None, query=None):
+        """(status, headers, body) of METHOD <storage url>/<path>[?query];
+        path is quoted here ('/' kept), query is a dict."""
+        for attempt in (0, 1):
+            if not self.token:
+                self._auth()
+            h = {"X-Auth-Token": self.token}
+            h.update(headers or {})
+            url = self.url + "/" + urllib.parse.quote(path)
+            if query:
+                url += "?" + urllib.parse.urlencode(query)
+            req = urllib.request.Request(url, data=data, headers=h, method=method)
+            try:
+                with urllib.request.urlopen(req, timeout=60) as r:
+                    return r.status, r.headers, r.read()
+            except urllib.error.HTTPError as e:
+                if e.code == 401 and attempt == 0:
+                    self.token = None
+                    continue
+                return e.code, e.headers, e.read()
+        raise AssertionError("unreachable")
+
+    def listing(self, container, prefix=""):
+        """The JSON listing items of a container ([] when it does not exist)."""
+        items, marker = [], ""
+        while True:
+            status, _h, body = self.request("GET", container, query={
+                "format": "json", "prefix": prefix, "marker": marker})
+            if status == 404:
+                return []
+            assert status == 200, (status, body[:200])
+            page = json.loads(body)
+            if not page:
+                return items
+            items += page
+            marker = page[-1]["name"]
