@@ -718,9 +718,10 @@ static enum generate_status locked_run(struct run *run, char *err, size_t errlen
     run->st->logs = set.n;
     report_scan(run, &set);
     struct index_entry *entries = make_entries(cfg, &set);
-    struct storesrc_hosts *hosts = from_store(cfg) ? storesrc_hosts_load(cfg, run->data_fd) : NULL;
+    struct storemerge_hosts *hosts =
+        from_store(cfg) ? storesrc_hosts_load(cfg, run->data_fd) : NULL;
     for (size_t i = 0; hosts && i < set.n; i++)
-        entries[i].hosts = storesrc_hosts_of(hosts, set.files[i].period, set.files[i].name);
+        entries[i].hosts = storemerge_hosts_of(hosts, set.files[i].period, set.files[i].file);
     process_all(run, &set, entries);
     runstate_note_limits(cfg, run->st->truncated_graphs, run->st->truncated_lines,
                          run->st->cut_logs);
@@ -732,7 +733,7 @@ static enum generate_status locked_run(struct run *run, char *err, size_t errlen
         log_untrusted(LOG_ERR, "index_failed", LOG_NO_FIELDS, "index: %s", ierr);
     }
     free_entries(entries, set.n);
-    storesrc_hosts_free(hosts);
+    storemerge_hosts_free(hosts);
     logset_free(&set);
     if (cfg->store.conn.kind != OBJSTORE_NONE && cfg->store.publish && !run->st->index_failed)
         publish_to_store(run);
@@ -830,7 +831,7 @@ static void print_summary(const struct generate_stats *st)
         printf("; index NOT written");
     strbuf extra = STRBUF_INIT;
     if (st->store_from)
-        storesrc_summary(&st->fetched, &extra);
+        storemerge_summary(&st->fetched, "logs", &extra);
     if (st->store_published)
         storepub_summary(&st->published, &extra);
     printf("%s\n", extra.len ? strbuf_cstr(&extra) : "");

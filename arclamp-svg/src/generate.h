@@ -52,7 +52,7 @@ struct generate_stats {
     size_t cut_logs;      /* logs read only up to max_log_read_mb */
     int index_failed;     /* index.html / index.json not written (error, or a scan failed) */
     int store_from;       /* the logs were fetched from the object store first */
-    struct storesrc_stats fetched; /* what that fetch did */
+    struct storemerge_stats fetched; /* what that fetch did */
     int store_published;  /* the run published to the object store */
     struct storepub_stats published; /* what that did */
 };

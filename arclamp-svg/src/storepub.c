@@ -34,6 +34,8 @@ struct pub {
     struct objstore *store;
     struct publisher *pub;
     int private_fd;
+    char **ensured;         /* containers made sure of in this run */
+    size_t nensured, ensured_cap;
     int in_a_row;           /* failures in a row */
     int gave_up;            /* the store is down for this run */
     struct storepub_stats *st;
@@ -53,6 +55,21 @@ static void note_failure(struct pub *p, const char *container, const char *name,
         log_event(LOG_WARNING, "store_down", LOG_NO_FIELDS,
                   "%d uploads in a row failed: the rest waits for the next run", GIVE_UP_AFTER);
     }
+}
+
+/* Makes sure of each container once per run, not once per object. */
+static int ensure(struct pub *p, const char *container, char *why, size_t whylen)
+{
+    for (size_t i = 0; i < p->nensured; i++) {
+        if (strcmp(p->ensured[i], container) == 0)
+            return OBJ_OK;
+    }
+    int rc = objstore_ensure_container(p->store, container, why, whylen);
+    if (rc == OBJ_OK) {
+        VEC_RESERVE(p->ensured, p->ensured_cap, p->nensured + 1, 8);
+        p->ensured[p->nensured++] = xstrdup(container);
+    }
+    return rc;
 }
 
 static void note_success(struct pub *p)
@@ -163,7 +180,7 @@ static void publish_log(struct pub *p, int pfd, const struct logfile *lf)
     }
     struct objstore_put put = {"text/plain; charset=utf-8", "gzip",
                                (int64_t)(p->cfg->store.retention_days * 86400 + 0.5)};
-    if (objstore_ensure_container(p->store, container, why, sizeof why) != OBJ_OK ||
+    if (ensure(p, container, why, sizeof why) != OBJ_OK ||
         publish_upload(p->pub, container, name, bytes, &sb, &put, why, sizeof why) != OBJ_OK) {
         note_failure(p, container, name, why);
     } else {
@@ -297,7 +314,7 @@ static void publish_graph(struct pub *p, int pfd, const char *period, const char
     }
     if (publish_changed(p->pub, container, file, &sb) && !p->gave_up) {
         struct objstore_put put = {"image/svg+xml", "gzip", 0};
-        if (objstore_ensure_container(p->store, container, why, sizeof why) != OBJ_OK ||
+        if (ensure(p, container, why, sizeof why) != OBJ_OK ||
             publish_upload(p->pub, container, file, fd, &sb, &put, why, sizeof why) != OBJ_OK) {
             note_failure(p, container, file, why);
         } else {
@@ -460,7 +477,7 @@ static void publish_index(struct pub *p, int data_fd, char **periods, size_t npe
     int fd = datadir_open_regular(data_fd, STOREPUB_LOCAL_INDEX, &sb, why, sizeof why);
     struct objstore_put put = {"application/json", NULL, 0};
     char md5[33];
-    if (fd < 0 || objstore_ensure_container(p->store, container, why, sizeof why) != OBJ_OK ||
+    if (fd < 0 || ensure(p, container, why, sizeof why) != OBJ_OK ||
         objstore_put_fd(p->store, container, STOREPUB_INDEX_NAME, fd, &put, md5, why,
                         sizeof why) != OBJ_OK) {
         note_failure(p, container, STOREPUB_INDEX_NAME, why);
@@ -485,7 +502,7 @@ int storepub_run(const struct gen_config *cfg, int data_fd, int logs_fd, int svg
                  struct storepub_stats *st, char *err, size_t errlen)
 {
     memset(st, 0, sizeof *st);
-    struct pub p = {cfg, NULL, NULL, -1, 0, 0, st};
+    struct pub p = {cfg, NULL, NULL, -1, NULL, 0, 0, 0, 0, st};
     char why[1024];
     p.private_fd = datadir_open_private(data_fd, cfg->data_dir, 1, why, sizeof why);
     if (p.private_fd < 0) {
@@ -516,6 +533,7 @@ int storepub_run(const struct gen_config *cfg, int data_fd, int logs_fd, int svg
         rc = 1;
     objstore_close(p.store);
     close(p.private_fd);
+    free_names(p.ensured, p.nensured);
     return rc;
 }
 

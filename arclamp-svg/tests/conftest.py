@@ -130,6 +130,16 @@ def read_svgz(path):
     return gzip.decompress(data).decode("utf-8")
 
 
+def root_total(svg_text):
+    """The root box's count ("all (N samples, 100%)"): what the graph shows."""
+    import xml.etree.ElementTree as ET
+    root = ET.fromstring(svg_text.encode("utf-8"))
+    for t in root.iter("{http://www.w3.org/2000/svg}title"):
+        if t.text and t.text.startswith("all (") and t.text.endswith(", 100%)"):
+            return int(t.text[5:].split(" ")[0].replace(",", ""))
+    raise AssertionError("no root box")
+
+
 def xml_well_formed(text, html=False):
     """True when xmllint accepts the document (HTML parser when html)."""
     argv = ["xmllint", "--noout"] + (["--html"] if html else []) + ["-"]

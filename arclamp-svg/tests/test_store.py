@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Tree, read_svgz, stack
+from conftest import Tree, read_svgz, root_total, stack
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common" / "tests"))
 from swiftkit import SwiftClient, swift_missing, swift_server  # noqa: E402
@@ -52,10 +52,7 @@ def s3_config(swift, prefix, bucket, extra=""):
 
 def samples_of(svgz):
     """The root box's sample count of a graph."""
-    text = read_svgz(svgz)
-    marker = "all ("
-    i = text.index(marker) + len(marker)
-    return int(text[i:text.index(" ", i)].replace(",", ""))
+    return root_total(read_svgz(svgz))
 
 
 def fill(tree, index_count=3, api_count=2):
@@ -69,7 +66,7 @@ def test_generate_publishes_logs_graphs_and_index(tree, swift, client):
     tree.write_config(swift_config(swift, prefix))
     fill(tree)
     out = tree.ok("generate").stdout.decode()
-    assert "store: 3 logs, 4 graphs sent" in out, out
+    assert "store: 3 logs, 6 graphs sent" in out, out
 
     logs = {i["name"]: i for i in client.listing(prefix + "-logs-hourly")}
     assert set(logs) == {HOUR + ".index.log.gz", HOUR + ".api.log.gz"}
@@ -105,7 +102,7 @@ def test_generate_publishes_logs_graphs_and_index(tree, swift, client):
 
     # only what changed is sent again
     out = tree.ok("generate").stdout.decode()
-    assert "store: 0 logs, 0 graphs sent" in out and "7 unchanged" in out, out
+    assert "store: 0 logs, 0 graphs sent" in out and "9 unchanged" in out, out
     tree.log("hourly", HOUR + ".index", [stack("A", "B", count=3), stack("A", count=1)])
     out = tree.ok("generate").stdout.decode()
     assert "store: 1 logs, 2 graphs sent" in out, out
@@ -142,7 +139,7 @@ def test_store_down_costs_the_uploads_only(tree, swift, client):
     assert client.listing(prefix + "-logs-hourly") == []
     # the next run sends everything
     out = tree.ok("generate").stdout.decode()
-    assert "store: 3 logs, 4 graphs sent" in out, out
+    assert "store: 3 logs, 6 graphs sent" in out, out
     assert len(client.listing(prefix + "-logs-hourly")) == 2
 
 
@@ -179,8 +176,13 @@ def test_credentials_file_must_be_private(tree, swift, client):
     assert len(client.listing(prefix + "-logs-hourly")) == 2
 
 
+def new_tree(binary, root):
+    os.makedirs(root)
+    return Tree(binary, root)
+
+
 def publish_host(binary, root, swift, prefix, host, index_count, api_count):
-    t = Tree(binary, root)
+    t = new_tree(binary, root)
     t.write_config(swift_config(swift, prefix, "  host: %s\n" % host))
     fill(t, index_count, api_count)
     out = t.ok("publish").stdout.decode()
@@ -190,13 +192,13 @@ def publish_host(binary, root, swift, prefix, host, index_count, api_count):
 
 def test_generator_draws_every_hosts_logs(arclamp_svg, tmp_path, swift, client):
     prefix = "t6"
-    publish_host(arclamp_svg, tmp_path / "eqiad", swift, prefix, "eqiad", 3, 2)
+    eqiad = publish_host(arclamp_svg, tmp_path / "eqiad", swift, prefix, "eqiad", 3, 2)
     publish_host(arclamp_svg, tmp_path / "codfw", swift, prefix, "codfw", 10, 7)
     names = {i["name"] for i in client.listing(prefix + "-logs-hourly")}
     assert "eqiad/" + HOUR + ".index.log.gz" in names
     assert "codfw/" + HOUR + ".index.log.gz" in names
 
-    gen = Tree(arclamp_svg, tmp_path / "gen")
+    gen = new_tree(arclamp_svg, tmp_path / "gen")
     gen.write_config(swift_config(
         swift, prefix, "  from_store: true\n  publish: false\n"))
     out = gen.ok("generate").stdout.decode()
@@ -211,10 +213,7 @@ def test_generator_draws_every_hosts_logs(arclamp_svg, tmp_path, swift, client):
     assert "hosts: codfw, eqiad" in (gen.root / "index.html").read_text()
 
     # one host's log changes: only that log is fetched again
-    t = Tree.__new__(Tree)
-    t.__dict__.update(binary=arclamp_svg, root=tmp_path / "eqiad",
-                      logs=tmp_path / "eqiad" / "logs", svgs=tmp_path / "eqiad" / "svgs",
-                      config=tmp_path / "eqiad" / "config.yaml")
+    t = eqiad
     t.log("hourly", HOUR + ".index", [stack("A", "B", count=3), stack("Z", count=100)])
     t.ok("publish")
     out = gen.ok("generate").stdout.decode()
@@ -239,7 +238,7 @@ def test_hostile_objects_in_the_store_stay_in_their_place(arclamp_svg, tmp_path,
         data = b"plain text" if "notgzip" in name else good
         status, _h, _b = client.request("PUT", container + "/" + name, data=data)
         assert status in (201, 400, 412), (name, status)
-    gen = Tree(arclamp_svg, tmp_path / "gen")
+    gen = new_tree(arclamp_svg, tmp_path / "gen")
     gen.write_config(swift_config(
         swift, prefix, "  from_store: true\n  publish: false\n"))
     proc = gen.run("generate")
@@ -263,7 +262,7 @@ def test_s3_publish_and_retention(tree, swift, client, bucket):
         swift, prefix, bucket, "  host: eqiad\n  retention_days: 0.0002\n"))
     fill(tree)
     out = tree.ok("generate").stdout.decode()
-    assert "store: 3 logs, 4 graphs sent" in out, out
+    assert "store: 3 logs, 6 graphs sent" in out, out
     keys = {i["name"] for i in client.listing(bucket)}
     assert "%s-logs-hourly/eqiad/%s.index.log.gz" % (prefix, HOUR) in keys
     assert "%s-svgs-hourly/%s.index.svgz" % (prefix, HOUR) in keys

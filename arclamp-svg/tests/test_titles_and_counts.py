@@ -13,7 +13,7 @@ import subprocess
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 
-from conftest import EDIT, RUN, read_svgz, stack
+from conftest import EDIT, RUN, read_svgz, stack, root_total
 
 SVG = "{http://www.w3.org/2000/svg}"
 HOUR = "2026-11-28_14"
@@ -24,15 +24,6 @@ def title(svg_text):
     """The title text of a graph, from a real XML parse."""
     root = ET.fromstring(svg_text.encode("utf-8"))
     return [t for t in root.iter(SVG + "text") if t.get("id") == "title"][0].text
-
-
-def root_total(svg_text):
-    """The root box's count ("all (N samples, 100%)"): what the graph shows."""
-    root = ET.fromstring(svg_text.encode("utf-8"))
-    for t in root.iter(SVG + "title"):
-        if t.text and t.text.startswith("all (") and t.text.endswith(", 100%)"):
-            return int(t.text[5:].split(" ")[0].replace(",", ""))
-    raise AssertionError("no root box")
 
 
 def samples_text(n):
