@@ -737,6 +737,12 @@ static enum generate_status locked_run(struct run *run, char *err, size_t errlen
     logset_free(&set);
     if (cfg->store.conn.kind != OBJSTORE_NONE && cfg->store.publish && !run->st->index_failed)
         publish_to_store(run);
+    if (run->st->store_from || run->st->store_published) {
+        const struct storepub_stats *p = &run->st->published;
+        const struct storemerge_stats *f = &run->st->fetched;
+        runstate_note_store(cfg, p->logs + p->graphs + (size_t)p->index, p->bytes,
+                            p->failed + f->failed, f->objects, f->bytes);
+    }
     return run->st->failed || run->st->index_failed || run->st->scan_failed
                ? GENERATE_SOME_FAILED
                : GENERATE_OK;

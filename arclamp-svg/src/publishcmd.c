@@ -48,6 +48,9 @@ static int locked_publish(const struct gen_config *cfg, int data_fd, struct stor
         snprintf(err, errlen, "%s", why);
     else
         rc = storepub_run(cfg, data_fd, logs_fd, svgs_fd, st, err, errlen);
+    if (svgs_fd >= 0)
+        runstate_note_store(cfg, st->logs + st->graphs + (size_t)st->index, st->bytes,
+                            st->failed + (rc < 0), 0, 0);
     if (logs_fd >= 0)
         close(logs_fd);
     if (svgs_fd >= 0)

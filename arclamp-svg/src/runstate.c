@@ -31,6 +31,12 @@ static const struct field {
     {"truncated_graphs", offsetof(struct runstate, truncated_graphs), 0},
     {"truncated_lines", offsetof(struct runstate, truncated_lines), 0},
     {"log_read_limit", offsetof(struct runstate, log_read_limit), 0},
+    {"store_uploads", offsetof(struct runstate, store_uploads), 0},
+    {"store_upload_bytes", offsetof(struct runstate, store_upload_bytes), 0},
+    {"store_failures", offsetof(struct runstate, store_failures), 0},
+    {"store_downloads", offsetof(struct runstate, store_downloads), 0},
+    {"store_download_bytes", offsetof(struct runstate, store_download_bytes), 0},
+    {"store_last_success", offsetof(struct runstate, store_last_success), 1},
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 
@@ -218,6 +224,28 @@ static void limit_metric(strbuf *out, const char *name, const char *help,
     strbuf_appendf(out, "%s %llu\n", name, v);
 }
 
+static void store_metrics(strbuf *out, const struct runstate *st)
+{
+    limit_metric(out, "arclamp_svg_store_uploads_total",
+                 "Objects the object store confirmed (ETag checked).", st->store_uploads);
+    limit_metric(out, "arclamp_svg_store_upload_bytes_total", "Bytes of those objects.",
+                 st->store_upload_bytes);
+    limit_metric(out, "arclamp_svg_store_failures_total",
+                 "Uploads, listings and downloads that failed (retried next run).",
+                 st->store_failures);
+    limit_metric(out, "arclamp_svg_store_downloads_total",
+                 "Objects fetched from the store to draw every host's logs (from_store).",
+                 st->store_downloads);
+    limit_metric(out, "arclamp_svg_store_download_bytes_total", "Bytes of those objects.",
+                 st->store_download_bytes);
+    if (st->store_last_success) {
+        family(out, "arclamp_svg_store_last_success_timestamp_seconds", "gauge",
+               "When a run last used the object store without a failure (absent: never).");
+        strbuf_appendf(out, "arclamp_svg_store_last_success_timestamp_seconds %llu\n",
+                       st->store_last_success);
+    }
+}
+
 int runstate_metrics(const struct gen_config *cfg, strbuf *out, char *err, size_t errlen)
 {
     struct runstate st;
@@ -236,6 +264,7 @@ int runstate_metrics(const struct gen_config *cfg, strbuf *out, char *err, size_
     limit_metric(out, "arclamp_svg_log_read_limit_total",
                  "Logs read only up to max_log_read_mb (the rest of the log not drawn).",
                  st.log_read_limit);
+    store_metrics(out, &st);
     return 0;
 }
 
@@ -264,4 +293,21 @@ void runstate_note_limits(const struct gen_config *cfg, unsigned long long trunc
     if (runstate_add(cfg->data_dir, &add, err, sizeof err) < 0)
         log_untrusted(LOG_ERR, "counters_failed", LOG_NO_FIELDS, "the limits could not be counted: %s",
                 err);
+}
+
+void runstate_note_store(const struct gen_config *cfg, unsigned long long uploads,
+                         unsigned long long upload_bytes, unsigned long long failures,
+                         unsigned long long downloads, unsigned long long download_bytes)
+{
+    char err[1024];
+    struct runstate add = {0};
+    add.store_uploads = uploads;
+    add.store_upload_bytes = upload_bytes;
+    add.store_failures = failures;
+    add.store_downloads = downloads;
+    add.store_download_bytes = download_bytes;
+    add.store_last_success = failures ? 0 : (unsigned long long)time(NULL);
+    if (runstate_add(cfg->data_dir, &add, err, sizeof err) < 0)
+        log_untrusted(LOG_ERR, "counters_failed", LOG_NO_FIELDS,
+                      "the object store's counts could not be kept: %s", err);
 }

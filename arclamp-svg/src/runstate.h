@@ -9,6 +9,11 @@
  *     truncated_graphs, truncated_lines      what max_stacks, max_frames and
  *                                            max_memory_mb left out
  *     log_read_limit                         logs read up to max_log_read_mb
+ *     store_uploads, store_upload_bytes      objects the store confirmed
+ *     store_failures                         uploads, listings, downloads failed
+ *     store_downloads, store_download_bytes  objects fetched (from_store)
+ *     store_last_success                     unix time of the last run that
+ *                                            used the store without a failure
  * Writers (a skipped generate or compress, a generate that hit a limit)
  * read, add and rewrite it atomically (temporary file + rename) through the
  * directory's descriptor, opened with O_NOFOLLOW from data_dir's, while
@@ -36,6 +41,10 @@ struct runstate {
     unsigned long long skipped[RUNSTATE_NCOMMANDS];   /* runs skipped, ever */
     unsigned long long last_skip[RUNSTATE_NCOMMANDS]; /* unix time of the last, 0: never */
     unsigned long long truncated_graphs, truncated_lines, log_read_limit;
+    /* the object store (storepub.h, storesrc.h) */
+    unsigned long long store_uploads, store_upload_bytes, store_failures;
+    unsigned long long store_downloads, store_download_bytes;
+    unsigned long long store_last_success; /* unix time of the last run without a failure */
 };
 
 /* Adds `add` to the file: counts are summed, a non-zero last_skip replaces
@@ -56,5 +65,11 @@ void runstate_note_skip(const struct gen_config *cfg, enum runstate_command cmd)
  * (counters_failed): the graphs matter more than the count. */
 void runstate_note_limits(const struct gen_config *cfg, unsigned long long truncated_graphs,
                           unsigned long long truncated_lines, unsigned long long cut_logs);
+
+/* Counts what a run did with the object store; a run without failures
+ * sets store_last_success. */
+void runstate_note_store(const struct gen_config *cfg, unsigned long long uploads,
+                         unsigned long long upload_bytes, unsigned long long failures,
+                         unsigned long long downloads, unsigned long long download_bytes);
 
 #endif

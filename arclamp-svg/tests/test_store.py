@@ -55,6 +55,17 @@ def samples_of(svgz):
     return root_total(read_svgz(svgz))
 
 
+def metric_values(tree):
+    """The unlabelled samples of `arclamp-svg metrics`, by name."""
+    out = tree.ok("metrics").stdout.decode()
+    values = {}
+    for line in out.splitlines():
+        if line and not line.startswith("#") and "{" not in line:
+            name, value = line.rsplit(" ", 1)
+            values[name] = float(value)
+    return values
+
+
 def fill(tree, index_count=3, api_count=2):
     tree.log("hourly", HOUR + ".index", [stack("A", "B", count=index_count)])
     tree.log("hourly", HOUR + ".api", [stack("C", count=api_count)], gz=True)
@@ -137,10 +148,18 @@ def test_store_down_costs_the_uploads_only(tree, swift, client):
     assert samples_of(tree.svg("hourly", HOUR + ".index.svgz")) == 3
     assert (tree.logs / "hourly" / (HOUR + ".index.log")).exists()
     assert client.listing(prefix + "-logs-hourly") == []
+    metrics = metric_values(tree)
+    assert metrics["arclamp_svg_store_failures_total"] >= 1, metrics
+    assert metrics["arclamp_svg_store_uploads_total"] == 0, metrics
+    assert "arclamp_svg_store_last_success_timestamp_seconds" not in metrics
     # the next run sends everything
     out = tree.ok("generate").stdout.decode()
     assert "store: 3 logs, 6 graphs sent" in out, out
     assert len(client.listing(prefix + "-logs-hourly")) == 2
+    metrics = metric_values(tree)
+    assert metrics["arclamp_svg_store_uploads_total"] == 3 + 6 + 1, metrics  # and the index
+    assert metrics["arclamp_svg_store_upload_bytes_total"] > 0
+    assert abs(metrics["arclamp_svg_store_last_success_timestamp_seconds"] - time.time()) < 600
 
 
 def test_publish_without_store_is_a_config_error(tree):
