@@ -20,6 +20,13 @@
 #     change is applied with SIGHUP instead of a restart;
 #   - the socket and the timers enabled (NixOS ignores [Install] of units
 #     from packages); arclamp-log.service itself is started by its socket.
+#   - with objectStore.type swift or s3: the `object_store:` section of
+#     arclamp-svg's YAML, and arclamp-svg.service opened to the store only,
+#     as systemd/object-store.conf does on Debian (PrivateNetwork= off,
+#     AF_INET/AF_INET6, IPAddressAllow= the store's addresses under the
+#     shipped IPAddressDeny=any, LoadCredential= of the credentials file).
+#     arclamp-report.service gets the same once arclamp-report reads the
+#     section (storeServices below).
 # Besides, the packages' lib/tmpfiles.d/arclamp.conf (systemd/arclamp.tmpfiles:
 # /var/lib/arclamp, its logs/ and reports/, owned by arclamp, and the socket's
 # directory /run/arclamp, root:arclamp-senders 0750) goes to
@@ -79,6 +86,34 @@ let
   reportShippedInterval = "*:5/15";
   reportShippedDataDir = "/var/lib/arclamp";
   reportDir = "${cfg.report.dataDir}/reports";
+
+  # --- objectStore ----------------------------------------------------------
+  store = cfg.objectStore;
+  storeOn = store.type != "none";
+  # The YAML `object_store:` section: the keys set (nulls left out, so the
+  # program's defaults and the credentials fill the rest). No
+  # credentials_file: the program reads $CREDENTIALS_DIRECTORY's.
+  storeSection = lib.filterAttrs (n: v: v != null) {
+    inherit (store) type region bucket host;
+    auth_url = store.authUrl;
+    endpoint = store.endpoint;
+    from_store = store.fromStore;
+    hosts = if store.hosts == [ ] then null else store.hosts;
+  };
+  # systemd/object-store.conf's settings, as a drop-in of the unit. Lists
+  # start with "" (reset): RestrictAddressFamilies= and IPAddressAllow= are
+  # then exactly these; IPAddressDeny=any stays as shipped.
+  storeCredential = "arclamp-object-store"; # common/src/storeconf.h
+  storeServiceConfig = {
+    PrivateNetwork = false;
+    RestrictAddressFamilies = [ "" "AF_UNIX AF_INET AF_INET6" ];
+    IPAddressAllow = [ "" ] ++ store.allowedAddresses;
+  } // lib.optionalAttrs (store.credentialsFile != null) {
+    LoadCredential = [ "${storeCredential}:${toString store.credentialsFile}" ];
+  };
+  # The services that talk to the store: arclamp-svg generate (publish,
+  # from_store). arclamp-report joins when it reads object_store:.
+  storeServices = lib.optional cfg.svg.enable "arclamp-svg";
 
   # --- hprofFpm -----------------------------------------------------------
   hprof = cfg.hprofFpm;
@@ -230,6 +265,110 @@ in
           systemd.time(7)). The default, every 15 minutes five minutes after
           arclamp-svg.timer, is the shipped unit's; runs missed while the
           machine was off happen at boot (Persistent=).
+        '';
+      };
+    };
+
+    objectStore = {
+      type = mkOption {
+        type = types.enum [ "none" "swift" "s3" ];
+        default = "none";
+        description = ''
+          The object store arclamp-svg generate publishes its logs, graphs
+          and index to (and with fromStore draws from): "none" (nothing, and
+          the units keep no network at all), "swift" (v1 auth) or "s3"
+          (SigV4). Otherwise the `object_store:` section of arclamp-svg's
+          configuration is written from these options, and
+          arclamp-svg.service may reach allowedAddresses and nothing else.
+          Other keys of the section (arclamp-svg/README.md: retention_days,
+          container_prefix, timeouts, ...) can be set in
+          services.arclamp.svg.settings.object_store. arclamp-report will
+          use the same store once it reads the section.
+        '';
+      };
+
+      authUrl = mkOption {
+        type = types.nullOr types.str;
+        default = null;
+        example = "https://swift.example.org/auth/v1.0";
+        description = "Swift: the v1 auth URL (auth_url; else ST_AUTH of the credentials file).";
+      };
+
+      endpoint = mkOption {
+        type = types.nullOr types.str;
+        default = null;
+        example = "https://s3.example.org";
+        description = "S3: the endpoint URL (endpoint; else AWS_ENDPOINT_URL of the credentials file).";
+      };
+
+      region = mkOption {
+        type = types.nullOr types.str;
+        default = null;
+        example = "us-east-1";
+        description = "S3: the region (region; else AWS_REGION, else us-east-1).";
+      };
+
+      bucket = mkOption {
+        type = types.nullOr types.str;
+        default = null;
+        example = "arclamp";
+        description = "S3: the bucket; the containers become key prefixes in it.";
+      };
+
+      host = mkOption {
+        type = types.nullOr types.str;
+        default = null;
+        example = "eqiad";
+        description = ''
+          The prefix of the logs this host publishes (<host>/<name>.log.gz),
+          1 to 64 of [A-Za-z0-9_.-]; null: no prefix (the original Arc
+          Lamp's names, for a single host).
+        '';
+      };
+
+      fromStore = mkOption {
+        type = types.bool;
+        default = false;
+        description = ''
+          Draw the graphs from the logs every host published to the store
+          (merged per bucket), instead of the local ones (from_store).
+        '';
+      };
+
+      hosts = mkOption {
+        type = types.listOf types.str;
+        default = [ ];
+        example = [ "eqiad" "codfw" ];
+        description = "With fromStore: the hosts whose logs are read (empty: all).";
+      };
+
+      credentialsFile = mkOption {
+        type = types.nullOr types.path;
+        default = null;
+        example = "/run/secrets/arclamp-object-store";
+        description = ''
+          A file of KEY=value lines (ST_AUTH, ST_USER, ST_KEY,
+          OS_STORAGE_URL, OS_AUTH_TOKEN, AWS_ENDPOINT_URL, AWS_REGION,
+          AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY), root's, mode 0600,
+          outside the Nix store (give it as a string: a Nix path would be
+          copied into the world-readable store, and is refused). systemd
+          hands it to the service (LoadCredential=arclamp-object-store:...),
+          where the program reads it; the arclamp user needs no access to
+          it.
+        '';
+      };
+
+      allowedAddresses = mkOption {
+        type = types.listOf types.str;
+        default = [ ];
+        example = [ "10.64.0.0/24" "localhost" ];
+        description = ''
+          The addresses or prefixes arclamp-svg.service may reach
+          (IPAddressAllow=, under the shipped IPAddressDeny=any): the
+          store's proxies or endpoint, and the DNS server when the store is
+          named by host name ("localhost" for a resolver on this host).
+          Required with a store; [ "any" ] for one whose addresses cannot
+          be listed (a cloud S3 endpoint).
         '';
       };
     };
@@ -461,6 +600,25 @@ in
         [ "" "${cfg.svg.package}/bin/arclamp-svg generate --config ${svgConfigPath}" ];
       systemd.services.arclamp-svg-compress.serviceConfig.ExecStart =
         [ "" "${cfg.svg.package}/bin/arclamp-svg compress --older-than 1 --config ${svgConfigPath}" ];
+    })
+
+    (mkIf storeOn {
+      services.arclamp.svg.settings.object_store = storeSection;
+      systemd.services = lib.genAttrs storeServices (name: { serviceConfig = storeServiceConfig; });
+      assertions = [
+        {
+          assertion = store.allowedAddresses != [ ];
+          message = "services.arclamp.objectStore.allowedAddresses: list the store's addresses (and the DNS server's), or [ \"any\" ]: the service may reach nothing else.";
+        }
+        {
+          assertion = !(builtins.isPath store.credentialsFile);
+          message = "services.arclamp.objectStore.credentialsFile must be a string, not a Nix path: a path is copied into the world-readable Nix store.";
+        }
+        {
+          assertion = store.type != "s3" || store.bucket != null;
+          message = "services.arclamp.objectStore.bucket is needed with type = \"s3\".";
+        }
+      ];
     })
 
     (mkIf (cfg.log.enable && cfg.svg.enable && svgLogsDir != logBasePath) {

@@ -28,6 +28,9 @@
 , zlib
 , xxHash
 , libsodium
+, curl
+, openssl
+, libxml2
 , json_c
 , graphviz
 , check
@@ -57,11 +60,11 @@ stdenv.mkDerivation {
       lib.cleanSourceFilter path type && !(builtins.elem (toString path) excluded);
   };
 
-  # pkg-config finds hiredis, yaml-0.1, libsystemd, zlib, libxxhash and libsodium (the
-  # Makefile's PKGS) and json-c and libgvc (graphviz: its REPORT_PKGS); phpize and php-config come
+  # pkg-config finds hiredis, yaml-0.1, libsystemd, zlib, libxxhash, libsodium, libcurl,
+  # libcrypto (openssl) and libxml-2.0 (the Makefile's PKGS: the object-store client) and json-c and libgvc (graphviz: its REPORT_PKGS); phpize and php-config come
   # from PHP's dev output and need autoconf.
   nativeBuildInputs = [ pkg-config autoconf re2c (lib.getDev php.unwrapped) ];
-  buildInputs = [ hiredis libyaml systemd zlib xxHash libsodium json_c graphviz ];
+  buildInputs = [ hiredis libyaml systemd zlib xxHash libsodium curl openssl libxml2 json_c graphviz ];
 
   makeFlags = import ./make-flags.nix { out = placeholder "out"; };
   enableParallelBuilding = true;

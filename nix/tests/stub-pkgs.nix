@@ -72,6 +72,9 @@ let
     zlib = fake "zlib-1.3.1" { };
     xxHash = fake "xxHash-0.8.2" { };
     libsodium = fake "libsodium-1.0.18" { };
+    curl = fake "curl-8.7.1" { };
+    openssl = fake "openssl-3.0.13" { };
+    libxml2 = fake "libxml2-2.12.7" { };
     json_c = fake "json-c-0.16" { };
     graphviz = fake "graphviz-2.42.2" { };
     check = fake "check-0.15.2" { };

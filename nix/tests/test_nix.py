@@ -241,10 +241,12 @@ def test_package_metadata(packages):
         assert any(n.startswith("pkg-config") for n in pkg["nativeBuildInputs"])
         assert any(n.startswith("php-") and n.endswith("-dev") for n in pkg["nativeBuildInputs"])
     mk = (ROOT / "Makefile").read_text()
-    assert re.search(r"^PKGS\s*:=\s*hiredis yaml-0.1 libsystemd zlib libxxhash libsodium\s*$", mk, re.M), \
+    assert re.search(r"^PKGS\s*:=\s*hiredis yaml-0.1 libsystemd zlib libxxhash libsodium libcurl libcrypto libxml-2.0 json-c\s*$", mk, re.M), \
         "the Makefile's PKGS changed: update buildInputs in nix/package.nix and this test"
     assert re.search(r"^REPORT_PKGS\s*:=\s*json-c libgvc\s*$", mk, re.M), \
         "the Makefile's REPORT_PKGS changed: update buildInputs in nix/package.nix and this test"
+    for name in COMPONENTS:  # the object-store client's libcurl, libcrypto, libxml-2.0
+        assert {"curl", "openssl", "libxml2"} <= {n.rsplit("-", 1)[0] for n in packages[name]["buildInputs"]}
     assert packages["php-excimer-sampler"]["extensionName"] == "excimer"
     for name in PROGRAMS:
         assert packages[name]["mainProgram"] == name
@@ -828,3 +830,118 @@ def test_mistakes_fail_evaluation(nix_env, config, error):
     assert isinstance(p, subprocess.CompletedProcess), f"{config} evaluated"
     assert error in p.stderr, p.stderr
 
+
+
+# --- objectStore: the object_store: section and the unit opened to the store ---------
+
+STORE_SWIFT = """{
+  services.arclamp.svg.enable = true;
+  services.arclamp.report.enable = true;
+  services.arclamp.objectStore = {
+    type = "swift";
+    authUrl = "https://swift.example.org/auth/v1.0";
+    host = "eqiad";
+    credentialsFile = "/run/secrets/arclamp-object-store";
+    allowedAddresses = [ "10.64.0.0/24" "localhost" ];
+  };
+  services.arclamp.svg.settings.object_store.retention_days = 30;
+}"""
+STORE_S3 = """{
+  services.arclamp.svg.enable = true;
+  services.arclamp.objectStore = {
+    type = "s3";
+    endpoint = "https://s3.example.org";
+    region = "eu-west-1";
+    bucket = "arclamp";
+    fromStore = true;
+    hosts = [ "eqiad" "codfw" ];
+    allowedAddresses = [ "any" ];
+  };
+}"""
+NETWORK_KEYS = ("PrivateNetwork", "RestrictAddressFamilies", "IPAddressAllow", "IPAddressDeny", "LoadCredential")
+
+
+def effective(unit, override, key):
+    """A list setting of the shipped unit after the module's drop-in."""
+    v = override.get(key, [])
+    return apply_overrides(unit_values(unit, "Service", key), v if isinstance(v, list) else [v])
+
+
+def test_module_object_store_off_by_default(nix_env):
+    r = nix_eval(nix_env, "nixos", ALL_ON)
+    assert r["services"]["arclamp"]["objectStore"]["type"] == "none"
+    assert "object_store" not in r["environment"]["etc"]["arclamp/arclamp-svg.yaml"]["content"]
+    for name, svc in r["systemd"]["services"].items():
+        assert not set(NETWORK_KEYS) & set(svc["serviceConfig"]), name
+
+
+def test_module_object_store_swift(nix_env, trees, tmp_path):
+    """The YAML section from the options (other keys merged in from
+    settings.object_store), and arclamp-svg.service, only it, opened as
+    systemd/object-store.conf opens it on Debian: the shipped unit plus the
+    module's drop-in gives the same lists as the shipped unit plus that
+    file, with the allowed addresses and the credentials file in place of
+    the example's."""
+    r = nix_eval(nix_env, "nixos", STORE_SWIFT)
+    section = r["environment"]["etc"]["arclamp/arclamp-svg.yaml"]["content"]["object_store"]
+    assert section == {"type": "swift", "auth_url": "https://swift.example.org/auth/v1.0", "host": "eqiad",
+                       "from_store": False, "retention_days": 30}
+    units = units_of(trees, r)
+    _, shipped = units["arclamp-svg.service"]
+    override = r["systemd"]["services"]["arclamp-svg"]["serviceConfig"]
+    dropin = parse_unit((ROOT / "systemd/object-store.conf").read_text())
+    assert override["PrivateNetwork"] is False
+    assert effective(shipped, override, "RestrictAddressFamilies") == \
+        apply_overrides(unit_values(shipped, "Service", "RestrictAddressFamilies"),
+                        ["", *unit_values(dropin, "Service", "RestrictAddressFamilies")])
+    assert set(effective(shipped, override, "RestrictAddressFamilies")[0].split()) == {"AF_UNIX", "AF_INET", "AF_INET6"}
+    assert effective(shipped, override, "IPAddressDeny") == ["any"] == \
+        apply_overrides(unit_values(shipped, "Service", "IPAddressDeny"), unit_values(dropin, "Service", "IPAddressDeny"))
+    assert effective(shipped, override, "IPAddressAllow") == ["10.64.0.0/24", "localhost"]
+    (cred,) = effective(shipped, override, "LoadCredential")
+    (debian_cred,) = unit_values(dropin, "Service", "LoadCredential")
+    assert cred == debian_cred.split(":")[0] + ":/run/secrets/arclamp-object-store"
+    # compress and arclamp-report (which reads no object_store: yet) keep no network
+    for name in ("arclamp-svg-compress", "arclamp-report"):
+        assert not set(NETWORK_KEYS) & set(r["systemd"]["services"][name]["serviceConfig"]), name
+    # the installed arclamp-svg accepts the section, with the credentials
+    # where LoadCredential= puts them, and refuses it without
+    cfg = tmp_path / "arclamp-svg.yaml"
+    cfg.write_text(yaml.safe_dump(dict(r["environment"]["etc"]["arclamp/arclamp-svg.yaml"]["content"],
+                                       data_dir=str(tmp_path))))
+    creds = tmp_path / "creds"
+    creds.mkdir()
+    (creds / cred.split(":")[0]).write_text("ST_USER=arclamp:publisher\nST_KEY=secret\n")
+    (creds / cred.split(":")[0]).chmod(0o600)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ST_", "OS_", "AWS_"))}
+    argv = [trees["arclamp"].root() / "bin/arclamp-svg", "metrics", "--config", cfg, "--output", tmp_path / "m.prom"]
+    p = subprocess.run(argv, env=dict(env, CREDENTIALS_DIRECTORY=str(creds)), capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    p = subprocess.run(argv, env=env, capture_output=True, text=True)
+    assert p.returncode != 0 and "object_store" in p.stderr, p.stderr
+
+
+def test_module_object_store_s3_from_store(nix_env):
+    r = nix_eval(nix_env, "nixos", STORE_S3)
+    section = r["environment"]["etc"]["arclamp/arclamp-svg.yaml"]["content"]["object_store"]
+    assert section == {"type": "s3", "endpoint": "https://s3.example.org", "region": "eu-west-1",
+                       "bucket": "arclamp", "from_store": True, "hosts": ["eqiad", "codfw"]}
+    override = r["systemd"]["services"]["arclamp-svg"]["serviceConfig"]
+    assert override["IPAddressAllow"] == ["", "any"]
+    assert "LoadCredential" not in override
+    assert r["warnings"] == []
+
+
+@pytest.mark.parametrize("config,error", [
+    ("{ services.arclamp.svg.enable = true; services.arclamp.objectStore.type = \"ftp\"; }", "is not of type"),
+    ("{ services.arclamp.svg.enable = true; services.arclamp.objectStore = { type = \"swift\"; "
+     "authUrl = \"https://swift.example.org/auth/v1.0\"; }; }", "allowedAddresses"),
+    ("{ services.arclamp.svg.enable = true; services.arclamp.objectStore = { type = \"swift\"; "
+     "allowedAddresses = [ \"any\" ]; credentialsFile = ./flake.nix; }; }", "not a Nix path"),
+    ("{ services.arclamp.svg.enable = true; services.arclamp.objectStore = { type = \"s3\"; "
+     "allowedAddresses = [ \"any\" ]; }; }", "bucket is needed"),
+])
+def test_module_object_store_mistakes(nix_env, config, error):
+    p = nix_eval(nix_env, "nixos", config, check=False)
+    assert isinstance(p, subprocess.CompletedProcess), f"{config} evaluated"
+    assert error in p.stderr, p.stderr
