@@ -33,7 +33,7 @@ goes first). The machine is a shared 2-core VM: absolute figures move by
 20-40% between runs; the ratios measured side by side in the same rounds
 are the figures to compare. The last line, `SUMMARY ...`, is for scripts.
 
-Environment: BUILD (build), BENCH_ROUNDS (3), BENCH_UPLOAD_LOGS (8),
+Environment: BUILD (build), BENCH_ROUNDS (5), BENCH_UPLOAD_LOGS (8),
 BENCH_UPLOAD_LINES (4000, about 8 MB a log), BENCH_HOSTS ("1 4 8"),
 BENCH_HOST_LINES (5000, about 10 MB a host), BENCH_SWIFT_CLI (1; 0 skips
 the swift CLI), BENCH_KEEP=1 (keep the temporary directory), TMPDIR.
@@ -61,7 +61,7 @@ if not BUILD.is_absolute():
 SVG = BUILD / "bin" / "arclamp-svg"
 LOGGEN = BUILD / "bench" / "svg-loggen"
 SWIFT_CLI = "/usr/bin/swift"
-ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
 UPLOAD_LOGS = int(os.environ.get("BENCH_UPLOAD_LOGS", "8"))
 UPLOAD_LINES = int(os.environ.get("BENCH_UPLOAD_LINES", "4000"))
 HOSTS = [int(n) for n in os.environ.get("BENCH_HOSTS", "1 4 8").split()]
