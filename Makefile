@@ -404,6 +404,7 @@ bench: deps
 	@bench/tiers.sh
 	@bench/report.sh
 	@bench/runs.sh
+	@bench/store.py
 	@if [ "$$(id -u)" = 0 ]; then integration-tests/bench-overhead && integration-tests/bench-hprof-split; \
 	  else echo "integration-tests/bench-overhead, bench-hprof-split: need root (network namespaces), skipped"; fi
 
