@@ -41,7 +41,7 @@ SAN_TESTS  := $(BUILD)/asan/tests/test-common $(BUILD)/asan/tests/test-arclamp-l
               $(BUILD)/asan/tests/test-arclamp-svg $(BUILD)/asan/tests/test-arclamp-report
 BENCH_BINS := $(BENCH_SRC:bench/src/%.c=$(BUILD)/bench/%)
 
-.PHONY: all deps check check-log check-svg check-report check-ext check-under-load demo-stop unit-tests asan-tests log-tests svg-tests report-tests php-tests php-tests-valgrind \
+.PHONY: all deps check objstore-tests check-log check-svg check-report check-ext check-under-load demo-stop unit-tests asan-tests log-tests svg-tests report-tests php-tests php-tests-valgrind \
         app-tests demo bench install clean nix-tests integration system-tests doc doc-check \
         check-build log-tests-release log-tests-asan php-tests-valgrind-phpt php-tests-valgrind-combos \
         integration-run system-tests-run
@@ -301,6 +301,12 @@ log-tests-asan: $(BUILD)/asan/bin/arclamp-log $(BUILD)/php/excimer.so
 # arclamp-svg's command-line, generator, xmllint and browser tests; also
 # against the ASan+UBSan build (the browser test only once: it checks the
 # script, not the C).
+# objstore (the object-store client) against a real one-node Swift through
+# both protocols (scripts/swift-server), and against a lying HTTP server.
+objstore-tests: $(BUILD)/tests/objstore-tool
+	@echo "== objstore live tests (Swift, S3 via s3api)"
+	ARCLAMP_OBJSTORE_TOOL=$(BUILD)/tests/objstore-tool $(PYTEST) -q -p no:cacheprovider common/tests/test_objstore_live.py
+
 svg-tests: $(BUILD)/bin/arclamp-svg $(BUILD)/asan/bin/arclamp-svg $(BUILD)/nginx/arclamp.conf
 	@echo "== arclamp-svg tests"
 	ARCLAMP_SVG_BIN=$(BUILD)/bin/arclamp-svg $(PYTEST) -q -p no:cacheprovider arclamp-svg/tests
