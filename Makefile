@@ -127,6 +127,9 @@ $(BUILD)/tests/test-common: $(patsubst %.c,$(BUILD)/obj/%.o,$(COMMON_TEST_SRC)) 
 $(BUILD)/tests/objstore-tool: $(BUILD)/obj/common/tests/objstore-tool.o $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+$(BUILD)/asan/tests/objstore-tool: $(BUILD)/asan/obj/common/tests/objstore-tool.o $(COMMON_SAN)
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS) -lm
 $(BUILD)/tests/test-arclamp-log: $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard arclamp-log/tests/*.c) common/tests/testutil.c) $(LOG_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lm
@@ -303,9 +306,12 @@ log-tests-asan: $(BUILD)/asan/bin/arclamp-log $(BUILD)/php/excimer.so
 # script, not the C).
 # objstore (the object-store client) against a real one-node Swift through
 # both protocols (scripts/swift-server), and against a lying HTTP server.
-objstore-tests: $(BUILD)/tests/objstore-tool
+objstore-tests: $(BUILD)/tests/objstore-tool $(BUILD)/asan/tests/objstore-tool
 	@echo "== objstore live tests (Swift, S3 via s3api)"
 	ARCLAMP_OBJSTORE_TOOL=$(BUILD)/tests/objstore-tool $(PYTEST) -q -p no:cacheprovider common/tests/test_objstore_live.py
+	@echo "== objstore live tests (ASan+UBSan build)"
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ARCLAMP_OBJSTORE_TOOL=$(BUILD)/asan/tests/objstore-tool $(PYTEST) -q -p no:cacheprovider common/tests/test_objstore_live.py
 
 svg-tests: $(BUILD)/bin/arclamp-svg $(BUILD)/asan/bin/arclamp-svg $(BUILD)/nginx/arclamp.conf
 	@echo "== arclamp-svg tests"
@@ -374,7 +380,7 @@ CHECK_SUITES := deb php-tests-valgrind-phpt integration-run:deb php-tests-valgri
 check: deps
 	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) check-build
 	@scripts/check-suites -j $(CHECK_JOBS) --log-dir $(BUILD)/check $(CHECK_SUITES)
-check-build: all $(UNIT_TESTS) $(SAN_TESTS) $(BUILD)/tests/objstore-tool $(BUILD)/asan/bin/arclamp-log $(BUILD)/asan/bin/arclamp-svg \
+check-build: all $(UNIT_TESTS) $(SAN_TESTS) $(BUILD)/tests/objstore-tool $(BUILD)/asan/tests/objstore-tool $(BUILD)/asan/bin/arclamp-log $(BUILD)/asan/bin/arclamp-svg \
   $(BUILD)/asan/bin/arclamp-report $(BUILD)/doc/architecture.svg
 
 # --- the documents' map of the code (ARCHITECTURE.md) ----------------------

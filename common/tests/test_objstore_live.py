@@ -228,6 +228,9 @@ class Liar(http.server.BaseHTTPRequestHandler):
     mode = "garbage"
     auths = 0
     listings = 0
+    hosts = []
+    paths = []
+    release = threading.Event()
 
     def log_message(self, *a):
         pass
@@ -241,6 +244,7 @@ class Liar(http.server.BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_HEAD(self):  # S3 bucket check
+        type(self).hosts.append((self.headers["Host"], self.path))
         self.send(200)
 
     def do_GET(self):
@@ -251,6 +255,7 @@ class Liar(http.server.BaseHTTPRequestHandler):
             return self.send(200, b"", [("X-Storage-Url", base + "/v1/AUTH_x"),
                                         ("X-Auth-Token", "tok%d" % cls.auths)])
         cls.listings += 1
+        cls.paths.append(self.path)
         getattr(self, "lie_" + cls.mode)(base)
 
     def lie_redirect(self, base):
@@ -292,6 +297,10 @@ class Liar(http.server.BaseHTTPRequestHandler):
                         "<NextContinuationToken>same</NextContinuationToken>%s"
                         "</ListBucketResult>" % items).encode())
 
+    def lie_stall(self, base):
+        # Headers never come: only the client's timeout ends this.
+        type(self).release.wait(60)
+
     def lie_busy(self, base):
         self.send(503, b"busy")
 
@@ -307,6 +316,9 @@ def liar():
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Liar)
     server.daemon_threads = True
     Liar.auths = Liar.listings = 0
+    Liar.hosts = []
+    Liar.paths = []
+    Liar.release = threading.Event()
     t = threading.Thread(target=server.serve_forever, daemon=True)
     t.start()
     base = "http://127.0.0.1:%d" % server.server_port
@@ -316,6 +328,7 @@ def liar():
     try:
         yield swift_env, s3_env
     finally:
+        Liar.release.set()
         server.shutdown()
         server.server_close()
 
@@ -344,6 +357,9 @@ def test_s3_token_that_does_not_advance_is_refused(liar):
     assert rc == 2, err
     assert "continuation token does not advance" in err
     assert Liar.listings == 2
+    assert Liar.hosts[0][1] == "/b"
+    assert Liar.paths[0] == "/b?list-type=2&prefix=c%2F"
+    assert Liar.paths[1] == "/b?continuation-token=same&list-type=2&prefix=c%2F"
 
 
 def test_busy_store_is_retried_then_an_error(liar):
@@ -359,3 +375,23 @@ def test_expired_token_is_renewed_once(liar):
     rc, out, err = tool(["list", "c"], liar[0])
     assert rc == 0, err
     assert Liar.auths == 2 and Liar.listings == 2
+
+
+def test_stalled_store_times_out_as_a_retryable_error(liar):
+    Liar.mode = "stall"
+    t0 = time.monotonic()
+    rc, out, err = tool(["--request-timeout", "1", "--retries", "1", "--retry-delay", "0.1",
+                         "list", "c"], liar[0])
+    assert rc == 1, err
+    assert "Timeout was reached" in err
+    assert Liar.listings == 2 and stat(err, "retries") == 1
+    assert time.monotonic() - t0 < 30
+
+
+def test_s3_virtual_host_names_the_bucket_in_the_host(liar):
+    # curl resolves *.localhost to the loopback itself (no DNS needed).
+    port = liar[1]["AWS_ENDPOINT_URL"].rsplit(":", 1)[1]
+    env = dict(liar[1], AWS_ENDPOINT_URL="http://localhost:%s" % port)
+    rc, out, err = tool(["--s3", "--bucket", "arclamp", "ensure", "c"], env)
+    assert rc == 0, err
+    assert Liar.hosts == [("arclamp.localhost:%s" % port, "/")]
