@@ -389,13 +389,14 @@ static size_t on_read(char *buf, size_t size, size_t nmemb, void *arg)
     return (size_t)n;
 }
 
-/* Seconds left before the deadline, or `want` when that is sooner. */
-static double capped(struct objstore *st, double want)
+/* Milliseconds of `want` seconds, cut to what is left before the deadline;
+ * at least 1, as 0 would mean "no timeout" to curl. */
+static long capped_ms(struct objstore *st, double want)
 {
-    if (st->deadline <= 0)
-        return want;
-    double left = st->deadline - clock_mono();
-    return left < want ? left : want;
+    if (st->deadline > 0 && st->deadline - clock_mono() < want)
+        want = st->deadline - clock_mono();
+    long ms = (long)(want * 1000.0);
+    return ms > 0 ? ms : 1;
 }
 
 static void set_options(struct objstore *st, struct req *r, struct curl_slist *hdrs)
@@ -406,9 +407,8 @@ static void set_options(struct objstore *st, struct req *r, struct curl_slist *h
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
-                     (long)(capped(st, st->cfg.connect_timeout) * 1000) + 1);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(capped(st, st->cfg.request_timeout) * 1000) + 1);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, capped_ms(st, st->cfg.connect_timeout));
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, capped_ms(st, st->cfg.request_timeout));
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
