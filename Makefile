@@ -306,12 +306,15 @@ log-tests-asan: $(BUILD)/asan/bin/arclamp-log $(BUILD)/php/excimer.so
 # script, not the C).
 # objstore (the object-store client) against a real one-node Swift through
 # both protocols (scripts/swift-server), and against a lying HTTP server.
+# Its own --basetemp under build/: the store's files (and its logs, when a
+# start fails) stay apart from other suites' sessions and are easy to find.
+OBJSTORE_PYTEST = $(PYTEST) -q -p no:cacheprovider --basetemp=$(BUILD)/objstore-tests common/tests/test_objstore_live.py
 objstore-tests: $(BUILD)/tests/objstore-tool $(BUILD)/asan/tests/objstore-tool
 	@echo "== objstore live tests (Swift, S3 via s3api)"
-	ARCLAMP_OBJSTORE_TOOL=$(BUILD)/tests/objstore-tool $(PYTEST) -q -p no:cacheprovider common/tests/test_objstore_live.py
+	ARCLAMP_OBJSTORE_TOOL=$(BUILD)/tests/objstore-tool $(OBJSTORE_PYTEST)
 	@echo "== objstore live tests (ASan+UBSan build)"
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ARCLAMP_OBJSTORE_TOOL=$(BUILD)/asan/tests/objstore-tool $(PYTEST) -q -p no:cacheprovider common/tests/test_objstore_live.py
+	  ARCLAMP_OBJSTORE_TOOL=$(BUILD)/asan/tests/objstore-tool $(OBJSTORE_PYTEST)
 
 svg-tests: $(BUILD)/bin/arclamp-svg $(BUILD)/asan/bin/arclamp-svg $(BUILD)/nginx/arclamp.conf
 	@echo "== arclamp-svg tests"
