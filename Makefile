@@ -41,7 +41,7 @@ SAN_TESTS  := $(BUILD)/asan/tests/test-common $(BUILD)/asan/tests/test-arclamp-l
               $(BUILD)/asan/tests/test-arclamp-svg $(BUILD)/asan/tests/test-arclamp-report
 BENCH_BINS := $(BENCH_SRC:bench/src/%.c=$(BUILD)/bench/%)
 
-.PHONY: all deps check check-log check-svg check-report check-ext check-under-load demo-stop unit-tests asan-tests log-tests svg-tests report-tests php-tests php-tests-valgrind \
+.PHONY: all deps check objstore-tests check-log check-svg check-report check-ext check-under-load demo-stop unit-tests asan-tests log-tests svg-tests report-tests php-tests php-tests-valgrind \
         app-tests demo bench install clean nix-tests integration system-tests doc doc-check \
         check-build log-tests-release log-tests-asan php-tests-valgrind-phpt php-tests-valgrind-combos \
         integration-run system-tests-run
@@ -127,6 +127,9 @@ $(BUILD)/tests/test-common: $(patsubst %.c,$(BUILD)/obj/%.o,$(COMMON_TEST_SRC)) 
 $(BUILD)/tests/objstore-tool: $(BUILD)/obj/common/tests/objstore-tool.o $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+$(BUILD)/asan/tests/objstore-tool: $(BUILD)/asan/obj/common/tests/objstore-tool.o $(COMMON_SAN)
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS) -lm
 $(BUILD)/tests/test-arclamp-log: $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard arclamp-log/tests/*.c) common/tests/testutil.c) $(LOG_OBJ) $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lm
@@ -301,6 +304,18 @@ log-tests-asan: $(BUILD)/asan/bin/arclamp-log $(BUILD)/php/excimer.so
 # arclamp-svg's command-line, generator, xmllint and browser tests; also
 # against the ASan+UBSan build (the browser test only once: it checks the
 # script, not the C).
+# objstore (the object-store client) against a real one-node Swift through
+# both protocols (scripts/swift-server), and against a lying HTTP server.
+# Its own --basetemp under build/: the store's files (and its logs, when a
+# start fails) stay apart from other suites' sessions and are easy to find.
+OBJSTORE_PYTEST = $(PYTEST) -q -p no:cacheprovider --basetemp=$(BUILD)/objstore-tests common/tests/test_objstore_live.py
+objstore-tests: $(BUILD)/tests/objstore-tool $(BUILD)/asan/tests/objstore-tool
+	@echo "== objstore live tests (Swift, S3 via s3api)"
+	ARCLAMP_OBJSTORE_TOOL=$(BUILD)/tests/objstore-tool $(OBJSTORE_PYTEST)
+	@echo "== objstore live tests (ASan+UBSan build)"
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ARCLAMP_OBJSTORE_TOOL=$(BUILD)/asan/tests/objstore-tool $(OBJSTORE_PYTEST)
+
 svg-tests: $(BUILD)/bin/arclamp-svg $(BUILD)/asan/bin/arclamp-svg $(BUILD)/nginx/arclamp.conf
 	@echo "== arclamp-svg tests"
 	ARCLAMP_SVG_BIN=$(BUILD)/bin/arclamp-svg $(PYTEST) -q -p no:cacheprovider arclamp-svg/tests
@@ -368,7 +383,7 @@ CHECK_SUITES := deb php-tests-valgrind-phpt integration-run:deb php-tests-valgri
 check: deps
 	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) check-build
 	@scripts/check-suites -j $(CHECK_JOBS) --log-dir $(BUILD)/check $(CHECK_SUITES)
-check-build: all $(UNIT_TESTS) $(SAN_TESTS) $(BUILD)/tests/objstore-tool $(BUILD)/asan/bin/arclamp-log $(BUILD)/asan/bin/arclamp-svg \
+check-build: all $(UNIT_TESTS) $(SAN_TESTS) $(BUILD)/tests/objstore-tool $(BUILD)/asan/tests/objstore-tool $(BUILD)/asan/bin/arclamp-log $(BUILD)/asan/bin/arclamp-svg \
   $(BUILD)/asan/bin/arclamp-report $(BUILD)/doc/architecture.svg
 
 # --- the documents' map of the code (ARCHITECTURE.md) ----------------------

@@ -297,10 +297,9 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
         strbuf_append(&r->errbody, data, n < room ? n : room);
         return n < room ? n : 0;
     }
-    /* A 2xx body nobody asked for (Swift's "Accepted", "Created" pages) is
-     * read and dropped, up to the same small bound as an error's. */
-    uint64_t max = !r->out_buf && r->out_fd < 0 && r->out_max < ERR_BODY_MAX ? ERR_BODY_MAX
-                                                                              : r->out_max;
+    /* A request that wants no body (PUT container, DELETE, auth) still
+     * gets a short one at times ("202 Accepted" pages): read and drop it. */
+    uint64_t max = r->out_buf || r->out_fd >= 0 ? r->out_max : ERR_BODY_MAX;
     if (r->got + n > max) {
         r->too_big = 1;
         return 0;
@@ -390,13 +389,14 @@ static size_t on_read(char *buf, size_t size, size_t nmemb, void *arg)
     return (size_t)n;
 }
 
-/* Seconds left before the deadline, or `want` when that is sooner. */
-static double capped(struct objstore *st, double want)
+/* Milliseconds of `want` seconds, cut to what is left before the deadline;
+ * at least 1, as 0 would mean "no timeout" to curl. */
+static long capped_ms(struct objstore *st, double want)
 {
-    if (st->deadline <= 0)
-        return want;
-    double left = st->deadline - clock_mono();
-    return left < want ? left : want;
+    if (st->deadline > 0 && st->deadline - clock_mono() < want)
+        want = st->deadline - clock_mono();
+    long ms = (long)(want * 1000.0);
+    return ms > 0 ? ms : 1;
 }
 
 static void set_options(struct objstore *st, struct req *r, struct curl_slist *hdrs)
@@ -407,9 +407,8 @@ static void set_options(struct objstore *st, struct req *r, struct curl_slist *h
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
-                     (long)(capped(st, st->cfg.connect_timeout) * 1000) + 1);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(capped(st, st->cfg.request_timeout) * 1000) + 1);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, capped_ms(st, st->cfg.connect_timeout));
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, capped_ms(st, st->cfg.request_timeout));
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
@@ -518,7 +517,7 @@ static int try_once(struct objstore *st, struct req *r, int *rc, char *err, size
     memset(tok, 0, sizeof(tok));
     if (r->too_big) {
         snprintf(err, errlen, "%s: answer larger than %llu bytes", r->what,
-                 (unsigned long long)r->out_max);
+                 (unsigned long long)(r->out_buf || r->out_fd >= 0 ? r->out_max : ERR_BODY_MAX));
         *rc = OBJ_REFUSED;
         return TRY_DONE;
     }
@@ -616,11 +615,7 @@ static int swift_auth(struct objstore *st, char *err, size_t errlen)
     }
     struct req r = {.method = "GET", .url = st->cfg.auth_url, .what = "swift auth",
                     .in_fd = -1, .out_fd = -1, .out_max = 0};
-    /* The auth answer's body is not needed: out_max 0 refuses any, but an
-     * auth body is normal, so give it a small sink. */
-    strbuf sink = STRBUF_INIT;
-    r.out_buf = &sink;
-    r.out_max = ERR_BODY_MAX;
+
     char h[HDR_MAX + 32];
     snprintf(h, sizeof(h), "X-Auth-User: %s", st->cfg.user);
     r.headers = curl_slist_append(r.headers, h);
@@ -647,7 +642,6 @@ static int swift_auth(struct objstore *st, char *err, size_t errlen)
     for (struct curl_slist *l = r.headers; l; l = l->next)
         memset(l->data, 0, strlen(l->data));
     req_free(&r);
-    strbuf_free(&sink);
     return rc;
 }
 
@@ -755,10 +749,11 @@ static int hash_fd(int fd, uint64_t size, unsigned char md5[16], unsigned char s
         abort();
     EVP_DigestInit_ex(m, EVP_md5(), NULL);
     EVP_DigestInit_ex(s, EVP_sha256(), NULL);
-    static __thread unsigned char buf[65536];
+    enum { BUF = 65536 };
+    unsigned char *buf = xmalloc(BUF);
     int rc = 0;
     for (uint64_t off = 0; off < size;) {
-        size_t want = size - off < sizeof(buf) ? (size_t)(size - off) : sizeof(buf);
+        size_t want = size - off < BUF ? (size_t)(size - off) : BUF;
         ssize_t n = pread(fd, buf, want, (off_t)off);
         if (n < 0 && errno == EINTR)
             continue;
@@ -774,6 +769,7 @@ static int hash_fd(int fd, uint64_t size, unsigned char md5[16], unsigned char s
     EVP_DigestFinal_ex(s, sha, NULL);
     EVP_MD_CTX_free(m);
     EVP_MD_CTX_free(s);
+    free(buf);
     return rc;
 }
 
@@ -824,8 +820,8 @@ static void put_headers(struct objstore *st, struct req *r, const struct objstor
 
 /* After a 2xx: the store's ETag, the bytes sent and the file's size must
  * all agree with the MD5 taken before the upload. */
-static int put_verify(struct req *r, int fd, uint64_t size, const char *md5hex, char *err,
-                      size_t errlen)
+static int put_verify(struct req *r, int fd, uint64_t size, const char *md5hex, int rc,
+                      char *err, size_t errlen)
 {
     unsigned char sent[16];
     char senthex[33];
@@ -836,6 +832,8 @@ static int put_verify(struct req *r, int fd, uint64_t size, const char *md5hex, 
         snprintf(err, errlen, "%s: the file changed during the upload", r->what);
         return OBJ_ERR;
     }
+    if (rc != OBJ_OK)
+        return rc; /* the store's refusal stands (err holds it) */
     if (strcasecmp(r->etag, md5hex) != 0) {
         char q[4 * 64 + 4];
         log_quote(q, r->etag, strlen(r->etag), 64);
@@ -882,8 +880,11 @@ int objstore_put_fd(struct objstore *st, const char *container, const char *name
         abort();
     put_headers(st, &r, put, md5, sha);
     rc = store_request(st, &r, err, errlen);
-    if (rc == OBJ_OK)
-        rc = put_verify(&r, fd, size, md5hex, err, errlen);
+    if (rc == OBJ_OK || (rc == OBJ_REFUSED && r.in_off == size && size > 0))
+        /* A refusal of the whole body may be the store's own MD5 check
+         * (Swift 422, S3 BadDigest) catching a file that changed under
+         * us: that is worth another try next run, not a refusal. */
+        rc = put_verify(&r, fd, size, md5hex, rc, err, errlen);
     else if (rc == OBJ_NOT_FOUND)
         rc = OBJ_REFUSED; /* a PUT answered 404: no such container */
     if (rc == OBJ_OK) {

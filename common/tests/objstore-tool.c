@@ -140,13 +140,26 @@ static int run(struct objstore *st, struct opts *o, char *err, size_t errlen)
     return 64;
 }
 
+/* The config's strings are this program's (objstore_open copied them). */
+static void free_config(struct objstore_config *c)
+{
+    char *fields[] = {c->auth_url, c->user,   c->key,        c->storage_url, c->token,
+                      c->endpoint, c->region, c->bucket,     c->access_key,  c->secret_key,
+                      c->ca_file};
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+        free(fields[i]);
+}
+
 int main(int argc, char **argv)
 {
     struct opts o = {0};
-    if (parse_args(&o, argc, argv) != 0)
+    if (parse_args(&o, argc, argv) != 0) {
+        free_config(&o.cfg);
         return usage();
+    }
     char err[1024] = "";
     struct objstore *st = objstore_open(&o.cfg, err, sizeof(err));
+    free_config(&o.cfg);
     if (!st) {
         fprintf(stderr, "objstore-tool: %s\n", err);
         return 64;
