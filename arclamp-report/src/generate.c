@@ -7,6 +7,8 @@
 #include "jobfs.h"
 #include "layout.h"
 #include "numtext.h"
+#include "reportpub.h"
+#include "reportsrc.h"
 #include "reportsummary.h"
 #include "runline.h"
 #include "runlog.h"
@@ -756,7 +758,9 @@ static int write_index(const struct generate_opts *o, const struct entries *es)
     }
     strbuf_appends(&page, "</body></html>\n");
     snprintf(path, sizeof path, "%s/index.html", o->reports_dir);
-    int rc = atomic_write(path, page.data, page.len, 0, err, sizeof err);
+    int rc = jobfs_same_bytes(AT_FDCWD, path, page.data, page.len)
+                 ? 0
+                 : atomic_write(path, page.data, page.len, 0, err, sizeof err);
     if (rc < 0)
         log_untrusted(LOG_ERR, "page_failed", LOG_NO_FIELDS, "%s", err);
     strbuf_free(&page);
@@ -771,9 +775,11 @@ int generate_run(const struct generate_opts *o)
     if (lock < 0)
         return lock == -2 ? 75 : 1;
     /* the tier pages first: the index below links theirs when it exists */
+    strbuf fetched = STRBUF_INIT;
+    reportsrc_step(o->store, o->logs_dir, o->reports_dir, &fetched);
     struct tiers_opts tiers = o->tiers;
     tiers.reports_index = 1;
-    int failed = tiers_update(&tiers) < 0;
+    int failed = tiers_update(&tiers, NULL) < 0;
     struct entries es = {NULL, 0, 0, {NULL, 0, 0}};
     size_t written = 0, removed = 0;
     int unlisted = scan_logs(&es, o) < 0;
@@ -794,11 +800,17 @@ int generate_run(const struct generate_opts *o)
         marks_prune(o, &es.files);
         failed |= write_index(o, &es) < 0;
     }
+    strbuf line = STRBUF_INIT;
+    strbuf_appendf(&line,
+                   "%zu run logs, %zu reports (entry points and all), %zu brought up to "
+                   "date, %zu stale pages removed",
+                   es.files.n, es.n, written, removed);
+    strbuf_append(&line, fetched.data, fetched.len);
+    reportpub_step(o->store, o->logs_dir, o->reports_dir, &line);
     if (!o->quiet)
-        log_untrusted(LOG_NOTICE, "run_finished", LOG_NO_FIELDS,
-                      "%zu run logs, %zu reports (entry points and all), %zu "
-                      "brought up to date, %zu stale pages removed",
-                      es.files.n, es.n, written, removed);
+        log_untrusted(LOG_NOTICE, "run_finished", LOG_NO_FIELDS, "%s", strbuf_cstr(&line));
+    strbuf_free(&line);
+    strbuf_free(&fetched);
     if (lc.skipped || lc.failed)
         log_untrusted(LOG_WARNING, "logs_set_aside", LOG_NO_FIELDS,
                       "%zu run log reads skipped for a mark, %zu "

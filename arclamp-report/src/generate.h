@@ -45,14 +45,19 @@ struct generate_opts {
     double threshold;          /* callgraph: share of the total time */
     int quiet;
     struct tiers_opts tiers;   /* the tier pages, made first (tiers.h) */
+    const struct store_config *store; /* object_store (jobconf.h); NULL: none */
 };
 
 /* The formats of arclamp-svg's log_formats default (Wikimedia's and
  * arclamp-log's examples). */
 void generate_default_formats(struct generate_opts *o);
 
-/* Runs the job; returns the exit status (0, 1 when a page could not be
- * written, 75 when another generate holds the lock). */
+/* Runs the job: with object_store.from_store every host's run logs and
+ * tier tables are merged first (reportsrc.h); after the pages, they and
+ * this host's files are published (reportpub.h). Returns the exit status
+ * (0, 1 when a page could not be written, 75 when another generate holds
+ * the lock); a store that failed does not change it (counted in
+ * run_finished, logged as store_failed). */
 int generate_run(const struct generate_opts *o);
 
 #endif

@@ -212,3 +212,49 @@ int jobfs_begin(const char *reports_dir)
     }
     return take_lock(reports_dir);
 }
+
+int jobfs_private_dir(const char *reports_dir, char *err, size_t errlen)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/" JOBFS_PRIVATE_DIR, reports_dir);
+    if (mkdir(path, 0700) < 0 && errno != EEXIST) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    const char *why = st.st_uid != geteuid() && st.st_uid != 0 ? "belongs to another user"
+                      : (st.st_mode & 077)                   ? "is open to other users"
+                                                             : NULL;
+    if (why) {
+        snprintf(err, errlen, "%s %s (uid %u, mode %04o): refused", path, why,
+                 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int jobfs_same_bytes(int dirfd, const char *name, const void *data, size_t len)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return 0;
+    int same = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == len;
+    char buf[65536];
+    for (size_t off = 0; same && off < len;) {
+        size_t want = len - off < sizeof buf ? len - off : sizeof buf;
+        ssize_t got = read(fd, buf, want);
+        same = got > 0 && memcmp(buf, (const char *)data + off, (size_t)got) == 0;
+        off += got > 0 ? (size_t)got : 0;
+    }
+    close(fd);
+    return same;
+}

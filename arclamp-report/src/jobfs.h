@@ -11,6 +11,10 @@
 #include <time.h>
 
 #define JOBFS_LOCK_NAME ".arclamp-report.lock"
+/* The jobs' private directory in the reports directory: the object
+ * store's manifests and temporary files (a dot name: never listed as a
+ * page, never published, denied by the web server's config). */
+#define JOBFS_PRIVATE_DIR ".arclamp-report"
 
 /* A period directory name that may be mirrored under the reports
  * directory: 1-100 bytes of [A-Za-z0-9_.-], no leading dot, not
@@ -59,5 +63,16 @@ int jobfs_stamp(const char *path, const struct timespec *t, char *err, size_t er
  * the lock's descriptor (close it when done), -1 on failure (said on
  * stderr), -2 when another job holds the lock (said too). */
 int jobfs_begin(const char *reports_dir);
+
+/* 1 when `name` of dirfd (AT_FDCWD: a path) is a regular file (not
+ * followed) holding exactly these bytes: an index page that would not
+ * change is not written again, so it keeps its mtime and is not
+ * published again (reportpub.h). */
+int jobfs_same_bytes(int dirfd, const char *name, const void *data, size_t len);
+
+/* Opens <reports_dir>/JOBFS_PRIVATE_DIR, made 0700 when missing; a
+ * symlink is not followed, a directory of another user (root aside) or
+ * writable by others is refused. An fd, or -1 with err. */
+int jobfs_private_dir(const char *reports_dir, char *err, size_t errlen);
 
 #endif

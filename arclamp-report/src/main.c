@@ -5,13 +5,14 @@
  *   arclamp-report prune [--json] --percent P RUN
  *   arclamp-report html [--title T] [--diff] [--callgraph-link URL] -o FILE.html RUN...
  *   arclamp-report callgraph [-o FILE.svg] [--threshold F] [--focus FUNCTION] [--dot] RUN
- *   arclamp-report generate [--data-dir DIR] [--logs-dir DIR] [--reports-dir DIR] [--log-format F]...
- *   arclamp-report tiers [--data-dir DIR] [--logs-dir DIR] [--reports-dir DIR] [--log-format F]...
+ *   arclamp-report generate [--config FILE] [--data-dir DIR] [--logs-dir DIR] [--reports-dir DIR] [--log-format F]...
+ *   arclamp-report tiers [--config FILE] [--data-dir DIR] [--logs-dir DIR] [--reports-dir DIR] [--log-format F]...
  * RUN: a serialize()d .xhprof file or json_encode() of the raw array. */
 #include "callgraph.h"
 #include "generate.h"
 #include "log.h"
 #include "html.h"
+#include "jobconf.h"
 #include "jsonout.h"
 #include "keyedhash.h"
 #include "layout.h"
@@ -38,6 +39,7 @@ struct opts {
     double percent;
     const char *weights;
     const char *data_dir, *logs_dir, *reports_dir;
+    const char *config;
     const char *formats[GENERATE_MAX_FORMATS];
     size_t nformats;
     int quiet;
@@ -56,9 +58,10 @@ static void usage(FILE *out)
           "  or:  arclamp-report prune [--json] --percent P RUN\n"
           "  or:  arclamp-report html [--title T] [--diff] [--callgraph-link URL] -o FILE.html RUN...\n"
           "  or:  arclamp-report callgraph [-o FILE.svg] [--threshold F] [--focus FUNCTION] [--dot] RUN\n"
-          "  or:  arclamp-report generate [--data-dir DIR] [--logs-dir DIR] [--reports-dir DIR] "
-          "[--log-format FORMAT]... [--max-names-mb N] [--quiet]\n"
-          "  or:  arclamp-report tiers [--data-dir DIR] [--logs-dir DIR] [--reports-dir DIR] "
+          "  or:  arclamp-report generate [--config FILE] [--data-dir DIR] [--logs-dir DIR] "
+          "[--reports-dir DIR] [--log-format FORMAT]... [--max-names-mb N] [--quiet]\n"
+          "  or:  arclamp-report tiers [--config FILE] [--data-dir DIR] [--logs-dir DIR] "
+          "[--reports-dir DIR] "
           "[--log-format FORMAT]... [--max-identities N] [--max-tiers N] [--quiet]\n"
           "\n"
           "RUN: an XHProf run, serialize()d (<runid>.<ns>.xhprof) or json_encode()d.\n"
@@ -75,6 +78,8 @@ static void usage(FILE *out)
           "  --threshold F         callgraph: functions above F of the total time (default 0.01)\n"
           "  --focus NAME          callgraph: that function, its parents and children\n"
           "  --dot                 callgraph: the Graphviz input instead of SVG\n"
+          "  --config FILE         generate, tiers: the YAML file holding object_store:\n"
+          "                        (default " JOBCONF_DEFAULT_PATH " if it exists)\n"
           "  --data-dir DIR        generate, tiers: logs in DIR/logs, pages in DIR/reports\n"
           "                        (default /srv/arclamp)\n"
           "  --logs-dir DIR        generate, tiers: arclamp-log's base_path (default DIR/logs)\n"
@@ -92,7 +97,11 @@ static void usage(FILE *out)
           "                        generate: arcs per report, 50000)\n"
           "  --max-mb N            refuse a run file larger than N MiB (default 1024)\n"
           "  --max-names-mb N      generate: MiB of arc keys (names) per report (default 8)\n"
-          "  --version             print the version\n",
+          "  --version             print the version\n"
+          "\n"
+          "Exit status of generate, tiers: 0 done (a store that failed included: its\n"
+          "uploads are sent next run); 1 a page could not be written; 2 bad command\n"
+          "line; 75 another job held the lock; 78 bad configuration file.\n",
           out);
 }
 
@@ -343,25 +352,50 @@ static void job_dirs(const struct opts *o, struct generate_opts *g, char *logs, 
     };
 }
 
+/* The jobs' configuration file; 0, or the exit status of a refused one. */
+static int load_job_config(const struct opts *o, struct job_config *cfg)
+{
+    char err[1024];
+    if (job_config_load(o->config, cfg, err, sizeof err) == 0)
+        return 0;
+    fprintf(stderr, "arclamp-report: %s\n", err);
+    return JOBCONF_EXIT_CONFIG;
+}
+
 static int cmd_tiers(const struct opts *o)
 {
+    struct job_config cfg;
+    int rc = load_job_config(o, &cfg);
+    if (rc)
+        return rc;
     struct generate_opts g = {0};
     char logs[PATH_MAX], reports[PATH_MAX];
     job_dirs(o, &g, logs, reports);
-    return tiers_run(&g.tiers);
+    g.tiers.store = &cfg.store;
+    rc = tiers_run(&g.tiers);
+    job_config_free(&cfg);
+    return rc;
 }
 
 static int cmd_generate(const struct opts *o)
 {
+    struct job_config cfg;
+    int rc = load_job_config(o, &cfg);
+    if (rc)
+        return rc;
     struct generate_opts g = {0};
     char logs[PATH_MAX], reports[PATH_MAX];
     job_dirs(o, &g, logs, reports);
+    g.store = &cfg.store;
+    g.tiers.store = &cfg.store;
     /* a page's memory follows its arcs (some 5 KB each): a lower default */
     g.max_arcs = o->max_arcs_set ? o->max_arcs : GENERATE_DEFAULT_MAX_ARCS;
     g.max_key_bytes = o->max_names_mb << 20;
     g.max_bytes = o->max_bytes;
     g.threshold = o->threshold;
-    return generate_run(&g);
+    rc = generate_run(&g);
+    job_config_free(&cfg);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -403,6 +437,7 @@ int main(int argc, char **argv)
         {"max-tiers", required_argument, NULL, 'N'},
         {"max-table-identities", required_argument, NULL, 'Y'},
         {"max-names-mb", required_argument, NULL, 'K'},
+        {"config", required_argument, NULL, 'C'},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -432,6 +467,7 @@ int main(int argc, char **argv)
         case 'l': o.logs_dir = optarg; break;
         case 'P': o.reports_dir = optarg; break;
         case 'q': o.quiet = 1; break;
+        case 'C': o.config = optarg; break;
         case 'f':
             if (o.nformats == GENERATE_MAX_FORMATS || bucket_format_check(optarg)) {
                 fprintf(stderr, "arclamp-report: --log-format %s: %s\n", optarg,

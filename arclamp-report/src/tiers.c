@@ -4,6 +4,8 @@
 #include "log.h"
 #include "atomicfile.h"
 #include "jobfs.h"
+#include "reportpub.h"
+#include "reportsrc.h"
 #include "strbuf.h"
 #include "tierpage.h"
 #include "tierrank.h"
@@ -375,7 +377,10 @@ static int write_index(const struct tiers_opts *o, const struct tables *ts)
     tier_index_render(&page, rows, ts->n, o->reports_index || access(path, F_OK) == 0);
     int fd = open_tiers_dir(o, 1, err, sizeof err), rc = -1;
     if (fd >= 0) {
-        rc = atomic_writeat(fd, "index.html", page.data, page.len, 0, 0, NULL, err, sizeof err);
+        rc = jobfs_same_bytes(fd, "index.html", page.data, page.len)
+                 ? 0
+                 : atomic_writeat(fd, "index.html", page.data, page.len, 0, 0, NULL, err,
+                                  sizeof err);
         close(fd);
     }
     if (rc < 0)
@@ -387,7 +392,7 @@ static int write_index(const struct tiers_opts *o, const struct tables *ts)
 
 /* ---- the job ------------------------------------------------------------ */
 
-int tiers_update(const struct tiers_opts *o)
+int tiers_update(const struct tiers_opts *o, strbuf *summary)
 {
     struct tables ts = {NULL, 0, 0, o};
     size_t written = 0, removed = 0;
@@ -409,11 +414,13 @@ int tiers_update(const struct tiers_opts *o)
         removed = remove_stale(o, &ts);
     if (ts.n)
         failed |= write_index(o, &ts) < 0;
-    if (!o->quiet)
-        log_untrusted(LOG_NOTICE, "run_finished", LOG_NO_FIELDS,
-                      "%zu tier tables, %zu pages brought up to date, %zu "
-                      "stale pages removed",
-                      ts.n, written, removed);
+    strbuf line = STRBUF_INIT;
+    strbuf_appendf(summary ? summary : &line,
+                   "%zu tier tables, %zu pages brought up to date, %zu stale pages removed",
+                   ts.n, written, removed);
+    if (!summary && !o->quiet)
+        log_untrusted(LOG_NOTICE, "run_finished", LOG_NO_FIELDS, "%s", strbuf_cstr(&line));
+    strbuf_free(&line);
     tables_free(&ts);
     return failed ? -1 : 0;
 }
@@ -423,7 +430,15 @@ int tiers_run(const struct tiers_opts *o)
     int lock = jobfs_begin(o->reports_dir);
     if (lock < 0)
         return lock == -2 ? 75 : 1;
-    int rc = tiers_update(o);
+    strbuf fetched = STRBUF_INIT, line = STRBUF_INIT;
+    reportsrc_step(o->store, o->logs_dir, o->reports_dir, &fetched);
+    int rc = tiers_update(o, &line);
+    strbuf_append(&line, fetched.data, fetched.len);
+    reportpub_step(o->store, o->logs_dir, o->reports_dir, &line);
+    if (!o->quiet)
+        log_untrusted(LOG_NOTICE, "run_finished", LOG_NO_FIELDS, "%s", strbuf_cstr(&line));
+    strbuf_free(&fetched);
+    strbuf_free(&line);
     close(lock);
     return rc < 0 ? 1 : 0;
 }

@@ -19,6 +19,9 @@
 
 #include <stddef.h>
 
+#include "storeconf.h"
+#include "strbuf.h"
+
 /* A table is read a line at a time into a tiertable of at most this many
  * identities (about 21 KB each at most: 42 MB, within the unit's
  * MemoryHigh=): arclamp-log's default max_tier_identities (1000) plus as
@@ -40,15 +43,19 @@ struct tiers_opts {
     int reports_index;                   /* reports_dir/index.html will be there (generate
                                             writes it): the tier index links it */
     int quiet;
+    const struct store_config *store;    /* object_store (jobconf.h); NULL: none */
 };
 
 /* Brings the pages up to date; the caller holds the reports directory's
- * lock (jobfs_begin). 0, or -1 when something could not be read or
- * written (said on stderr). */
-int tiers_update(const struct tiers_opts *o);
+ * lock (jobfs_begin). What it did goes to `summary` when not NULL, else
+ * is logged (run_finished, unless quiet). 0, or -1 when something could
+ * not be read or written (said on stderr). */
+int tiers_update(const struct tiers_opts *o, strbuf *summary);
 
-/* `arclamp-report tiers`: takes the lock, then tiers_update. Returns the
- * exit status (0, 1, 75 when another job holds the lock). */
+/* `arclamp-report tiers`: takes the lock, draws from the object store
+ * (from_store, reportsrc.h), tiers_update, publishes (reportpub.h).
+ * Returns the exit status (0, 1, 75 when another job holds the lock); a
+ * store that failed does not change it (counted in run_finished). */
 int tiers_run(const struct tiers_opts *o);
 
 #endif

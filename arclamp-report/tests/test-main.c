@@ -12,6 +12,7 @@ int main(void)
     srunner_add_suite(sr, run_suite());
     srunner_add_suite(sr, tiers_suite());
     srunner_add_suite(sr, callgraph_suite());
+    srunner_add_suite(sr, store_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -8,5 +8,6 @@ Suite *xhprof_suite(void);
 Suite *run_suite(void);
 Suite *tiers_suite(void);
 Suite *callgraph_suite(void);
+Suite *store_suite(void);
 
 #endif

@@ -128,7 +128,8 @@ static int load(struct publisher *pub, char *warn, size_t warnlen, char *err, si
         pub->n = pub->cap = 0;
         return rc;
     }
-    qsort(pub->lines, pub->n, sizeof *pub->lines, cmp_line);
+    if (pub->n)
+        qsort(pub->lines, pub->n, sizeof *pub->lines, cmp_line);
     return 0;
 }
 
@@ -152,6 +153,8 @@ struct publisher *publish_open(struct objstore *st, int dirfd, const char *name,
 static struct manifest_line *find(struct publisher *pub, const char *key)
 {
     struct manifest_line probe = {.key = (char *)key};
+    if (!pub->n)
+        return NULL; /* an empty manifest has no array to search (bsearch wants one) */
     return bsearch(&probe, pub->lines, pub->n, sizeof *pub->lines, cmp_line);
 }
 

@@ -417,7 +417,8 @@ static void merge_period(struct merge *m, const char *period)
         note_failure(m, period, strerror(errno));
         keep_period(m, period);
     } else {
-        qsort(l.v, l.n, sizeof *l.v, cmp_member);
+        if (l.n) /* qsort wants an array, even of none */
+            qsort(l.v, l.n, sizeof *l.v, cmp_member);
         for (size_t i = 0, j; i < l.n; i = j) {
             for (j = i + 1; j < l.n && l.v[j].kind == l.v[i].kind &&
                             strcmp(l.v[j].name, l.v[i].name) == 0;)

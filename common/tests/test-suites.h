@@ -27,5 +27,6 @@ Suite *dlist_suite(void);
 Suite *vec_suite(void);
 Suite *hashidx_suite(void);
 Suite *objstore_suite(void);
+Suite *storeup_suite(void);
 
 #endif
