@@ -1025,7 +1025,8 @@ static int list_page(struct objstore *st, const char *container, const char *pre
         if (rc == 1)
             rc = OBJ_OK; /* stopped by the callback or the item bound: see ls */
         *more = rc == OBJ_OK && !ls->over && !ls->stopped &&
-                (s3 ? page.truncated : page.count >= SWIFT_PAGE_LIMIT);
+                (s3 ? page.truncated : page.count + page.skipped >= SWIFT_PAGE_LIMIT);
+        st->stats.skipped_names += page.skipped;
         if (page.last) {
             free(*marker);
             *marker = page.last;

@@ -23,7 +23,9 @@
  * Object names are checked before any request (objstore_name_ok): no empty
  * or "." / ".." component, no leading or doubled "/", no control bytes,
  * valid UTF-8, at most 1024 bytes; they are percent-encoded per component in
- * URLs. Listings whose items break the same rule are refused as lies.
+ * URLs. A listed object whose name breaks the same rule is skipped and
+ * counted (stats.skipped_names): any writer of the container may have named
+ * it so, and it must not hide the others.
  *
  * Ownership: the handle owns copies of everything in the config; items given
  * to a listing callback live only during the call. Not thread-safe: one
@@ -40,7 +42,7 @@ enum objstore_kind {
     OBJSTORE_S3,
 };
 
-/* Settings, as bound from YAML (objstore_conf.h) and completed from the
+/* Settings, as bound from YAML (storeconf.h) and completed from the
  * environment (objstore_config_from_env). Strings are owned by whoever fills
  * the struct; objstore_open copies them. */
 struct objstore_config {
@@ -106,6 +108,7 @@ struct objstore_stats {
     uint64_t downloads;
     uint64_t download_bytes;
     uint64_t failures;        /* calls that returned OBJ_ERR or OBJ_REFUSED */
+    uint64_t skipped_names;   /* listed objects skipped: names objstore_name_ok refuses */
 };
 
 struct objstore;
@@ -156,10 +159,10 @@ int objstore_delete(struct objstore *st, const char *container, const char *name
 typedef int (*objstore_list_fn)(const struct objstore_item *item, void *arg);
 /* Lists every object of `container` whose name starts with `prefix` (NULL or
  * "": all), page by page (marker / continuation token). A missing container
- * is OBJ_NOT_FOUND. A page that is not a well-formed listing, an item with a
- * bad name or outside the prefix, a page over max_listing_bytes, more than
+ * is OBJ_NOT_FOUND. A page that is not a well-formed listing, an item
+ * outside the prefix, a page over max_listing_bytes, more than
  * max_listing_items items, or a marker that does not advance is OBJ_REFUSED
- * with a clear error. */
+ * with a clear error; items with bad names are skipped (see the top). */
 int objstore_list(struct objstore *st, const char *container, const char *prefix,
                   objstore_list_fn fn, void *arg, char *err, size_t errlen);
 

@@ -119,17 +119,20 @@ static int refuse(char *err, size_t errlen, const char *what, const char *bad, s
     return OBJ_REFUSED;
 }
 
+/* check_name's answer for a name to skip (see the top of objstore_parse.h). */
+#define NAME_SKIPPED 4
+
 /* The checks every listed name passes, whichever protocol listed it. */
 static int check_name(const char *name, size_t len, const char *prefix, const char *prev,
                       char *err, size_t errlen)
 {
-    if (len != strlen(name) || !objstore_name_ok(name))
-        return refuse(err, errlen, "bad object name", name, len);
+    if (len != strlen(name))
+        return refuse(err, errlen, "an object name holds a NUL byte", name, len);
     if (prefix && strncmp(name, prefix, strlen(prefix)) != 0)
         return refuse(err, errlen, "name outside the prefix", name, len);
     if (prev && strcmp(name, prev) <= 0)
         return refuse(err, errlen, "names do not advance at", name, len);
-    return OBJ_OK;
+    return objstore_name_ok(name) ? OBJ_OK : NAME_SKIPPED;
 }
 
 /* A short text field of a listing: no control bytes, at most `max` bytes. */
@@ -164,6 +167,7 @@ static int swift_item(struct json_object *obj, const char *prefix, const char *p
         return refuse(err, errlen, "an entry has no string \"name\" (a subdir?)", NULL, 0);
     const char *name = json_object_get_string(v);
     int rc = check_name(name, (size_t)json_object_get_string_len(v), prefix, prev, err, errlen);
+    it->name = name;
     if (rc != OBJ_OK)
         return rc;
     if (!json_object_object_get_ex(obj, "bytes", &v) || !json_object_is_type(v, json_type_int) ||
@@ -209,6 +213,12 @@ int objstore_parse_swift_page(const char *body, size_t len, const char *prefix,
     for (size_t i = 0; i < n && rc == OBJ_OK; i++) {
         struct objstore_item it = {0};
         rc = swift_item(json_object_array_get_idx(root, i), prefix, prev, &it, err, errlen);
+        if (rc == NAME_SKIPPED) {
+            prev = it.name;
+            page->skipped++;
+            rc = OBJ_OK;
+            continue;
+        }
         if (rc != OBJ_OK)
             break;
         prev = it.name;
@@ -303,6 +313,7 @@ static int s3_item(const xmlNode *contents, const char *cprefix, const char *pre
     if (strncmp(f->key, cprefix, cl) != 0)
         return refuse(err, errlen, "key outside the container", f->key, strlen(f->key));
     int rc = check_name(f->key + cl, strlen(f->key + cl), prefix, prev, err, errlen);
+    it->name = f->key + cl;
     if (rc != OBJ_OK)
         return rc;
     unquote(f->etag);
@@ -360,7 +371,12 @@ static int s3_walk(const xmlNode *root, const char *container, const char *prefi
         struct s3_fields f = {0};
         struct objstore_item it = {0};
         rc = s3_item(c, cprefix, prefix, prev, &f, &it, err, errlen);
-        if (rc == OBJ_OK) {
+        if (rc == NAME_SKIPPED) {
+            page->skipped++;
+            free(prev);
+            prev = xstrdup(it.name);
+            rc = OBJ_OK;
+        } else if (rc == OBJ_OK) {
             page->count++;
             if (fn && fn(&it, arg))
                 rc = 1;
@@ -369,7 +385,7 @@ static int s3_walk(const xmlNode *root, const char *container, const char *prefi
         }
         s3_fields_free(&f);
     }
-    if (rc != OBJ_REFUSED && page->count)
+    if (rc != OBJ_REFUSED && page->count + page->skipped)
         page->last = prev;
     else
         free(prev);

@@ -5,10 +5,13 @@
  * (declared in objstore.h), the rule every listed name must pass.
  *
  * A page is refused (OBJ_REFUSED, why in err) when it is not well-formed,
- * has a field of the wrong type, an item whose name breaks objstore_name_ok
- * or does not start with the prefix, or names that do not strictly increase
- * (from `after`, the last name of the previous page, on): a store that lists
- * the same name twice is lying or looping. */
+ * has a field of the wrong type, an item that does not start with the
+ * prefix, or names that do not strictly increase (from `after`, the last
+ * name of the previous page, on): a store that lists the same name twice is
+ * lying or looping. An item whose name breaks objstore_name_ok ("../x",
+ * control bytes) is a name any writer of the container may have chosen,
+ * not a lie: it is skipped (counted in `skipped`, never given to the
+ * callback), so one such object cannot hide the others. */
 #ifndef ARCLAMP_OBJSTORE_PARSE_H
 #define ARCLAMP_OBJSTORE_PARSE_H
 
@@ -20,6 +23,7 @@
 /* What a page says about the next one. */
 struct objstore_page {
     size_t count;   /* items given to the callback */
+    size_t skipped; /* items skipped: names objstore_name_ok refuses */
     char *last;     /* the last item's name (malloc'ed; NULL on an empty page) */
     int truncated;  /* S3: IsTruncated was true (Swift: decided by the caller) */
     char *next;     /* S3: NextContinuationToken (malloc'ed), NULL if none */

@@ -408,7 +408,9 @@ static void merge_period(struct merge *m, const char *period)
     char container[160], why[1024];
     store_container(m->a->sc, "logs", period, container, sizeof container);
     struct listing l = {m, NULL, 0, 0};
+    uint64_t skipped_before = objstore_stats(m->a->store)->skipped_names;
     int rc = objstore_list(m->a->store, container, NULL, take_item, &l, why, sizeof why);
+    m->st->skipped += (size_t)(objstore_stats(m->a->store)->skipped_names - skipped_before);
     int pfd = -1;
     if (rc != OBJ_OK && rc != OBJ_NOT_FOUND) {
         note_failure(m, container, why);

@@ -166,8 +166,9 @@ int main(int argc, char **argv)
     }
     int rc = run(st, &o, err, sizeof(err));
     const struct objstore_stats *s = objstore_stats(st);
-    fprintf(stderr, "stats: requests=%llu retries=%llu failures=%llu\n",
-            (unsigned long long)s->requests, (unsigned long long)s->retries,
+    fprintf(stderr, "stats: skipped_names=%llu requests=%llu retries=%llu failures=%llu\n",
+            (unsigned long long)s->skipped_names, (unsigned long long)s->requests,
+            (unsigned long long)s->retries,
             (unsigned long long)s->failures);
     objstore_close(st);
     if (rc == 64)

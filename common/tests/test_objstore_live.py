@@ -268,8 +268,17 @@ class Liar(http.server.BaseHTTPRequestHandler):
         self.send(200, b'{"name": "a"}')
 
     def lie_outside(self, base):
-        self.send(200, json.dumps([{"name": "../../etc/passwd", "hash": "x", "bytes": 1,
+        self.send(200, json.dumps([{"name": "q/a", "hash": "x", "bytes": 1,
                                     "last_modified": "x"}]).encode())
+
+    def lie_badnames(self, base):
+        # names any writer of the container may choose, around a good one
+        names = ["../../etc/passwd", "a", "a//b", "b\nforged"]
+        if "marker=" in self.path:
+            names = []
+        self.send(200, json.dumps([{"name": n, "hash": "d41d8cd98f00b204e9800998ecf8427e",
+                                    "bytes": 1, "last_modified": "2026-11-22T05:00:00.000000"}
+                                   for n in sorted(names)]).encode())
 
     def lie_huge(self, base):
         self.send_response(200)
@@ -337,18 +346,30 @@ def liar():
     ("redirect", "redirect refused (Location: http://127.0.0.1:"),
     ("garbage", "not well-formed JSON"),
     ("object", "not an array"),
-    ("outside", "bad object name"),
+    ("outside", "name outside the prefix"),
     ("huge", "listing page larger than 16777216 bytes"),
     ("loop", "names do not advance"),
 ])
 def test_lying_listing_is_refused_promptly(liar, mode, why):
     Liar.mode = mode
     t0 = time.monotonic()
-    rc, out, err = tool(["--retries", "3", "list", "c"], liar[0])
+    rc, out, err = tool(["--retries", "3", "list", "c"] + (["p/"] if mode == "outside" else []),
+                        liar[0])
     assert rc == 2, err
     assert why in err
     assert time.monotonic() - t0 < 60
     assert Liar.listings <= 2  # refusals are not retried
+
+
+def test_listed_bad_names_are_skipped_and_counted(liar):
+    """A name any writer may choose ("../x", a newline) is no lie: it is
+    skipped and counted, and the good object next to it is listed."""
+    Liar.mode = "badnames"
+    rc, out, err = tool(["list", "c"], liar[0])
+    assert rc == 0, err
+    assert [l.split("\t")[0] for l in out.splitlines()] == ["a"]
+    assert stat(err, "skipped_names") == 3
+    assert "etc/passwd" not in out and "forged" not in out
 
 
 def test_s3_token_that_does_not_advance_is_refused(liar):
