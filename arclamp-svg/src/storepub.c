@@ -27,6 +27,7 @@ struct pub {
     const struct gen_config *cfg;
     struct storeup up;
     struct storepub_stats *st;
+    size_t local_graphs;    /* graphs this host holds (sent or not) */
 };
 
 static void log_object_name(const struct gen_config *cfg, const struct logfile *lf, char *out,
@@ -189,8 +190,10 @@ static int publish_graphs(struct pub *p, int svgs_fd, char **periods, size_t npe
         }
         qsort(files, nfiles, sizeof *files, cmp_str);
         for (size_t j = 0; j < nfiles && !p->up.gave_up; j++) {
-            if (ends_with(files[j], ".svgz"))
+            if (ends_with(files[j], ".svgz")) {
+                p->local_graphs++;
                 publish_graph(p, pfd, periods[i], files[j]);
+            }
         }
         free_names(files, nfiles);
         close(pfd);
@@ -287,12 +290,15 @@ static void publish_index(struct pub *p, int data_fd, char **periods, size_t npe
         close(fd);
 }
 
-/* The index is sent when a graph was, or when it never was (no local copy). */
+/* The index is sent when a graph was, or never was while this host holds
+ * graphs: a collector that draws none leaves the index to the host that
+ * does. */
 static int index_due(const struct pub *p, int data_fd)
 {
     struct stat sb;
     return p->st->graphs > 0 ||
-           fstatat(data_fd, STOREPUB_LOCAL_INDEX, &sb, AT_SYMLINK_NOFOLLOW) < 0;
+           (p->local_graphs > 0 &&
+            fstatat(data_fd, STOREPUB_LOCAL_INDEX, &sb, AT_SYMLINK_NOFOLLOW) < 0);
 }
 
 int storepub_run(const struct gen_config *cfg, int data_fd, int logs_fd, int svgs_fd,
@@ -310,7 +316,7 @@ int storepub_run(const struct gen_config *cfg, int data_fd, int logs_fd, int svg
         close(private_fd);
         return -1;
     }
-    struct pub p = {cfg, {0}, st};
+    struct pub p = {cfg, {0}, st, 0};
     storeup_init(&p.up, store, private_fd);
     size_t setup_failed = 0;
     if (!cfg->store.from_store && publish_logs(&p, logs_fd, why, sizeof why) < 0) {

@@ -206,6 +206,7 @@ def publish_host(binary, root, swift, prefix, host, index_count, api_count):
     fill(t, index_count, api_count)
     out = t.ok("publish").stdout.decode()
     assert "3 logs" in out, out
+    assert "index sent" not in out, out  # a collector without graphs leaves the index alone
     return t
 
 
@@ -216,6 +217,7 @@ def test_generator_draws_every_hosts_logs(arclamp_svg, tmp_path, swift, client):
     names = {i["name"] for i in client.listing(prefix + "-logs-hourly")}
     assert "eqiad/" + HOUR + ".index.log.gz" in names
     assert "codfw/" + HOUR + ".index.log.gz" in names
+    assert client.request("HEAD", prefix + "-index/index.json")[0] == 404
 
     gen = new_tree(arclamp_svg, tmp_path / "gen")
     gen.write_config(swift_config(
