@@ -73,6 +73,19 @@ static char *trim(char *s)
     return s;
 }
 
+/* A file systemd's LoadCredential= placed: in $CREDENTIALS_DIRECTORY
+ * itself (a directory only the service can enter). Where the file system
+ * has ACLs, systemd leaves it root's, mode 0400 plus an ACL entry for the
+ * service user, which stat shows as group read (the ACL mask): allowed
+ * there, and only there. */
+static int systemd_credential(const char *path, const struct stat *st)
+{
+    const char *dir = getenv("CREDENTIALS_DIRECTORY");
+    size_t n = dir ? strlen(dir) : 0;
+    return n && strncmp(path, dir, n) == 0 && path[n] == '/' && !strchr(path + n + 1, '/') &&
+           (st->st_mode & 077) == 040;
+}
+
 /* Reads the whole (bounded) file; the checks are made on the descriptor
  * opened, so a file swapped after a stat cannot slip through. */
 static char *read_secret_file(const char *path, char *err, size_t errlen)
@@ -88,7 +101,7 @@ static char *read_secret_file(const char *path, char *err, size_t errlen)
         why = strerror(errno);
     else if (!S_ISREG(st.st_mode))
         why = "not a regular file";
-    else if (st.st_mode & 077)
+    else if ((st.st_mode & 077) && !systemd_credential(path, &st))
         why = "readable or writable by group or others (chmod 600 it)";
     else if (st.st_uid != geteuid() && st.st_uid != 0)
         why = "owned by another user";

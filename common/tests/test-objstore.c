@@ -98,6 +98,29 @@ START_TEST(config_file_readable_by_others_is_refused)
 }
 END_TEST
 
+/* systemd's credential (root's 0400 plus an ACL entry, shown as 0440) is
+ * read in $CREDENTIALS_DIRECTORY only; anywhere else 0440 is refused. */
+START_TEST(config_file_as_a_systemd_credential)
+{
+    char *dir = tmpdir_make();
+    char *path = secret_file(dir, "ST_KEY=x\n", 0440);
+    struct objstore_config c = {0};
+    char err[256] = "";
+    unsetenv("CREDENTIALS_DIRECTORY");
+    ck_assert_int_eq(objstore_config_from_file(&c, path, err, sizeof(err)), -1);
+    setenv("CREDENTIALS_DIRECTORY", dir, 1);
+    ck_assert_int_eq(objstore_config_from_file(&c, path, err, sizeof(err)), 0);
+    ck_assert_str_eq(c.key, "x");
+    chmod(path, 0444); /* others may read: never */
+    free(c.key);
+    c.key = NULL;
+    ck_assert_int_eq(objstore_config_from_file(&c, path, err, sizeof(err)), -1);
+    unsetenv("CREDENTIALS_DIRECTORY");
+    free(path);
+    tmpdir_remove(dir);
+}
+END_TEST
+
 START_TEST(config_file_symlink_and_unknown_key_are_refused)
 {
     char *dir = tmpdir_make();
@@ -378,6 +401,7 @@ Suite *objstore_suite(void)
     tcase_add_test(tc, name_ok_bounds_the_length);
     tcase_add_test(tc, config_file_is_read_when_private);
     tcase_add_test(tc, config_file_readable_by_others_is_refused);
+    tcase_add_test(tc, config_file_as_a_systemd_credential);
     tcase_add_test(tc, config_file_symlink_and_unknown_key_are_refused);
     tcase_add_test(tc, config_check_wants_complete_settings);
     tcase_add_test(tc, open_refuses_incomplete_config_and_bad_names_send_nothing);
