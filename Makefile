@@ -311,7 +311,7 @@ log-tests-asan: $(BUILD)/asan/bin/arclamp-log $(BUILD)/php/excimer.so
 OBJSTORE_PYTEST = $(PYTEST) -q -p no:cacheprovider --basetemp=$(BUILD)/objstore-tests common/tests/test_objstore_live.py
 objstore-tests: $(BUILD)/tests/objstore-tool $(BUILD)/asan/tests/objstore-tool
 	@echo "== objstore live tests (Swift, S3 via s3api)"
-	ARCLAMP_OBJSTORE_TOOL=$(BUILD)/tests/objstore-tool $(OBJSTORE_PYTEST)
+	ARCLAMP_OBJSTORE_TOOL=$(BUILD)/tests/objstore-tool $(OBJSTORE_PYTEST) common/tests/test_swiftkit.py
 	@echo "== objstore live tests (ASan+UBSan build)"
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ARCLAMP_OBJSTORE_TOOL=$(BUILD)/asan/tests/objstore-tool $(OBJSTORE_PYTEST)
@@ -379,7 +379,7 @@ report-tests: $(BUILD)/bin/arclamp-report $(BUILD)/bin/arclamp-svg $(BUILD)/asan
 CHECK_JOBS ?= 2
 CHECK_SUITES := deb php-tests-valgrind-phpt integration-run:deb php-tests-valgrind-combos system-tests-run:deb \
   log-tests-release log-tests-asan php-tests app-tests unit-tests asan-tests svg-tests report-tests nix-tests \
-  doc-check
+  objstore-tests doc-check
 check: deps
 	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) check-build
 	@scripts/check-suites -j $(CHECK_JOBS) --log-dir $(BUILD)/check $(CHECK_SUITES)
