@@ -8,8 +8,10 @@
 # unit):
 #   - ExecStart= reset and pointed at /etc/arclamp/*.yaml (rendered from
 #     `settings`) instead of the packaged default in the store; the command is
-#     otherwise the shipped one (arclamp-report has no configuration file:
-#     its command line names the data directory, `dataDir`);
+#     otherwise the shipped one (arclamp-report's command line names the
+#     data directory, `dataDir`; it gets --config /etc/arclamp/arclamp-report.yaml
+#     only with an object store, since a --config naming no file is an
+#     error);
 #   - arclamp-report: OnCalendar= reset to `interval` (by default the
 #     shipped schedule), and for a `dataDir` other than /var/lib/arclamp the
 #     one directory it writes, <dataDir>/reports, made by tmpfiles and
@@ -21,12 +23,14 @@
 #   - the socket and the timers enabled (NixOS ignores [Install] of units
 #     from packages); arclamp-log.service itself is started by its socket.
 #   - with objectStore.type swift or s3: the `object_store:` section of
-#     arclamp-svg's YAML, and arclamp-svg.service opened to the store only,
-#     as systemd/object-store.conf does on Debian (PrivateNetwork= off,
-#     AF_INET/AF_INET6, IPAddressAllow= the store's addresses under the
-#     shipped IPAddressDeny=any, LoadCredential= of the credentials file).
-#     arclamp-report.service gets the same once arclamp-report reads the
-#     section (storeServices below).
+#     arclamp-svg's YAML and of /etc/arclamp/arclamp-report.yaml (which holds
+#     only that section), and arclamp-svg.service and arclamp-report.service
+#     opened to the store only, as systemd/object-store.conf does on Debian
+#     (PrivateNetwork= off, AF_INET/AF_INET6, IPAddressAllow= the store's
+#     addresses under the shipped IPAddressDeny=any, LoadCredential= of the
+#     credentials file); with fromStore, arclamp-report.service may also
+#     write <dataDir>/logs, where it merges every host's run logs and tier
+#     tables (the drop-in's commented ReadWritePaths= line on Debian).
 # Besides, the packages' lib/tmpfiles.d/arclamp.conf (systemd/arclamp.tmpfiles:
 # /var/lib/arclamp, its logs/ and reports/, owned by arclamp, and the socket's
 # directory /run/arclamp, root:arclamp-senders 0750) goes to
@@ -86,6 +90,14 @@ let
   reportShippedInterval = "*:5/15";
   reportShippedDataDir = "/var/lib/arclamp";
   reportDir = "${cfg.report.dataDir}/reports";
+  reportLogsDir = "${cfg.report.dataDir}/logs";
+  # arclamp-report's configuration file holds only the object store; it
+  # exists (and the command names it) only when a store is configured.
+  reportConfigPath = "/etc/arclamp/arclamp-report.yaml";
+  reportConfigFile = yaml.generate "arclamp-report.yaml" { object_store = storeSection; };
+  reportCommand = "${cfg.report.package}/bin/arclamp-report generate"
+    + lib.optionalString storeOn " --config ${reportConfigPath}"
+    + " --data-dir ${cfg.report.dataDir} --quiet";
 
   # --- objectStore ----------------------------------------------------------
   store = cfg.objectStore;
@@ -111,9 +123,10 @@ let
   } // lib.optionalAttrs (store.credentialsFile != null) {
     LoadCredential = [ "${storeCredential}:${toString store.credentialsFile}" ];
   };
-  # The services that talk to the store: arclamp-svg generate (publish,
-  # from_store). arclamp-report joins when it reads object_store:.
-  storeServices = lib.optional cfg.svg.enable "arclamp-svg";
+  # The services that talk to the store: arclamp-svg generate and
+  # arclamp-report generate (publish, from_store); compress never does.
+  storeServices = lib.optional cfg.svg.enable "arclamp-svg"
+    ++ lib.optional cfg.report.enable "arclamp-report";
 
   # --- hprofFpm -----------------------------------------------------------
   hprof = cfg.hprofFpm;
@@ -275,15 +288,19 @@ in
         default = "none";
         description = ''
           The object store arclamp-svg generate publishes its logs, graphs
-          and index to (and with fromStore draws from): "none" (nothing, and
-          the units keep no network at all), "swift" (v1 auth) or "s3"
-          (SigV4). Otherwise the `object_store:` section of arclamp-svg's
-          configuration is written from these options, and
-          arclamp-svg.service may reach allowedAddresses and nothing else.
-          Other keys of the section (arclamp-svg/README.md: retention_days,
+          and index to, and arclamp-report generate its run logs, tier
+          tables and pages (and with fromStore both draw from): "none"
+          (nothing, and the units keep no network at all), "swift" (v1
+          auth) or "s3" (SigV4). Otherwise the `object_store:` section of
+          arclamp-svg's configuration and ${reportConfigPath} (that section
+          only, named by the report's --config) are written from these
+          options, and arclamp-svg.service and arclamp-report.service (those
+          enabled) may reach allowedAddresses and nothing else. Other keys
+          of arclamp-svg's section (arclamp-svg/README.md: retention_days,
           container_prefix, timeouts, ...) can be set in
-          services.arclamp.svg.settings.object_store. arclamp-report will
-          use the same store once it reads the section.
+          services.arclamp.svg.settings.object_store; arclamp-report's
+          file holds these options' keys only (its defaults for the rest,
+          arclamp-report/README.md "Object storage").
         '';
       };
 
@@ -320,7 +337,8 @@ in
         default = null;
         example = "eqiad";
         description = ''
-          The prefix of the logs this host publishes (<host>/<name>.log.gz),
+          The prefix of the logs this host publishes (<host>/<name>.log.gz;
+          arclamp-report's run logs and tier tables likewise),
           1 to 64 of [A-Za-z0-9_.-]; null: no prefix (the original Arc
           Lamp's names, for a single host).
         '';
@@ -331,7 +349,11 @@ in
         default = false;
         description = ''
           Draw the graphs from the logs every host published to the store
-          (merged per bucket), instead of the local ones (from_store).
+          (merged per bucket), instead of the local ones (from_store); so
+          does arclamp-report for its pages, merging every host's run logs
+          and tier tables into <report.dataDir>/logs, which its unit may
+          then write (ReadWritePaths=; made by tmpfiles for a dataDir other
+          than /var/lib/arclamp).
         '';
       };
 
@@ -363,7 +385,8 @@ in
         default = [ ];
         example = [ "10.64.0.0/24" "localhost" ];
         description = ''
-          The addresses or prefixes arclamp-svg.service may reach
+          The addresses or prefixes arclamp-svg.service and
+          arclamp-report.service may reach
           (IPAddressAllow=, under the shipped IPAddressDeny=any): the
           store's proxies or endpoint, and the DNS server when the store is
           named by host name ("localhost" for a resolver on this host).
@@ -635,16 +658,30 @@ in
           wantedBy = [ "timers.target" ];
           timerConfig.OnCalendar = [ "" cfg.report.interval ];
         };
-        systemd.services.arclamp-report.serviceConfig.ExecStart =
-          [ "" "${cfg.report.package}/bin/arclamp-report generate --data-dir ${cfg.report.dataDir} --quiet" ];
+        systemd.services.arclamp-report.serviceConfig.ExecStart = [ "" reportCommand ];
       }
+      # the options' section alone (the keys added in
+      # svg.settings.object_store are arclamp-svg's)
+      (mkIf storeOn {
+        environment.etc."arclamp/arclamp-report.yaml".source = reportConfigFile;
+      })
+      # from_store: the merged run logs and tier tables go to <dataDir>/logs,
+      # which the unit's ProtectSystem=strict keeps read-only
+      (mkIf (storeOn && store.fromStore) {
+        systemd.services.arclamp-report.serviceConfig.ReadWritePaths = [ reportLogsDir ];
+      })
+      # (a ReadWritePaths= that does not exist fails the unit; the package's
+      # tmpfiles file makes /var/lib/arclamp/logs only)
+      (mkIf (storeOn && store.fromStore && cfg.report.dataDir != reportShippedDataDir) {
+        systemd.tmpfiles.rules = [ "d ${reportLogsDir} 0755 arclamp arclamp -" ];
+      })
       (mkIf (cfg.report.dataDir != reportShippedDataDir) {
         systemd.tmpfiles.rules = [ "d ${reportDir} 0755 arclamp arclamp -" ];
         systemd.services.arclamp-report.serviceConfig.ReadWritePaths = [ reportDir ];
       })
-      (mkIf (cfg.log.enable && "${cfg.report.dataDir}/logs" != logBasePath) {
+      (mkIf (cfg.log.enable && reportLogsDir != logBasePath) {
         warnings = [
-          "services.arclamp: arclamp-report reads run logs from ${cfg.report.dataDir}/logs but arclamp-log writes them to ${logBasePath}; set services.arclamp.report.dataDir to match."
+          "services.arclamp: arclamp-report reads run logs from ${reportLogsDir} but arclamp-log writes them to ${logBasePath}; set services.arclamp.report.dataDir to match."
         ];
       })
       (mkIf (cfg.svg.enable && cfg.report.dataDir != svgDataDir) {

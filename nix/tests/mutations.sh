@@ -68,13 +68,21 @@ try "report component lacks a file"  nix/components.nix 's|      "lib/systemd/sy
 try "report timer not enabled"       nix/module.nix 's|          wantedBy = \[ "timers.target" \];\n          timerConfig.OnCalendar|          timerConfig.OnCalendar|'
 try "report interval default differs" nix/module.nix 's|reportShippedInterval = "\*:5/15";|reportShippedInterval = "*:0/15";|'
 try "report schedule not reset"      nix/module.nix 's|timerConfig.OnCalendar = \[ "" cfg.report.interval \];|timerConfig.OnCalendar = [ cfg.report.interval ];|'
-try "report ExecStart arguments"     nix/module.nix 's|generate --data-dir \$\{cfg.report.dataDir\} --quiet|generate --data-dir \${cfg.report.dataDir}|'
+try "report ExecStart arguments"     nix/module.nix 's|" --data-dir \$\{cfg.report.dataDir\} --quiet"|" --data-dir \${cfg.report.dataDir}"|'
 try "report dataDir not svg's"       nix/module.nix 's|        default = svgDataDir;|        default = "/var/lib/arclamp";|'
 try "report other dir not writable"  nix/module.nix 's|        systemd.services.arclamp-report.serviceConfig.ReadWritePaths = \[ reportDir \];\n||'
 try "report other dir not made"      nix/module.nix 's|        systemd.tmpfiles.rules = \[ "d \$\{reportDir\} 0755 arclamp arclamp -" \];\n||'
-try "report logs warning missing"    nix/module.nix 's|arclamp-report reads run logs from|arclamp-report reads run logs at|; s|\(mkIf \(cfg.log.enable && "\$\{cfg.report.dataDir\}/logs" != logBasePath\)|(mkIf false|'
+try "report logs warning missing"    nix/module.nix 's|arclamp-report reads run logs from|arclamp-report reads run logs at|; s|\(mkIf \(cfg.log.enable && reportLogsDir != logBasePath\)|(mkIf false|'
 try "report user not created"        nix/module.nix 's|cfg.log.enable \|\| cfg.svg.enable \|\| cfg.report.enable|cfg.log.enable \|\| cfg.svg.enable|'
 try "tmpfiles lacks reports/"        systemd/arclamp.tmpfiles 's|d /var/lib/arclamp/reports 0755 arclamp arclamp -\n||'
 try "shipped report unit: config"    systemd/arclamp-report.service 's|generate --data-dir /var/lib/arclamp --quiet|generate --data-dir /var/lib/arclamp --quiet --config /etc/arclamp/arclamp-report.yaml|'
+# arclamp-report and the object store
+try "report keeps no network"        nix/module.nix 's|    \+\+ lib.optional cfg.report.enable "arclamp-report";|;|'
+try "report --config always"         nix/module.nix 's|lib.optionalString storeOn " --config|lib.optionalString true " --config|'
+try "report --config never"          nix/module.nix 's|lib.optionalString storeOn " --config|lib.optionalString false " --config|'
+try "report yaml with svg's keys"    nix/module.nix 's|\{ object_store = storeSection; \}|{ object_store = cfg.svg.settings.object_store or storeSection; }|'
+try "report yaml not written"        nix/module.nix 's|        environment.etc."arclamp/arclamp-report.yaml".source = reportConfigFile;\n||'
+try "report from_store logs closed"  nix/module.nix 's|ReadWritePaths = \[ reportLogsDir \];|ReadWritePaths = [ ];|'
+try "report from_store logs not made" nix/module.nix 's|        systemd.tmpfiles.rules = \[ "d \$\{reportLogsDir\} 0755 arclamp arclamp -" \];\n||'
 rm -rf $C
 exit $missed

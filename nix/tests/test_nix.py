@@ -19,6 +19,7 @@ dummy://`: no daemon, no /nix, nothing written):
 Run from the repository root: /usr/bin/python3 -m pytest -q -p no:cacheprovider nix/tests
 """
 
+import fcntl
 import json
 import os
 import re
@@ -848,6 +849,7 @@ STORE_SWIFT = """{
 }"""
 STORE_S3 = """{
   services.arclamp.svg.enable = true;
+  services.arclamp.report.enable = true;
   services.arclamp.objectStore = {
     type = "s3";
     endpoint = "https://s3.example.org";
@@ -859,6 +861,7 @@ STORE_S3 = """{
   };
 }"""
 NETWORK_KEYS = ("PrivateNetwork", "RestrictAddressFamilies", "IPAddressAllow", "IPAddressDeny", "LoadCredential")
+REPORT_YAML = "arclamp/arclamp-report.yaml"
 
 
 def effective(unit, override, key):
@@ -868,11 +871,59 @@ def effective(unit, override, key):
 
 
 def test_module_object_store_off_by_default(nix_env):
+    """Without a store no unit gets network, and arclamp-report no
+    configuration file (a --config naming no file would be an error) and no
+    other writable path: its command is the shipped one."""
     r = nix_eval(nix_env, "nixos", ALL_ON)
     assert r["services"]["arclamp"]["objectStore"]["type"] == "none"
     assert "object_store" not in r["environment"]["etc"]["arclamp/arclamp-svg.yaml"]["content"]
+    assert REPORT_YAML not in r["environment"]["etc"]
     for name, svc in r["systemd"]["services"].items():
         assert not set(NETWORK_KEYS) & set(svc["serviceConfig"]), name
+    report = r["systemd"]["services"]["arclamp-report"]["serviceConfig"]
+    assert "--config" not in exec_argv(report["ExecStart"][-1])
+    assert "ReadWritePaths" not in report
+
+
+def report_argv_with_config(trees, r):
+    """arclamp-report's command after the drop-in: the shipped one with
+    --config naming the generated file (in environment.etc), and dataDir."""
+    _, shipped = units_of(trees, r)["arclamp-report.service"]
+    override = r["systemd"]["services"]["arclamp-report"]["serviceConfig"]["ExecStart"]
+    assert override[0] == "" and len(override) == 2
+    (cmd,) = unit_values(shipped, "Service", "ExecStart")
+    want = exec_argv(cmd)
+    want[want.index("--data-dir") + 1] = r["services"]["arclamp"]["report"]["dataDir"]
+    got = exec_argv(override[1])
+    assert got[0] == r["services"]["arclamp"]["report"]["package"] + "/bin/arclamp-report"
+    assert got[:2] == [got[0], "generate"] and got[2:4] == ["--config", "/etc/" + REPORT_YAML]
+    assert [got[1]] + got[4:] == want[1:], (override, cmd)
+    return got
+
+
+def check_report_accepts_store(trees, tmp_path, content, cred_name, cred_text):
+    """The installed arclamp-report loads the generated file (a generate
+    that reaches the lock; held here, so it stops there, exit 75, before
+    any store request) with the credentials where LoadCredential= puts
+    them, and refuses it without (exit 78, the section named)."""
+    cfg = tmp_path / "arclamp-report.yaml"
+    cfg.write_text(yaml.safe_dump(content))
+    creds = tmp_path / "report-creds"
+    creds.mkdir()
+    (creds / cred_name).write_text(cred_text)
+    (creds / cred_name).chmod(0o600)
+    data = tmp_path / "report-data"
+    (data / "reports").mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ST_", "OS_", "AWS_", "CREDENTIALS_"))}
+    argv = [trees["arclamp"].root() / "bin/arclamp-report", "generate", "--config", cfg,
+            "--data-dir", data, "--quiet"]
+    with open(data / "reports" / ".arclamp-report.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        p = subprocess.run(argv, env=dict(env, CREDENTIALS_DIRECTORY=str(creds)), capture_output=True,
+                           text=True, timeout=120)
+        assert p.returncode == 75 and "another generate is running" in p.stderr, p.stdout + p.stderr
+        p = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+        assert p.returncode == 78 and "object_store" in p.stderr, p.stdout + p.stderr
 
 
 def test_module_object_store_swift(nix_env, trees, tmp_path):
@@ -901,9 +952,24 @@ def test_module_object_store_swift(nix_env, trees, tmp_path):
     (cred,) = effective(shipped, override, "LoadCredential")
     (debian_cred,) = unit_values(dropin, "Service", "LoadCredential")
     assert cred == debian_cred.split(":")[0] + ":/run/secrets/arclamp-object-store"
-    # compress and arclamp-report (which reads no object_store: yet) keep no network
-    for name in ("arclamp-svg-compress", "arclamp-report"):
-        assert not set(NETWORK_KEYS) & set(r["systemd"]["services"][name]["serviceConfig"]), name
+    # arclamp-report.service gets the same drop-in settings, compress none
+    report = r["systemd"]["services"]["arclamp-report"]["serviceConfig"]
+    assert {k: report[k] for k in NETWORK_KEYS if k in report} == \
+        {k: override[k] for k in NETWORK_KEYS if k in override}
+    _, shipped_report = units["arclamp-report.service"]
+    assert effective(shipped_report, report, "IPAddressDeny") == ["any"]
+    assert effective(shipped_report, report, "IPAddressAllow") == ["10.64.0.0/24", "localhost"]
+    assert effective(shipped_report, report, "LoadCredential") == [cred]
+    assert not set(NETWORK_KEYS) & set(r["systemd"]["services"]["arclamp-svg-compress"]["serviceConfig"])
+    # its file: the options' section alone (retention_days is arclamp-svg's
+    # setting), named by its command; no from_store, no other writable path
+    assert r["environment"]["etc"][REPORT_YAML]["content"] == {"object_store": {
+        "type": "swift", "auth_url": "https://swift.example.org/auth/v1.0", "host": "eqiad",
+        "from_store": False}}
+    report_argv_with_config(trees, r)
+    assert "ReadWritePaths" not in report and r["systemd"]["tmpfilesRules"] == []
+    check_report_accepts_store(trees, tmp_path, r["environment"]["etc"][REPORT_YAML]["content"],
+                               cred.split(":")[0], "ST_USER=arclamp:publisher\nST_KEY=secret\n")
     # the installed arclamp-svg accepts the section, with the credentials
     # where LoadCredential= puts them, and refuses it without
     cfg = tmp_path / "arclamp-svg.yaml"
@@ -921,15 +987,63 @@ def test_module_object_store_swift(nix_env, trees, tmp_path):
     assert p.returncode != 0 and "object_store" in p.stderr, p.stderr
 
 
-def test_module_object_store_s3_from_store(nix_env):
+def test_module_object_store_s3_from_store(nix_env, trees, tmp_path):
+    """fromStore: arclamp-report merges every host's run logs and tier
+    tables into <dataDir>/logs, which its unit may then write (the
+    commented ReadWritePaths= line of systemd/object-store.conf)."""
     r = nix_eval(nix_env, "nixos", STORE_S3)
     section = r["environment"]["etc"]["arclamp/arclamp-svg.yaml"]["content"]["object_store"]
     assert section == {"type": "s3", "endpoint": "https://s3.example.org", "region": "eu-west-1",
                        "bucket": "arclamp", "from_store": True, "hosts": ["eqiad", "codfw"]}
-    override = r["systemd"]["services"]["arclamp-svg"]["serviceConfig"]
-    assert override["IPAddressAllow"] == ["", "any"]
-    assert "LoadCredential" not in override
+    assert r["environment"]["etc"][REPORT_YAML]["content"] == {"object_store": section}
+    for name in ("arclamp-svg", "arclamp-report"):
+        override = r["systemd"]["services"][name]["serviceConfig"]
+        assert override["IPAddressAllow"] == ["", "any"] and override["PrivateNetwork"] is False, name
+        assert "LoadCredential" not in override
+    report = r["systemd"]["services"]["arclamp-report"]["serviceConfig"]
+    dropin = parse_unit((ROOT / "systemd/object-store.conf").read_text())
+    commented = [l.lstrip("#") for l in (ROOT / "systemd/object-store.conf").read_text().splitlines()
+                 if l.startswith("#ReadWritePaths=")]
+    assert report["ReadWritePaths"] == ["/var/lib/arclamp/logs"] == [l.split("=", 1)[1] for l in commented]
+    assert "ReadWritePaths" not in [k for _, k in dropin]
+    assert r["systemd"]["tmpfilesRules"] == []  # the package's tmpfiles file makes it
+    report_argv_with_config(trees, r)
     assert r["warnings"] == []
+    check_report_accepts_store(trees, tmp_path, r["environment"]["etc"][REPORT_YAML]["content"],
+                               "arclamp-object-store",
+                               "AWS_ACCESS_KEY_ID=AKIDEXAMPLE\nAWS_SECRET_ACCESS_KEY=secret\n")
+
+
+def test_module_object_store_report_only_other_data_dir(nix_env, trees):
+    """arclamp-report alone talks to the store (arclamp-svg not enabled:
+    no drop-in for it); with another dataDir and fromStore its logs
+    directory is made and opened next to its reports directory."""
+    r = nix_eval(nix_env, "nixos", """{
+      services.arclamp.report.enable = true;
+      services.arclamp.report.dataDir = "/srv/arclamp";
+      services.arclamp.objectStore = {
+        type = "swift"; fromStore = true; hosts = [ "eqiad" ];
+        credentialsFile = "/run/secrets/store"; allowedAddresses = [ "10.64.0.0/24" ];
+      };
+    }""")
+    assert sorted(r["systemd"]["services"]) == ["arclamp-report"]
+    assert list(r["environment"]["etc"]) == [REPORT_YAML]
+    assert r["environment"]["etc"][REPORT_YAML]["content"] == {
+        "object_store": {"type": "swift", "from_store": True, "hosts": ["eqiad"]}}
+    report = r["systemd"]["services"]["arclamp-report"]["serviceConfig"]
+    assert report["LoadCredential"] == ["arclamp-object-store:/run/secrets/store"]
+    assert report["IPAddressAllow"] == ["", "10.64.0.0/24"]
+    assert sorted(report["ReadWritePaths"]) == ["/srv/arclamp/logs", "/srv/arclamp/reports"]
+    assert sorted(r["systemd"]["tmpfilesRules"]) == [
+        "d /srv/arclamp/logs 0755 arclamp arclamp -", "d /srv/arclamp/reports 0755 arclamp arclamp -"]
+    argv = report_argv_with_config(trees, r)
+    assert argv[argv.index("--data-dir") + 1] == "/srv/arclamp"
+    # arclamp-svg alone: the report's file is not written
+    r = nix_eval(nix_env, "nixos", """{
+      services.arclamp.svg.enable = true;
+      services.arclamp.objectStore = { type = "swift"; allowedAddresses = [ "any" ]; };
+    }""")
+    assert REPORT_YAML not in r["environment"]["etc"] and "arclamp-report" not in r["systemd"]["services"]
 
 
 @pytest.mark.parametrize("config,error", [
