@@ -264,7 +264,8 @@ int runstate_metrics(const struct gen_config *cfg, strbuf *out, char *err, size_
     limit_metric(out, "arclamp_svg_log_read_limit_total",
                  "Logs read only up to max_log_read_mb (the rest of the log not drawn).",
                  st.log_read_limit);
-    store_metrics(out, &st);
+    if (cfg->store.conn.kind != OBJSTORE_NONE) /* no store, no families about one */
+        store_metrics(out, &st);
     return 0;
 }
 
