@@ -123,8 +123,14 @@ static void publish_graph(struct pub *p, int pfd, const char *period, const char
     close(fd);
 }
 
-/* The names in the directory open as dirfd that do not start with '.'
- * (unsorted). 0, or -1 when it cannot be read. */
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in the directory open as dirfd that do not start with '.',
+ * sorted (a stable order, a stable index). 0, or -1 when it cannot be
+ * read. */
 static int sorted_names(int dirfd, char ***names, size_t *n)
 {
     int fd = dup(dirfd);
@@ -146,12 +152,9 @@ static int sorted_names(int dirfd, char ***names, size_t *n)
         (*names)[(*n)++] = xstrdup(de->d_name);
     }
     closedir(d);
+    if (*n) /* qsort wants an array, even of none */
+        qsort(*names, *n, sizeof **names, cmp_str);
     return 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static void free_names(char **names, size_t n)
@@ -164,10 +167,7 @@ static void free_names(char **names, size_t n)
 /* The period directories of svgs_dir, sorted. */
 static int graph_periods(int svgs_fd, char ***periods, size_t *n)
 {
-    if (sorted_names(svgs_fd, periods, n) < 0)
-        return -1;
-    qsort(*periods, *n, sizeof **periods, cmp_str);
-    return 0;
+    return sorted_names(svgs_fd, periods, n);
 }
 
 
@@ -188,7 +188,6 @@ static int publish_graphs(struct pub *p, int svgs_fd, char **periods, size_t npe
                 close(pfd);
             continue; /* not a directory of ours: nothing to publish */
         }
-        qsort(files, nfiles, sizeof *files, cmp_str);
         for (size_t j = 0; j < nfiles && !p->up.gave_up; j++) {
             if (ends_with(files[j], ".svgz")) {
                 p->local_graphs++;

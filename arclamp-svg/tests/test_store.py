@@ -248,6 +248,27 @@ def test_generator_draws_every_hosts_logs(arclamp_svg, tmp_path, swift, client):
     assert samples_of(gen.svg("hourly", HOUR + ".index.svgz")) == 10
 
 
+def test_hostile_tags_never_leave_their_prefix(tree, swift, client):
+    """Logs whose names an older daemon or a hostile sender chose: only the
+    ones whose tags pass the rule are published, each under this host's
+    prefix; the others are refused as generate refuses them."""
+    prefix = "t9"
+    tree.write_config(swift_config(swift, prefix, "  host: eqiad\n"))
+    tree.log("hourly", HOUR + ".index", [stack("A")])
+    for bad in (HOUR + ".<script>", HOUR + ".a b", HOUR + ".evil\nforged", HOUR + ".index.reversed",
+                HOUR + ".%2e%2e", "..", HOUR + ".\xff"):
+        tree.log("hourly", bad.encode("utf-8", "surrogateescape")
+                 if "\xff" not in bad else (HOUR + ".").encode() + b"\xff", [stack("B")])
+    out = tree.ok("publish").stdout.decode()
+    assert "1 logs" in out, out
+    names = [i["name"] for i in client.listing(prefix + "-logs-hourly")]
+    assert names == ["eqiad/" + HOUR + ".index.log.gz"], names
+    for container in (prefix + "-logs-hourly", prefix + "-svgs-hourly"):
+        for item in client.listing(container):
+            assert item["name"].startswith("eqiad/") or container.endswith("svgs-hourly")
+            assert ".." not in item["name"].split("/") and "\n" not in item["name"]
+
+
 def test_hostile_objects_in_the_store_stay_in_their_place(arclamp_svg, tmp_path, swift, client):
     prefix = "t7"
     container = prefix + "-logs-hourly"
