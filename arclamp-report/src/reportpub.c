@@ -1,13 +1,13 @@
 /* reportpub: run logs, tier tables and pages sent to the object store.
  * See reportpub.h. */
 #include "reportpub.h"
+#include "dirstream.h"
 #include "jobfs.h"
 #include "layout.h"
 #include "log.h"
 #include "storeup.h"
 #include "vec.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -151,36 +151,6 @@ static int publish_logs(struct pub *p, const char *logs_dir, char *err, size_t e
 
 /* ---- pages --------------------------------------------------------------- */
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The names of the directory open as dirfd, dot files aside, sorted. */
-static int list_dir(int dirfd, char ***names, size_t *n)
-{
-    int fd = dup(dirfd);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!d) {
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    size_t cap = 0;
-    *names = NULL;
-    *n = 0;
-    for (struct dirent *de; (de = readdir(d));) {
-        if (de->d_name[0] == '.')
-            continue; /* the lock, the marks, the private directory, temporary files */
-        VEC_RESERVE(*names, cap, *n + 1, 32);
-        (*names)[(*n)++] = xstrdup(de->d_name);
-    }
-    closedir(d);
-    if (*n)
-        qsort(*names, *n, sizeof **names, cmp_str);
-    return 0;
-}
-
 static void publish_page(struct pub *p, const char *container, int dirfd, const char *file,
                          const char *object)
 {
@@ -208,7 +178,7 @@ static int walk(struct pub *p, const char *container, int dirfd, const char *rel
 {
     char **names;
     size_t n;
-    if (list_dir(dirfd, &names, &n) < 0)
+    if (dir_sorted_names(dirfd, &names, &n) < 0)
         return -1;
     int rc = 0;
     for (size_t i = 0; i < n && !p->up.gave_up; i++) {
@@ -229,9 +199,7 @@ static int walk(struct pub *p, const char *container, int dirfd, const char *rel
         }
         strbuf_free(&path);
     }
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
+    dir_names_free(names, n);
     return rc;
 }
 

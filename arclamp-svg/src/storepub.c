@@ -3,6 +3,7 @@
 #include "storepub.h"
 #include "atomicfile.h"
 #include "datadir.h"
+#include "dirstream.h"
 #include "log.h"
 #include "logset.h"
 #include "storeup.h"
@@ -10,7 +11,6 @@
 #include "vec.h"
 #include "xmlesc.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -123,53 +123,11 @@ static void publish_graph(struct pub *p, int pfd, const char *period, const char
     close(fd);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The names in the directory open as dirfd that do not start with '.',
- * sorted (a stable order, a stable index). 0, or -1 when it cannot be
- * read. */
-static int sorted_names(int dirfd, char ***names, size_t *n)
-{
-    int fd = dup(dirfd);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!d) {
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    rewinddir(d);
-    size_t cap = 0;
-    *names = NULL;
-    *n = 0;
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        if (de->d_name[0] == '.')
-            continue;
-        VEC_RESERVE(*names, cap, *n + 1, 32);
-        (*names)[(*n)++] = xstrdup(de->d_name);
-    }
-    closedir(d);
-    if (*n) /* qsort wants an array, even of none */
-        qsort(*names, *n, sizeof **names, cmp_str);
-    return 0;
-}
-
-static void free_names(char **names, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
-}
-
 /* The period directories of svgs_dir, sorted. */
 static int graph_periods(int svgs_fd, char ***periods, size_t *n)
 {
-    return sorted_names(svgs_fd, periods, n);
+    return dir_sorted_names(svgs_fd, periods, n);
 }
-
 
 static int publish_graphs(struct pub *p, int svgs_fd, char **periods, size_t nperiods, char *err,
                           size_t errlen)
@@ -182,7 +140,7 @@ static int publish_graphs(struct pub *p, int svgs_fd, char **periods, size_t npe
         int pfd = datadir_openat(svgs_fd, periods[i], periods[i], 0, 0755, why, sizeof why);
         char **files;
         size_t nfiles;
-        if (pfd < 0 || sorted_names(pfd, &files, &nfiles) < 0) {
+        if (pfd < 0 || dir_sorted_names(pfd, &files, &nfiles) < 0) {
             complete = 0;
             if (pfd >= 0)
                 close(pfd);
@@ -194,7 +152,7 @@ static int publish_graphs(struct pub *p, int svgs_fd, char **periods, size_t npe
                 publish_graph(p, pfd, periods[i], files[j]);
             }
         }
-        free_names(files, nfiles);
+        dir_names_free(files, nfiles);
         close(pfd);
     }
     storeup_close_manifest(&p->up, complete);
@@ -331,7 +289,7 @@ int storepub_run(const struct gen_config *cfg, int data_fd, int logs_fd, int svg
     }
     if (!p.up.gave_up && index_due(&p, data_fd))
         publish_index(&p, data_fd, periods, nperiods);
-    free_names(periods, nperiods);
+    dir_names_free(periods, nperiods);
     st->failed = p.up.failed + setup_failed;
     st->unchanged = p.up.unchanged;
     st->expired = p.up.expired;
