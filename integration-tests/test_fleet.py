@@ -952,12 +952,15 @@ def test_hprof_split(fleet_factory):
     assert not [r for r in res["requests"] if r.get("error")] and len(res["requests"]) == 2 * REQUESTS
     after = nginx.upstreams()[requests:]
     assert all(st == 200 for _, _, _, st, _ in after), after
-    # its share was still chosen, and served by the main instance (the first
-    # after a failed connect, and nginx then skips it for fail_timeout)
+    # its share was still chosen, and served by the main instance (one
+    # after a failed connect, and nginx then skips it for fail_timeout; with
+    # two requests at a time, a request that was told to skip it may end
+    # before the one that found it down, so that one is looked for, not
+    # taken to be the first in the log)
     split_off = [u for _, g, u, _, _ in after if g == "arclamp_php_hprof"]
     assert split_off, "no request was split to the stopped instance: %r" % after
     assert all(u[-1] == "unix:" + main.socket for _, _, u, _, _ in after), after
-    assert split_off[0] == ["unix:" + hprof.socket, "unix:" + main.socket], after
+    assert ["unix:" + hprof.socket, "unix:" + main.socket] in split_off, after
     assert main.worker_stats() and sum(s["hprof_runs"] for s in main.worker_stats().values()) == 0
     assert written("daily") == runs
 
