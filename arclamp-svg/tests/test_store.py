@@ -17,7 +17,7 @@ import pytest
 from conftest import Tree, read_svgz, root_total, stack
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "common" / "tests"))
-from swiftkit import SwiftClient, swift_missing, swift_server  # noqa: E402
+from swiftkit import SwiftClient, s3_config, swift_config, swift_missing, swift_server  # noqa: E402
 
 pytestmark = pytest.mark.skipif(bool(swift_missing()), reason=swift_missing() or "-")
 
@@ -34,20 +34,6 @@ def swift(tmp_path_factory):
 @pytest.fixture
 def client(swift):
     return SwiftClient(swift)
-
-
-def swift_config(swift, prefix, extra=""):
-    return ("object_store:\n  type: swift\n  auth_url: %s\n  user: %s\n  key: %s\n"
-            "  container_prefix: %s\n  retries: 1\n  retry_delay: 0.1\n%s"
-            % (swift.auth_url, swift.user, swift.key, prefix, extra))
-
-
-def s3_config(swift, prefix, bucket, extra=""):
-    return ("object_store:\n  type: s3\n  endpoint: %s\n  region: %s\n  bucket: %s\n"
-            "  access_key: %s\n  secret_key: %s\n  container_prefix: %s\n  retries: 1\n"
-            "  retry_delay: 0.1\n%s"
-            % (swift.s3_endpoint, swift.region, bucket, swift.access_key, swift.secret_key,
-               prefix, extra))
 
 
 def samples_of(svgz):

@@ -147,3 +147,21 @@ class SwiftClient:
                 return items
             items += page
             marker = page[-1]["name"]
+
+
+def swift_config(swift, prefix, extra=""):
+    """The `object_store:` YAML section of a program publishing to `swift`
+    through the Swift protocol, containers <prefix>-...; `extra` is more
+    indented keys. One retry, quick: the tests stop the store on purpose."""
+    return ("object_store:\n  type: swift\n  auth_url: %s\n  user: %s\n  key: %s\n"
+            "  container_prefix: %s\n  retries: 1\n  retry_delay: 0.1\n%s"
+            % (swift.auth_url, swift.user, swift.key, prefix, extra))
+
+
+def s3_config(swift, prefix, bucket, extra=""):
+    """The same through S3 (the store's s3api), into `bucket`."""
+    return ("object_store:\n  type: s3\n  endpoint: %s\n  region: %s\n  bucket: %s\n"
+            "  access_key: %s\n  secret_key: %s\n  container_prefix: %s\n  retries: 1\n"
+            "  retry_delay: 0.1\n%s"
+            % (swift.s3_endpoint, swift.region, bucket, swift.access_key, swift.secret_key,
+               prefix, extra))
