@@ -83,6 +83,23 @@ static const struct opt redis_opts[] = {
     {"socket_buffer_bytes", OPT_INT, offsetof(struct redis_config, socket_buffer_bytes),
      "33554432", 0, 1024L * 1024 * 1024,
      .doc = "kernel receive buffer of the Redis connection (absorbs bursts); 0: system default"},
+    {"stream_claim_idle", OPT_SECONDS, offsetof(struct redis_config, stream_claim_idle), "60", 0,
+     86400, .doc = "stream mode: entries another consumer of the group read and left "
+                   "unacknowledged this long (a dead collector's) are taken over with XAUTOCLAIM; "
+                   "0: never"},
+    {"cluster", OPT_CUSTOM, offsetof(struct redis_config, cluster), NULL,
+     .custom = bind_string_list,
+     .doc = "Redis Cluster seed nodes, HOST:PORT each (instead of host/port): the channels are "
+            "read as shard keys CHANNEL{0}..CHANNEL{shards-1} on the masters serving them"},
+    {"shards", OPT_INT, offsetof(struct redis_config, shards), "16", 1, CONFIG_MAX_SHARDS,
+     .doc = "with cluster: shard keys per channel (the senders' shards=N)"},
+    {"shards_read", OPT_STRING, offsetof(struct redis_config, shards_read), "all",
+     .doc = "with cluster: the shards this instance reads, \"all\" or numbers and ranges "
+            "(\"0-7,12\"); pub/sub collectors split the shards between them"},
+    {"cluster_refresh_interval", OPT_SECONDS,
+     offsetof(struct redis_config, cluster_refresh_interval), "10", 0.1, 3600,
+     .doc = "with cluster: seconds between slot map reads while every shard is read (at once "
+            "after a failure)"},
     {NULL},
 };
 
@@ -383,6 +400,75 @@ static int check_redis_aliases(const struct config *cfg, const struct ynode *red
     return 0;
 }
 
+/* "all" or "N", "N-M" joined by commas, into one flag per shard. */
+static int parse_shards_read(const char *text, long shards, unsigned char *read)
+{
+    if (strcmp(text, "all") == 0) {
+        memset(read, 1, (size_t)shards);
+        return 0;
+    }
+    const char *p = text;
+    do {
+        char *end;
+        if (*p < '0' || *p > '9')
+            return -1;
+        long from = strtol(p, &end, 10), to = from;
+        if (*end == '-') {
+            if (end[1] < '0' || end[1] > '9')
+                return -1;
+            to = strtol(end + 1, &end, 10);
+        }
+        if (from > to || to >= shards || (*end && *end != ','))
+            return -1;
+        memset(read + from, 1, (size_t)(to - from + 1));
+        p = *end ? end + 1 : end;
+    } while (*p);
+    return p[-1] == ',' ? -1 : 0;
+}
+
+/* The cluster keys: seeds instead of one server, and which shards. */
+static int check_cluster(struct config *cfg, const struct ynode *redis, struct conf_ctx *ctx)
+{
+    struct redis_config *rc = &cfg->redis;
+    if (!rc->ncluster) {
+        static const char *const cluster_only[] = {"shards", "shards_read",
+                                                   "cluster_refresh_interval"};
+        for (size_t i = 0; i < sizeof cluster_only / sizeof *cluster_only; i++) {
+            const struct ynode *n = ynode_get(redis, cluster_only[i]);
+            if (n) {
+                char key[64];
+                snprintf(key, sizeof key, "redis.%s", cluster_only[i]);
+                return conf_error(ctx, n, key, "only with redis.cluster");
+            }
+        }
+        return 0;
+    }
+    static const char *const single_only[] = {"host", "port", "unix_socket", "unix_socket_path",
+                                              "db"};
+    for (size_t i = 0; i < sizeof single_only / sizeof *single_only; i++) {
+        const struct ynode *n = ynode_get(redis, single_only[i]);
+        if (n) {
+            char key[64];
+            snprintf(key, sizeof key, "redis.%s", single_only[i]);
+            return conf_error(ctx, n, key, "not with redis.cluster (the cluster's nodes are "
+                              "its seeds and the masters they name; a cluster has no db)");
+        }
+    }
+    for (size_t i = 0; i < rc->ncluster; i++) {
+        char host[256], port[NETADDR_PORT_MAX], why[128];
+        if (netaddr_split(rc->cluster[i], strlen(rc->cluster[i]), host, sizeof host, port,
+                          "", why, sizeof why) < 0)
+            return conf_error(ctx, ynode_get(redis, "cluster"), "redis.cluster",
+                              "entry %zu: %s", i + 1, why);
+    }
+    rc->shard_read = xcalloc((size_t)rc->shards, 1);
+    if (parse_shards_read(rc->shards_read, rc->shards, rc->shard_read) < 0)
+        return conf_error(ctx, ynode_get(redis, "shards_read"), "redis.shards_read",
+                          "expected \"all\" or shard numbers and ranges below shards (%ld), "
+                          "such as \"0-7,12\", got \"%.64s\"", rc->shards, rc->shards_read);
+    return 0;
+}
+
 /* listen_socket_mode and _group: the permission of who may send. */
 static int resolve_listen_access(struct config *cfg, const struct ynode *root,
                                  struct conf_ctx *ctx)
@@ -500,6 +586,8 @@ static int finish(struct config *cfg, const struct ynode *root, struct conf_ctx 
     }
     if (cfg->redis.password_file && read_password_file(cfg, root, ctx) < 0)
         return -1;
+    if (cfg->redis_enabled && check_cluster(cfg, redis, ctx) < 0)
+        return -1;
     if (!cfg->redis.stream_consumer) {
         char host[256];
         if (gethostname(host, sizeof host) < 0 || !host[0])
@@ -567,6 +655,8 @@ void config_free(struct config *cfg)
     free_string_list(cfg->channels, cfg->nchannels);
     free_string_list(cfg->extra_channels, cfg->nextra_channels);
     free_string_list(cfg->reserved_tier_identities, cfg->nreserved_tier_identities);
+    free_string_list(cfg->redis.cluster, cfg->redis.ncluster);
+    free(cfg->redis.shard_read);
     conf_free(config_opts, cfg);
     free(cfg->path);
     free(cfg->warnings);

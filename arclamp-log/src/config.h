@@ -37,6 +37,14 @@ struct redis_config {
     long stream_batch;            /* COUNT of each XREADGROUP */
     int stream_delete_acked;      /* XDEL after XACK */
     long socket_buffer_bytes;     /* kernel receive buffer asked for; 0: system default */
+    double stream_claim_idle;     /* XAUTOCLAIM entries pending this long elsewhere; 0: never */
+    /* Redis Cluster (redis_cluster.h): seeds given means a cluster. */
+    char **cluster;               /* seed nodes, "HOST:PORT" each; NULL: one Redis */
+    size_t ncluster;
+    long shards;                  /* shard keys per channel: CHANNEL{0}..CHANNEL{shards-1} */
+    char *shards_read;            /* the shards this instance reads: "all" or "0-7,12" */
+    unsigned char *shard_read;    /* shards_read parsed: shards flags, 1 = read */
+    double cluster_refresh_interval; /* seconds between slot map refreshes when all is well */
 };
 
 struct log_group {
@@ -95,6 +103,10 @@ struct config {
     char **extra_channels;
     size_t nextra_channels;
 };
+
+/* Redis Cluster's limit on shards: a shard key costs a connection per
+ * collector reading it. */
+#define CONFIG_MAX_SHARDS 1024
 
 /* Loads and validates `path`. Returns 0, or -1 with "file:LINE: key: why" in err. */
 int config_load(const char *path, struct config *cfg, char *err, size_t errlen);

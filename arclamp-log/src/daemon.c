@@ -3,6 +3,7 @@
 #include "clock.h"
 #include "ingest.h"
 #include "log.h"
+#include "redis_cluster.h"
 #include "redis_input.h"
 #include "socket_input.h"
 #include "stats.h"
@@ -27,7 +28,8 @@ struct daemon {
     struct stats stats;                  /* survives reloads */
     struct ingest ingest;                /* rebuilt on reload */
     sd_event *loop;
-    struct redis_input *redis;           /* NULL without redis: */
+    struct redis_input *redis;           /* NULL without redis: or with a cluster */
+    struct redis_cluster *cluster;       /* NULL without redis.cluster */
     struct socket_input **sockets;
     size_t nsockets, sockets_cap;
     struct activated_fd *activated;      /* from systemd, kept for the process' life */
@@ -78,7 +80,9 @@ static void send_status(struct daemon *d)
     sd_notifyf(0, "STATUS=%.0f msg/s, %llu files open, %s, %llu invalid lines, "
                "%llu runs written, %llu pending", rate,
                (unsigned long long)d->stats.open_files,
-               d->redis ? redis_input_state(d->redis) : "no redis",
+               d->redis     ? redis_input_state(d->redis)
+               : d->cluster ? redis_cluster_state(d->cluster)
+                            : "no redis",
                (unsigned long long)invalid, (unsigned long long)runs_written,
                (unsigned long long)d->stats.runs_pending);
     d->status_messages = messages;
@@ -151,8 +155,11 @@ static int start_inputs(struct daemon *d)
             goto fail;
         add_socket(d, si);
     }
-    d->redis = redis_input_start(d->loop, &d->cfg, &d->ingest, &d->stats);
-    if (!d->redis && d->nsockets == 0) {
+    if (d->cfg.redis.ncluster)
+        d->cluster = redis_cluster_start(d->loop, &d->cfg, &d->ingest, &d->stats);
+    else
+        d->redis = redis_input_start(d->loop, &d->cfg, &d->ingest, &d->stats);
+    if (!d->redis && !d->cluster && d->nsockets == 0) {
         snprintf(err, sizeof err, "no inputs: configure redis: or listen:, or start the "
                  "daemon through socket activation");
         goto fail;
@@ -167,6 +174,8 @@ static void stop_inputs(struct daemon *d)
 {
     redis_input_stop(d->redis);
     d->redis = NULL;
+    redis_cluster_stop(d->cluster);
+    d->cluster = NULL;
     for (size_t i = 0; i < d->nsockets; i++)
         socket_input_stop(d->sockets[i]);
     free(d->sockets);
@@ -284,7 +293,9 @@ int daemon_run(const char *config_path, struct config *cfg)
     d.status_time = mono_now(d.loop);
     log_event(LOG_INFO, "started", LOG_FIELDS({"ARCLAMP_FILE", config_path}),
               "arclamp-log %s: writing to %s, %zu log groups, %zu sockets, %s", ARCLAMP_VERSION,
-              d.cfg.base_path, d.cfg.ngroups, d.nsockets, d.redis ? "redis" : "no redis");
+              d.cfg.base_path, d.cfg.ngroups, d.nsockets, d.redis     ? "redis"
+              : d.cluster ? "redis cluster"
+                          : "no redis");
     notify_ready(&d);
     rc = sd_event_loop(d.loop) < 0 ? 1 : 0;
     stop_inputs(&d);

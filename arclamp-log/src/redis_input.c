@@ -54,6 +54,9 @@ struct redis_driver {
     unsigned long failures;        /* consecutive failed attempts */
     double failing_since;          /* monotonic time of the first of them */
     char state_text[96];           /* redis_input_state's answer */
+    struct redisconn_options opt;  /* the connection's options but the address */
+    char port[16];                 /* the configuration's port as text */
+    void (*on_change)(void *owner, struct redis_input *ri, int ready);
 };
 
 double redis_input_now(const struct redis_input *ri)
@@ -71,13 +74,30 @@ static void arm_timer(struct redis_input *ri, double delay)
     sd_event_source_set_enabled(ri->driver->timer, SD_EVENT_ONESHOT);
 }
 
-static const char *endpoint(const struct redis_input *ri, char *buf, size_t len)
+const char *redis_input_endpoint(const struct redis_input *ri, char *buf, size_t len)
 {
-    if (ri->rc->unix_socket)
+    if (ri->nnodes)
+        snprintf(buf, len, "%s%s:%s", strchr(ri->nodes[ri->node_at].host, ':') ? "[" : "",
+                 ri->nodes[ri->node_at].host, ri->nodes[ri->node_at].port);
+    else if (ri->rc->unix_socket)
         snprintf(buf, len, "unix:%s", ri->rc->unix_socket);
     else
         snprintf(buf, len, "%s:%ld", ri->rc->host, ri->rc->port);
+    if (ri->nnodes && strchr(ri->nodes[ri->node_at].host, ':'))
+        snprintf(buf + strlen(buf), len - strlen(buf), "]");
     return buf;
+}
+
+/* Sets the connection up for the node in use (closed, not connecting). */
+static void use_node(struct redis_input *ri)
+{
+    struct redisconn_options opt = ri->driver->opt;
+    if (ri->nnodes) {
+        opt.host = ri->nodes[ri->node_at].host;
+        opt.port = ri->nodes[ri->node_at].port;
+        opt.unix_path = NULL;
+    }
+    redisconn_init(&ri->conn, &opt);
 }
 
 static int compare_keys(const void *a, const void *b)
@@ -148,9 +168,10 @@ static void report_failure(struct redis_input *ri, const char *why, int was_read
                  d->repeats);
     log_event(was_ready ? LOG_WARNING : LOG_NOTICE,
               was_ready ? "redis_disconnected" : "redis_connect_failed",
-              LOG_FIELDS({"ARCLAMP_REDIS", endpoint(ri, where, sizeof where)},
-                         {"ARCLAMP_REASON", why}),
-              "Redis %s; retrying in %.1fs%s", why, d->backoff, more);
+              LOG_FIELDS({"ARCLAMP_REDIS", redis_input_endpoint(ri, where, sizeof where)},
+                         {"ARCLAMP_REASON", why}, {"ARCLAMP_REDIS_INPUT", ri->label}),
+              "Redis %s%s%s; retrying in %.1fs%s", ri->label, ri->label[0] ? ": " : "", why,
+              d->backoff, more);
     snprintf(d->last_cause, sizeof d->last_cause, "%s", why);
     d->repeats = 0;
     d->report_again_at = now + REPEAT_REPORT_INTERVAL;
@@ -175,10 +196,20 @@ static void handle_failure(struct redis_input *ri)
     ri->mode->on_close(ri, ri->mode_state);
     d->ping_outstanding = 0;
     ri->stats->redis_reconnects++;
-    ri->stats->redis_connected = 0;
+    if (d->on_change)
+        d->on_change(ri->owner, ri, 0);
+    else
+        ri->stats->redis_connected = 0;
     if (d->failures++ == 0)
         d->failing_since = redis_input_now(ri);
     report_failure(ri, why, was_ready);
+    if (ri->nnodes > 1) {
+        /* The next address of a cluster's (seeds, then the masters of the
+         * last map): a dead node must not keep us from the others. */
+        redisconn_free(&ri->conn);
+        ri->node_at = (ri->node_at + 1) % ri->nnodes;
+        use_node(ri);
+    }
     d->state = DISCONNECTED;
     d->retry_at = redis_input_now(ri) + d->backoff;
     arm_timer(ri, d->backoff);
@@ -218,12 +249,16 @@ void redis_input_ready(struct redis_input *ri)
                  redis_input_now(ri) - d->failing_since);
     d->state = READY;
     d->ready_at = redis_input_now(ri);
-    ri->stats->redis_connected = 1;
+    if (d->on_change)
+        d->on_change(ri->owner, ri, 1);
+    else
+        ri->stats->redis_connected = 1;
     arm_timer(ri, health_tick(ri));
     log_event(LOG_INFO, "redis_connected",
-              LOG_FIELDS({"ARCLAMP_REDIS", endpoint(ri, where, sizeof where)}),
-              "Redis %s: %s %zu %s%s", where, ri->mode->connected_as, ri->nkeys,
-              ri->nkeys == 1 ? "key" : "keys", after);
+              LOG_FIELDS({"ARCLAMP_REDIS", redis_input_endpoint(ri, where, sizeof where)},
+                         {"ARCLAMP_REDIS_INPUT", ri->label}),
+              "Redis %s%s%s: %s %zu %s%s", ri->label, ri->label[0] ? " at " : "", where,
+              ri->mode->connected_as, ri->nkeys, ri->nkeys == 1 ? "key" : "keys", after);
 }
 
 void redis_input_flush(struct redis_input *ri)
@@ -406,11 +441,10 @@ static size_t max_reply_bytes(const struct config *cfg, size_t nkeys)
     return entries * message + 65536;
 }
 
-struct redis_input *redis_input_start(sd_event *loop, const struct config *cfg,
-                                      struct ingest *ingest, struct stats *stats)
+struct redis_input *redis_input_start_spec(sd_event *loop, const struct config *cfg,
+                                           struct ingest *ingest, struct stats *stats,
+                                           const struct redis_input_spec *spec)
 {
-    if (!cfg->redis_enabled)
-        return NULL;
     struct redis_input *ri = xcalloc(1, sizeof *ri);
     ri->driver = xcalloc(1, sizeof *ri->driver);
     ri->cfg = cfg;
@@ -418,19 +452,26 @@ struct redis_input *redis_input_start(sd_event *loop, const struct config *cfg,
     ri->ingest = ingest;
     ri->stats = stats;
     ri->loop = loop;
-    ri->nkeys = cfg->nchannels;
-    ri->keys = xcalloc(ri->nkeys, sizeof *ri->keys);
+    snprintf(ri->label, sizeof ri->label, "%s", spec->label ? spec->label : "");
+    ri->nkeys = spec->nkeys;
+    ri->keys = xcalloc(ri->nkeys ? ri->nkeys : 1, sizeof *ri->keys);
     for (size_t i = 0; i < ri->nkeys; i++) {
-        ri->keys[i].name = cfg->channels[i];
-        ri->keys[i].len = strlen(cfg->channels[i]);
-        ri->keys[i].groups = config_groups_for_channel(cfg, cfg->channels[i]);
+        ri->keys[i] = spec->keys[i];
+        ri->keys[i].name = xstrdup(spec->keys[i].name);
     }
     qsort(ri->keys, ri->nkeys, sizeof *ri->keys, compare_keys);
-    char port[16];
-    snprintf(port, sizeof port, "%ld", ri->rc->port);
-    struct redisconn_options opt = {
+    if (spec->nnodes) {
+        ri->nnodes = spec->nnodes;
+        ri->nodes = xcalloc(ri->nnodes, sizeof *ri->nodes);
+        memcpy(ri->nodes, spec->nodes, ri->nnodes * sizeof *ri->nodes);
+    }
+    ri->sharded = spec->sharded;
+    ri->owner = spec->owner;
+    ri->driver->on_change = spec->on_change;
+    snprintf(ri->driver->port, sizeof ri->driver->port, "%ld", ri->rc->port);
+    ri->driver->opt = (struct redisconn_options){
         .host = ri->rc->host,
-        .port = port,
+        .port = ri->driver->port,
         .unix_path = ri->rc->unix_socket,
         .username = ri->rc->username,
         .password = ri->rc->password,
@@ -438,12 +479,13 @@ struct redis_input *redis_input_start(sd_event *loop, const struct config *cfg,
         .client_name = ri->rc->client_name,
         .keepalive = ri->rc->keepalive,
         .rcvbuf = ri->rc->socket_buffer_bytes,
-        .max_reply_bytes = max_reply_bytes(cfg, ri->nkeys),
+        .max_reply_bytes = spec->max_reply_bytes ? spec->max_reply_bytes
+                                                 : max_reply_bytes(cfg, ri->nkeys),
         .read_chunk = READ_CHUNK,
-        .allow_push = ri->rc->mode == REDIS_MODE_PUBSUB,
+        .allow_push = spec->mode == &redis_pubsub_mode,
     };
-    redisconn_init(&ri->conn, &opt);
-    ri->mode = ri->rc->mode == REDIS_MODE_STREAM ? &redis_stream_mode : &redis_pubsub_mode;
+    use_node(ri);
+    ri->mode = spec->mode;
     ri->mode_state = ri->mode->create(ri);
     ri->driver->io_fd = -1;
     ri->driver->backoff = INITIAL_BACKOFF;
@@ -458,6 +500,27 @@ struct redis_input *redis_input_start(sd_event *loop, const struct config *cfg,
     return ri;
 }
 
+struct redis_input *redis_input_start(sd_event *loop, const struct config *cfg,
+                                      struct ingest *ingest, struct stats *stats)
+{
+    if (!cfg->redis_enabled)
+        return NULL;
+    struct redis_key *keys = xcalloc(cfg->nchannels, sizeof *keys);
+    for (size_t i = 0; i < cfg->nchannels; i++) {
+        keys[i].name = cfg->channels[i];
+        keys[i].len = strlen(cfg->channels[i]);
+        keys[i].groups = config_groups_for_channel(cfg, cfg->channels[i]);
+    }
+    struct redis_input_spec spec = {
+        .keys = keys,
+        .nkeys = cfg->nchannels,
+        .mode = cfg->redis.mode == REDIS_MODE_STREAM ? &redis_stream_mode : &redis_pubsub_mode,
+    };
+    struct redis_input *ri = redis_input_start_spec(loop, cfg, ingest, stats, &spec);
+    free(keys);
+    return ri;
+}
+
 void redis_input_stop(struct redis_input *ri)
 {
     if (!ri)
@@ -469,9 +532,43 @@ void redis_input_stop(struct redis_input *ri)
     ri->driver->state = STOPPED;
     ri->driver->timer = sd_event_source_disable_unref(ri->driver->timer);
     ri->mode->destroy(ri->mode_state);
+    for (size_t i = 0; i < ri->nkeys; i++)
+        free((char *)ri->keys[i].name);
     free(ri->keys);
+    free(ri->nodes);
     free(ri->driver);
     free(ri);
+}
+
+static int same_node(const struct cluster_node *a, const struct cluster_node *b)
+{
+    return strcmp(a->host, b->host) == 0 && strcmp(a->port, b->port) == 0;
+}
+
+void redis_input_set_nodes(struct redis_input *ri, const struct cluster_node *nodes, size_t n)
+{
+    struct cluster_node *list = xcalloc(n + 1, sizeof *list);
+    size_t len = 0;
+    if (ri->nnodes)
+        list[len++] = ri->nodes[ri->node_at];
+    for (size_t i = 0; i < n; i++) {
+        int dup = 0;
+        for (size_t j = 0; j < len && !dup; j++)
+            dup = same_node(&list[j], &nodes[i]);
+        if (!dup)
+            list[len++] = nodes[i];
+    }
+    /* The connection keeps its own copy of the address: only the list
+     * (and so the next address after a failure) changes. */
+    free(ri->nodes);
+    ri->nodes = list;
+    ri->nnodes = len;
+    ri->node_at = 0;
+}
+
+int redis_input_is_ready(const struct redis_input *ri)
+{
+    return ri->driver->state == READY;
 }
 
 const char *redis_input_state(struct redis_input *ri)

@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "ingest.h"
+#include "rediscluster.h"
 #include "redisconn.h"
 #include "stats.h"
 
@@ -47,6 +48,25 @@ struct redis_mode_ops {
 
 extern const struct redis_mode_ops redis_pubsub_mode;
 extern const struct redis_mode_ops redis_stream_mode;
+extern const struct redis_mode_ops redis_clustermap_mode;
+
+/* Where one input reads and what: the single Redis of the configuration
+ * (redis_input_start), or one node of a cluster (redis_cluster.c starts
+ * one input per shard it reads, and one that reads the slot map). */
+struct redis_input_spec {
+    const char *label;                 /* "shard 3", "slot map": said in messages */
+    const struct cluster_node *nodes;  /* tried in turn, the next after each failure */
+    size_t nnodes;
+    const struct redis_key *keys;      /* names and groups are copied */
+    size_t nkeys;
+    const struct redis_mode_ops *mode;
+    int sharded;                       /* pub/sub: SSUBSCRIBE, "smessage" */
+    size_t max_reply_bytes;            /* 0: as the mode and the keys need */
+    /* Told when the input becomes ready (1) or fails (0), instead of the
+     * input setting stats->redis_connected itself. */
+    void (*on_change)(void *owner, struct redis_input *ri, int ready);
+    void *owner;
+};
 
 /* What the modes may use of the driver. */
 struct redis_input {
@@ -56,12 +76,30 @@ struct redis_input {
     struct stats *stats;           /* borrowed */
     sd_event *loop;                /* borrowed */
     redisconn conn;                /* the connection */
-    struct redis_key *keys;        /* sorted by name (redis_input_key) */
+    struct redis_key *keys;        /* sorted by name (redis_input_key); names owned */
     size_t nkeys;
     const struct redis_mode_ops *mode;
     void *mode_state;
+    int sharded;                   /* sharded pub/sub (a cluster's shard input) */
+    char label[32];                /* "" for the single Redis, "shard 3", ... */
+    struct cluster_node *nodes;    /* the addresses tried in turn, owned */
+    size_t nnodes, node_at;        /* ... and the one in use */
+    void *owner;                   /* the spec's owner (redis_cluster.c), or NULL */
     struct redis_driver *driver;   /* the driver's own state (redis_input.c) */
 };
+
+/* Starts an input as the spec says (the configuration's Redis settings
+ * apply: credentials, timeouts, modes' keys). */
+struct redis_input *redis_input_start_spec(sd_event *loop, const struct config *cfg,
+                                           struct ingest *ingest, struct stats *stats,
+                                           const struct redis_input_spec *spec);
+/* Replaces the addresses tried in turn: the one in use first, then these
+ * (those equal to it left out). */
+void redis_input_set_nodes(struct redis_input *ri, const struct cluster_node *nodes, size_t n);
+/* "host:port" of the node in use. */
+const char *redis_input_endpoint(const struct redis_input *ri, char *buf, size_t len);
+/* True while subscribed or reading. */
+int redis_input_is_ready(const struct redis_input *ri);
 
 /* The key named by `name` (len bytes), or NULL. */
 const struct redis_key *redis_input_key(const struct redis_input *ri, const char *name,

@@ -1,7 +1,13 @@
 /* redis_pubsub: reading Redis pub/sub — one SUBSCRIBE naming every
  * configured channel; each published payload is a message for ingest.
  * Pub/sub keeps nothing: what is published while we are not subscribed is
- * gone, which is what the stream mode is for. */
+ * gone, which is what the stream mode is for.
+ *
+ * A cluster's shard input (ri->sharded) uses sharded pub/sub instead:
+ * SSUBSCRIBE to the shard's channels (one slot: one command), messages
+ * come as "smessage". When the slot moves to another master (a failover,
+ * a migration) the server unsubscribes us ("sunsubscribe"): that ends the
+ * session, and redis_cluster.c subscribes again where the new map says. */
 #include "clock.h"
 #include "redis_mode.h"
 #include "strbuf.h"
@@ -31,8 +37,8 @@ static void pubsub_start(struct redis_input *ri, void *state)
     ps->confirmed = 0;
     const char **argv = xcalloc(ri->nkeys + 1, sizeof *argv);
     size_t *lens = xcalloc(ri->nkeys + 1, sizeof *lens);
-    argv[0] = "SUBSCRIBE";
-    lens[0] = 9;
+    argv[0] = ri->sharded ? "SSUBSCRIBE" : "SUBSCRIBE";
+    lens[0] = strlen(argv[0]);
     for (size_t i = 0; i < ri->nkeys; i++) {
         argv[i + 1] = ri->keys[i].name;
         lens[i + 1] = ri->keys[i].len;
@@ -57,14 +63,17 @@ static int pubsub_on_reply(struct redis_input *ri, void *state, int tag, redisRe
     if (r->type != REDIS_REPLY_ARRAY || r->elements < 2 || !redis_is_string(r->element[0]))
         return redis_input_fail(ri, "an answer that is not a pub/sub message (type %d)", r->type);
     const redisReply *kind = r->element[0];
-    if (is_kind(kind, "message") && r->elements == 3 && redis_is_string(r->element[1])) {
+    if (is_kind(kind, ri->sharded ? "smessage" : "message") && r->elements == 3 &&
+        redis_is_string(r->element[1])) {
         const struct redis_key *k = redis_input_key(ri, r->element[1]->str, r->element[1]->len);
         if (k && redis_is_string(r->element[2]))
             ingest_message(ri->ingest, r->element[2]->str, r->element[2]->len, k->groups,
                            INPUT_REDIS, (time_t)clock_wall_seconds(), redis_input_now(ri), 0);
-    } else if (is_kind(kind, "subscribe")) {
+    } else if (is_kind(kind, ri->sharded ? "ssubscribe" : "subscribe")) {
         if (++ps->confirmed == ri->nkeys)
             redis_input_ready(ri);
+    } else if (ri->sharded && is_kind(kind, "sunsubscribe")) {
+        return redis_input_fail(ri, "unsubscribed by the server: the shard's slot moved");
     }
     /* "pong" (the health check) and others: the data itself was the answer. */
     return 0;

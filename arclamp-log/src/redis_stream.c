@@ -26,7 +26,18 @@
  *
  * One XREADGROUP asks each key for stream_batch / keys entries (at least
  * one), so a reply holds about stream_batch entries however many keys are
- * configured (redis_input.c sizes the reply limit by it). */
+ * configured (redis_input.c sizes the reply limit by it).
+ *
+ * Several collectors may share the group (several arclamp-log instances
+ * on one Redis, or on a cluster's shards): Redis hands each new entry to
+ * one of them. When one dies, what it had read and not acknowledged would
+ * stay in its pending list forever; so every stream_claim_idle / 2 seconds,
+ * between reads, each instance takes over (XAUTOCLAIM ... JUSTID) the
+ * entries of its keys left pending longer than stream_claim_idle, by
+ * anyone, and reads them in a pending pass like its own. An entry taken
+ * over from a collector that had written it but died before acknowledging
+ * is written twice: duplicates are bounded by one batch per dead collector
+ * and counted (arclamp_log_redis_claimed_total). */
 #include "clock.h"
 #include "log.h"
 #include "redis_mode.h"
@@ -37,7 +48,7 @@
 #include <string.h>
 #include <time.h>
 
-enum { T_XGROUP, T_XREAD, T_XACK, T_XDEL };
+enum { T_XGROUP, T_XREAD, T_XACK, T_XDEL, T_XCLAIM };
 #define RETRY_FIRST_DELAY 1.0
 /* Stream entry ids are "ms-seq": two 64-bit numbers. */
 #define ID_MAX 48
@@ -47,6 +58,7 @@ struct key_state {
     int pending_done;              /* pending pass: nothing more pending here */
     strbuf acks;                   /* ids to acknowledge, NUL-separated */
     size_t nacks;
+    char claim_from[ID_MAX];       /* XAUTOCLAIM's cursor */
 };
 
 struct stream {
@@ -61,6 +73,10 @@ struct stream {
     double retry_at;               /* 0, or when the next pending pass starts */
     double retry_delay;            /* the delay after the next failed pass */
     int reported;                  /* the current trouble was logged */
+    double claim_at;               /* the next XAUTOCLAIM round is due then */
+    size_t claims_due;             /* XAUTOCLAIM replies still due */
+    uint64_t claimed_now;          /* entries the round took over */
+    char claim_idle[24];           /* XAUTOCLAIM's min-idle-time, milliseconds */
     char count[24];                /* COUNT per key */
     char block[24];                /* BLOCK milliseconds */
 };
@@ -75,6 +91,9 @@ static void *stream_create(struct redis_input *ri)
     /* Half the health interval: a silent connection is then dead. */
     snprintf(st->block, sizeof st->block, "%ld", (long)(ri->rc->health_check_interval * 500) + 1);
     st->retry_delay = RETRY_FIRST_DELAY;
+    snprintf(st->claim_idle, sizeof st->claim_idle, "%.0f", ri->rc->stream_claim_idle * 1000);
+    for (size_t i = 0; i < ri->nkeys; i++)
+        snprintf(st->keys[i].claim_from, ID_MAX, "0-0");
     return st;
 }
 
@@ -101,6 +120,7 @@ static void stream_on_close(struct redis_input *ri, void *state)
     forget_acks(ri, st);
     st->reading = st->waiting_for_disk = 0;
     st->xgroups_due = 0;
+    st->claims_due = 0;
 }
 
 static void begin_pending_pass(struct redis_input *ri, struct stream *st)
@@ -190,6 +210,75 @@ static void send_acks(struct redis_input *ri, struct stream *st)
     }
 }
 
+/* Takes over the entries left pending too long by any consumer, key by
+ * key; the replies decide what is read next (claim_done). 1 when a round
+ * was sent, 0 when none is due. */
+static int claim_if_due(struct redis_input *ri, struct stream *st)
+{
+    double now = redis_input_now(ri);
+    if (ri->rc->stream_claim_idle <= 0 || now < st->claim_at)
+        return 0;
+    double every = ri->rc->stream_claim_idle / 2;
+    st->claim_at = now + (every < 1 ? 1 : every);
+    st->claimed_now = 0;
+    for (size_t i = 0; i < ri->nkeys; i++) {
+        const char *argv[] = {"XAUTOCLAIM", ri->keys[i].name, ri->rc->stream_group,
+                              ri->rc->stream_consumer, st->claim_idle, st->keys[i].claim_from,
+                              "COUNT", st->count, "JUSTID"};
+        size_t lens[9];
+        for (size_t a = 0; a < 9; a++)
+            lens[a] = a == 1 ? ri->keys[i].len : strlen(argv[a]);
+        redisconn_command(&ri->conn, T_XCLAIM, 9, argv, lens);
+    }
+    st->claims_due = ri->nkeys;
+    st->reading = 1; /* a reply is owed: the health check waits for it */
+    return 1;
+}
+
+/* [next-cursor, [id, ...], [deleted id, ...]]: counts what came to us. */
+static int take_claim_reply(struct redis_input *ri, struct stream *st, const redisReply *r)
+{
+    if (r->type == REDIS_REPLY_ERROR) {
+        /* An old server without XAUTOCLAIM (before 6.2): nothing to take. */
+        log_event(LOG_WARNING, "redis_claim_failed", LOG_FIELDS({"ARCLAMP_REASON", r->str}),
+                  "XAUTOCLAIM refused: %s", r->str);
+        return 0;
+    }
+    if (r->type != REDIS_REPLY_ARRAY || r->elements < 2 || !redis_is_string(r->element[0]) ||
+        r->element[0]->len >= ID_MAX || r->element[1]->type != REDIS_REPLY_ARRAY)
+        return redis_input_fail(ri, "XAUTOCLAIM answered with a malformed reply");
+    /* Replies come in the order of the keys asked. */
+    size_t k = ri->nkeys - st->claims_due;
+    memcpy(st->keys[k].claim_from, r->element[0]->str, r->element[0]->len + 1);
+    st->claimed_now += r->element[1]->elements;
+    return 0;
+}
+
+static void send_read_or_claim(struct redis_input *ri, struct stream *st)
+{
+    if (!claim_if_due(ri, st))
+        send_read(ri, st);
+}
+
+/* Every XAUTOCLAIM of the round answered: what was taken over is now in
+ * our pending list, read by a pending pass. */
+static void claim_done(struct redis_input *ri, struct stream *st)
+{
+    st->reading = 0;
+    if (st->claimed_now) {
+        char count[24];
+        snprintf(count, sizeof count, "%llu", (unsigned long long)st->claimed_now);
+        ri->stats->redis_claimed += st->claimed_now;
+        log_event(LOG_NOTICE, "redis_stream_claimed", LOG_FIELDS({"ARCLAMP_COUNT", count}),
+                  "took over %s stream entries left pending for %.0fs or more (by a "
+                  "collector that stopped, or ours deferred)", count,
+                  ri->rc->stream_claim_idle);
+        begin_pending_pass(ri, st);
+    }
+    send_read(ri, st);
+    redis_input_flush(ri);
+}
+
 /* The pass (or batch) left entries pending: read them again later. */
 static void schedule_retry(struct redis_input *ri, struct stream *st)
 {
@@ -230,7 +319,7 @@ static void next_read(struct redis_input *ri, struct stream *st)
         st->reported = 0;
     }
     st->retry_delay = RETRY_FIRST_DELAY;
-    send_read(ri, st);
+    send_read_or_claim(ri, st);
 }
 
 /* The batch is in the buffers: once on disk, acknowledge and read on.
@@ -337,6 +426,12 @@ static int stream_on_reply(struct redis_input *ri, void *state, int tag, redisRe
         if (refused)
             return redis_input_fail(ri, "XREADGROUP refused: %.150s", r->str);
         return handle_entries(ri, st, r);
+    case T_XCLAIM:
+        if (take_claim_reply(ri, st, r) < 0)
+            return -1;
+        if (--st->claims_due == 0)
+            claim_done(ri, st);
+        return 0;
     case T_XACK:
     case T_XDEL:
         /* The lines are written; an entry not acknowledged is read again. */

@@ -160,6 +160,22 @@ static const char *tier_drop_reason(int r)
     return tier_drop_name((enum tier_drop)r);
 }
 
+static void format_cluster_metrics(strbuf *out, const struct stats *st)
+{
+    counter(out, "arclamp_log_cluster_map_reads_total", "Redis Cluster slot maps read.",
+            st->cluster_map_reads);
+    counter(out, "arclamp_log_cluster_shard_moves_total",
+            "Shards read from another master after a failover or a migration.",
+            st->cluster_shard_moves);
+    header(out, "arclamp_log_cluster_shards", "gauge", "Shards this instance reads.");
+    strbuf_appendf(out, "arclamp_log_cluster_shards %llu\n",
+                   (unsigned long long)st->cluster_shards_read);
+    header(out, "arclamp_log_cluster_shards_connected", "gauge",
+           "Shards subscribed to or read now.");
+    strbuf_appendf(out, "arclamp_log_cluster_shards_connected %llu\n",
+                   (unsigned long long)st->cluster_shards_connected);
+}
+
 static void format_run_metrics(strbuf *out, const struct stats *st, const struct config *cfg)
 {
     per_reason(out, "arclamp_log_run_lines_invalid_total",
@@ -250,6 +266,11 @@ static void format_metrics(strbuf *out, const struct stats *st, const struct con
             st->redis_reconnects);
     header(out, "arclamp_log_redis_connected", "gauge", "1 while reading from Redis.");
     strbuf_appendf(out, "arclamp_log_redis_connected %d\n", st->redis_connected);
+    counter(out, "arclamp_log_redis_claimed_total",
+            "Stream entries taken over from a consumer that left them pending (XAUTOCLAIM).",
+            st->redis_claimed);
+    if (st->cluster)
+        format_cluster_metrics(out, st);
     header(out, "arclamp_log_open_files", "gauge", "Trace log and run log files open.");
     strbuf_appendf(out, "arclamp_log_open_files %llu\n", (unsigned long long)st->open_files);
     format_run_metrics(out, st, cfg);

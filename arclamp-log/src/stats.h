@@ -74,7 +74,15 @@ struct stats {
     uint64_t torn_lines_repaired;               /* partial last lines cut at open */
     uint64_t datagrams_dropped;                 /* dropped by the kernel: we were too slow */
     uint64_t redis_reconnects;                  /* connections lost or refused */
-    int redis_connected;                        /* 1 while subscribed or reading */
+    int redis_connected;                        /* 1 while subscribed or reading (a
+                                                   cluster: every shard read) */
+    uint64_t redis_claimed;                     /* stream entries taken over (XAUTOCLAIM) */
+    /* Redis Cluster (redis_cluster.c) */
+    int cluster;                                /* the input is a cluster: report below */
+    uint64_t cluster_map_reads;                 /* slot maps read */
+    uint64_t cluster_shard_moves;               /* shard inputs started on another master */
+    uint64_t cluster_shards_read;               /* shards this instance reads */
+    uint64_t cluster_shards_connected;          /* ... of them subscribed or reading now */
     uint64_t open_files;                        /* trace log and run log files open now */
     /* hierarchical runs */
     uint64_t run_lines_invalid[RUN_LINE_NREASONS]; /* refused run lines per reason */

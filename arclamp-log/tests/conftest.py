@@ -523,11 +523,17 @@ class Daemon:
 
 @pytest.fixture
 def daemon_factory(arclamp_bin, workdir):
-    """daemon_factory(config, **kw) -> Daemon (not started)."""
+    """daemon_factory(config, **kw) -> Daemon (not started); subdir= gives
+    a daemon its own directory (config, notify socket, stderr) in workdir,
+    for tests that run several."""
     made = []
 
-    def make(config, **kw):
-        d = Daemon(arclamp_bin, workdir, config, **kw)
+    def make(config, subdir=None, **kw):
+        where = workdir
+        if subdir:
+            where = workdir / subdir
+            where.mkdir(exist_ok=True)
+        d = Daemon(arclamp_bin, where, config, **kw)
         made.append(d)
         return d
 
