@@ -2,11 +2,14 @@
  * the live tests (test_cluster_live.py): runs commands for one key's slot
  * through cluster_client_run against a real Redis Cluster. Not installed.
  *
- *   cluster-tool [--deadline S] [--repeat N] SEEDS KEY CMD ARGS... [';' CMD ARGS...]...
+ *   cluster-tool [--deadline S] [--repeat N] [--wait-stdin 1] SEEDS KEY CMD ARGS...
+ *                [';' CMD ARGS...]...
  *
  * SEEDS is "HOST:PORT[,HOST:PORT...]"; the commands go to KEY's slot, all
  * of them in one run (pipelined); --repeat runs them again with the same
- * client (its map and connections kept). Prints one line per reply,
+ * client (its map and connections kept); with --wait-stdin, each run after
+ * the first waits for a line on stdin (the test changes the cluster
+ * meanwhile: the client's map is then stale). Prints one line per reply,
  * "reply I TYPE VALUE", then "stats: answered=A redirects=R map_fetches=M
  * slot=S err=NAME" and, on a failure, "error: ..." on stderr.
  * Exit: 0 every command answered, 1 not, 64 usage. */
@@ -19,8 +22,8 @@
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: cluster-tool [--deadline S] [--repeat N] SEEDS KEY CMD ARGS... "
-                    "[';' CMD ARGS...]...\n");
+    fprintf(stderr, "usage: cluster-tool [--deadline S] [--repeat N] [--wait-stdin 1] SEEDS KEY "
+                    "CMD ARGS... [';' CMD ARGS...]...\n");
     return 64;
 }
 
@@ -70,12 +73,14 @@ int main(int argc, char **argv)
 {
     double budget = 30;
     long repeat = 1;
-    int i = 1;
+    int wait_stdin = 0, i = 1;
     for (; i + 1 < argc && !strncmp(argv[i], "--", 2); i += 2) {
         if (!strcmp(argv[i], "--deadline"))
             budget = atof(argv[i + 1]);
         else if (!strcmp(argv[i], "--repeat"))
             repeat = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--wait-stdin"))
+            wait_stdin = atoi(argv[i + 1]);
         else
             return usage();
     }
@@ -97,6 +102,9 @@ int main(int argc, char **argv)
     free(seeds);
     int status = 0;
     for (long run = 0; run < repeat; run++) {
+        char line[64];
+        if (run > 0 && wait_stdin && !fgets(line, sizeof line, stdin))
+            break;
         size_t answered = cluster_client_run(&cc, slot, cmds, n, clock_mono() + budget,
                                              print_reply, NULL);
         printf("stats: answered=%zu redirects=%lu map_fetches=%lu slot=%u err=%s\n", answered,
@@ -105,6 +113,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "error: %s (reached=%d)\n", cc.errstr, cc.reached);
             status = 1;
         }
+        fflush(stdout);
     }
     fflush(stdout);
     cluster_client_free(&cc);
