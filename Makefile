@@ -226,7 +226,8 @@ app-tests: $(BUILD)/bin/arclamp-log $(BUILD)/bin/arclamp-report $(BUILD)/php/exc
 # need more than run-tests' default 60 s under valgrind.
 # TEST_PHP_JUNIT: each test's time, in build/valgrind-phpt/junit.xml.
 # --trace-children-skip: the servers some tests start (redis-server, the
-# fake Redis and receivers in python3) run natively: they are not ours, and
+# redis-cli that makes a cluster of them, the fake Redis and receivers in
+# python3) run natively: they are not ours, and
 # under memcheck they took four fifths of those tests' CPU time. Every php
 # and php-cgi a test starts is still traced.
 # The .phpt files run from a copy (build/valgrind-phpt; client/, src/ and
@@ -241,7 +242,7 @@ php-tests-valgrind-phpt: $(BUILD)/php/excimer.so $(EXT_API_SO)
 	cp -Rp $(EXT_DIR)/tests $(VG_PHPT)/$(EXT_DIR)/
 	ln -s $(CURDIR)/$(EXT_DIR)/client $(CURDIR)/$(EXT_DIR)/src $(VG_PHPT)/$(EXT_DIR)/
 	ln -s $(CURDIR)/common $(VG_PHPT)/common
-	USE_ZEND_ALLOC=0 VALGRIND_OPTS="--fair-sched=yes --trace-children-skip=*/redis-server,*/python3*" \
+	USE_ZEND_ALLOC=0 VALGRIND_OPTS="--fair-sched=yes --trace-children-skip=*/redis-server,*/redis-cli,*/python3*" \
 	  NO_INTERACTION=1 REPORT_EXIT_STATUS=1 TEST_PHP_JUNIT=$(CURDIR)/$(VG_PHPT)/junit.xml \
 	  php -n $(RUN_TESTS) -n -q -m --set-timeout 300 --show-diff $(EXT_LOAD) $(VG_PHPT)/$(EXT_DIR)/tests
 php-tests-valgrind-combos: $(BUILD)/php/excimer.so $(EXT_API_SO)
