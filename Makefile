@@ -118,9 +118,10 @@ $(BUILD)/asan/tests/test-arclamp-report: $(patsubst %.c,$(BUILD)/asan/obj/%.o,$(
 	$(CC) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS) $(REPORT_LIBS) $(CHECK_LIBS) -lm
 
 # Unit tests (Check). Each program's tests/ holds test-*.c files linked
-# into one runner per program. objstore-tool.c is a driver of its own (the
-# live object-store tests run it), not part of the runner.
-COMMON_TEST_SRC := $(filter-out common/tests/objstore-tool.c,$(wildcard common/tests/*.c))
+# into one runner per program. objstore-tool.c and cluster-tool.c are drivers
+# of their own (the live object-store and Redis Cluster tests run them), not
+# part of the runner.
+COMMON_TEST_SRC := $(filter-out common/tests/objstore-tool.c common/tests/cluster-tool.c,$(wildcard common/tests/*.c))
 $(BUILD)/tests/test-common: $(patsubst %.c,$(BUILD)/obj/%.o,$(COMMON_TEST_SRC)) $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS) -lm
@@ -128,6 +129,12 @@ $(BUILD)/tests/objstore-tool: $(BUILD)/obj/common/tests/objstore-tool.o $(COMMON
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 $(BUILD)/asan/tests/objstore-tool: $(BUILD)/asan/obj/common/tests/objstore-tool.o $(COMMON_SAN)
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS) -lm
+$(BUILD)/tests/cluster-tool: $(BUILD)/obj/common/tests/cluster-tool.o $(COMMON_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+$(BUILD)/asan/tests/cluster-tool: $(BUILD)/asan/obj/common/tests/cluster-tool.o $(COMMON_SAN)
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS) -lm
 $(BUILD)/tests/test-arclamp-log: $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard arclamp-log/tests/*.c) common/tests/testutil.c) $(LOG_OBJ) $(COMMON_OBJ)

@@ -28,5 +28,6 @@ Suite *vec_suite(void);
 Suite *hashidx_suite(void);
 Suite *objstore_suite(void);
 Suite *storeup_suite(void);
+Suite *rediscluster_suite(void);
 
 #endif
