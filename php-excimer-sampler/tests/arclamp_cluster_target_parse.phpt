@@ -1,5 +1,5 @@
 --TEST--
-redis-cluster:// targets: well-formed ones are taken (a send to seeds nobody listens on fails to connect, counted), malformed ones warn with the reason (shards missing, 0 or over 1024, shard not below shards, a bad seed, db=, no channel)
+redis-cluster:// targets: well-formed ones are taken (a send to seeds nobody listens on fails to connect, counted), malformed ones warn with the reason (shards missing, 0 or over 1024, shard not below shards, a bad seed, db=, no channel, braces in the channel); a failed connect is followed by the backoff of redis://
 --EXTENSIONS--
 excimer
 --INI--
@@ -25,6 +25,14 @@ foreach (["redis-cluster://127.0.0.1:$p/excimer?shards=1",
     $sent = excimer_arclamp_send($t, "a 1\n");
     echo $sent, ' ', excimer_arclamp_stats()['errors']['connect'] - $before, "\n";
 }
+
+// Right after a failed connect the same target waits out a backoff, as
+// redis:// does: the next send fails at once, counted as connect.
+$before = excimer_arclamp_stats()['errors']['connect'];
+var_dump(excimer_arclamp_send("redis-cluster://:pw@[::1]:$p,localhost:$q/ex%2Fc?shards=3", "b 1\n"));
+$s = excimer_arclamp_stats();
+$valgrind = getenv('USE_ZEND_ALLOC') === '0'; // (its thread may lag past the 50 ms)
+var_dump($s['errors']['connect'] - $before, str_starts_with($s['last_error'], 'not retried for ') || $valgrind);
 
 echo "-- refused\n";
 foreach (["redis-cluster://127.0.0.1:$p/excimer",
@@ -56,6 +64,9 @@ var_dump($s['sent'], $s['failed'], $s['errors']['connect']);
 0 1
 0 1
 0 1
+int(0)
+int(1)
+bool(true)
 -- refused
 
 Warning: excimer_arclamp_send(): invalid Arc Lamp target "redis-cluster://127.0.0.1:%d/excimer": expected redis://HOST:PORT/CHANNEL[?stream=1], redis+unix:///PATH?channel=CHANNEL, redis-cluster://HOST:PORT[,HOST:PORT...]/CHANNEL?shards=N[&stream=1], udp://HOST:PORT or unix:///PATH: shards=N, 1 to 1024, is required in %s on line %d
@@ -106,5 +117,5 @@ int(0)
 Warning: excimer_arclamp_send(): invalid Arc Lamp target "redis://127.0.0.1:%d/excimer?shards=4": expected %s or unix:///PATH in %s on line %d
 int(0)
 int(0)
-int(6)
-int(6)
+int(7)
+int(7)

@@ -1,5 +1,5 @@
 --TEST--
-excimer_arclamp_send() to a real 3-master Redis Cluster (redis-cluster://): SPUBLISH and XADD on the shard key CHANNEL{K}, reaching its master from a seed that does not serve it; K is the host's (crc16(hostname) % shards) unless shard=K; 0 subscribers is unheard
+excimer_arclamp_send() to a real 3-master Redis Cluster (redis-cluster://): SPUBLISH and XADD on the shard key CHANNEL{K}, reaching its master from a seed that does not serve it; K is the host's (crc16(hostname) % shards) unless shard=K; 0 subscribers is unheard; a pcntl_fork() child sends on connections of its own
 --EXTENSIONS--
 excimer
 --INI--
@@ -53,6 +53,35 @@ $other = ($k + 1) % $shards;
 var_dump(excimer_arclamp_send("redis-cluster://127.0.0.1:$seed/excimer?shards=$shards&shard=$other", "u 1\n"));
 $s = excimer_arclamp_stats();
 var_dump($s['sent'], $s['failed'], $s['unheard'], $s['errors']);
+
+// pcntl_fork(): the child sends on connections of its own, never on the
+// parent's (whose replies it would read): every line arrives once.
+$rounds = function_exists('pcntl_fork') ? 20 : 0;
+$forked = "redis-cluster://127.0.0.1:$seed/forked?shards=$shards&shard=$k&stream=1";
+for ($i = 0; $i < $rounds; $i++) {
+    $pid = pcntl_fork();
+    if ($pid === 0) {
+        pcntl_exec(excimer_arclamp_send($forked, "c;round_$i 1\n") === 1 ? '/bin/true' : '/bin/false');
+    }
+    $parent_ok = excimer_arclamp_send($forked, "p;round_$i 1\n") === 1;
+    pcntl_waitpid($pid, $status);
+    if (!$parent_ok || !pcntl_wifexited($status) || pcntl_wexitstatus($status) !== 0) {
+        echo "round $i failed\n";
+    }
+}
+if ($rounds) {
+    $lines = array_map(fn($e) => $e[1][1], cluster_ask(cluster_owner($cluster, "forked{{$k}}"),
+                                                       ['XRANGE', "forked{{$k}}", '-', '+']));
+    sort($lines);
+    $want = [];
+    for ($i = 0; $i < $rounds; $i++) {
+        array_push($want, "c;round_$i 1", "p;round_$i 1");
+    }
+    sort($want);
+    var_dump($lines === $want);
+} else {
+    var_dump(true);
+}
 stop_redis_cluster($cluster);
 ?>
 --EXPECT--
@@ -80,3 +109,4 @@ array(5) {
   ["backlog"]=>
   int(0)
 }
+bool(true)
