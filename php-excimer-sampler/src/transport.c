@@ -540,17 +540,37 @@ static enum transport_error error_of(int err)
     }
 }
 
+/* Right after a failed connect: the send fails at once, counted. */
+static int backing_off(const transport_conn *tc, size_t nlines, const char *why,
+                       transport_stats *st)
+{
+    double now = clock_mono();
+    if (now >= tc->retry_at)
+        return 0;
+    transport_fail(st, TRANSPORT_ERR_CONNECT, (long)nlines, "not retried for %.2fs after: %.200s",
+                   tc->retry_at - now, why);
+    return 1;
+}
+
+/* After a delivery: a failure that reached no server starts (or doubles)
+ * the backoff; a success resets it. */
+static void note_outcome(transport_conn *tc, int failed, int reached)
+{
+    if (!failed) {
+        tc->backoff = BACKOFF_FIRST;
+    } else if (!reached) {
+        tc->retry_at = clock_mono() + tc->backoff;
+        tc->backoff = tc->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : tc->backoff * 2;
+    }
+}
+
 static long send_redis(transport_conn *tc, const transport_target *t, const char *text,
                        size_t len, size_t nlines, double deadline, transport_stats *st)
 {
     conn_for(tc, t); /* (cannot fail without a cluster) */
     redisconn *c = &tc->redis;
-    double now = clock_mono();
-    if (now < tc->retry_at) {
-        transport_fail(st, TRANSPORT_ERR_CONNECT, (long)nlines,
-                       "not retried for %.2fs after: %.200s", tc->retry_at - now, c->errstr);
+    if (backing_off(tc, nlines, c->errstr, st))
         return 0;
-    }
     /* A kept connection the server closed meanwhile (a restart, its idle
      * timeout) is dropped here, before anything is written into it. */
     redisconn_check_idle(c);
@@ -574,79 +594,83 @@ static long send_redis(transport_conn *tc, const transport_target *t, const char
         transport_fail(st, TRANSPORT_ERR_SEND, (long)nlines, "out of memory");
         return 0;
     }
-    if (redisconn_run(c, deadline, on_reply, &rs) < 0) {
-        long unanswered = (long)nlines - rs.delivered - rs.refused;
-        transport_fail(st, error_of(c->err), unanswered, "%s", c->errstr);
-        if (!c->reached) {
-            tc->retry_at = clock_mono() + tc->backoff;
-            tc->backoff = tc->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : tc->backoff * 2;
-        }
-    } else {
-        tc->backoff = BACKOFF_FIRST;
-    }
+    int failed = redisconn_run(c, deadline, on_reply, &rs) < 0;
+    if (failed)
+        transport_fail(st, error_of(c->err), (long)nlines - rs.delivered - rs.refused, "%s",
+                       c->errstr);
+    note_outcome(tc, failed, c->reached);
     free(rs.lines);
     return rs.delivered;
 }
 
+/* A send's commands for the cluster client, one per message. */
+struct cluster_batch {
+    size_t n;
+    size_t *lines;                 /* lines of each message */
+    struct message_args *args;
+    struct cluster_command *cmds;  /* pointing into args */
+};
+
+static void cluster_batch_free(struct cluster_batch *b)
+{
+    free(b->lines);
+    free(b->args);
+    free(b->cmds);
+}
+
+/* The messages of text for `key`. 0, or -1 when out of memory. */
+static int cluster_batch_make(struct cluster_batch *b, const transport_target *t, const char *key,
+                              const char *text, size_t len)
+{
+    size_t pos = 0, mlen, lines;
+    for (b->n = 0; pos < len; b->n++)
+        next_message(text, len, &pos, TRANSPORT_MESSAGE_MAX, &mlen, &lines);
+    b->lines = malloc(b->n * sizeof *b->lines);
+    b->args = malloc(b->n * sizeof *b->args);
+    b->cmds = malloc(b->n * sizeof *b->cmds);
+    if (!b->lines || !b->args || !b->cmds) {
+        cluster_batch_free(b);
+        return -1;
+    }
+    pos = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        const char *msg = next_message(text, len, &pos, TRANSPORT_MESSAGE_MAX, &mlen, &lines);
+        b->lines[i] = lines;
+        message_args(&b->args[i], t, key, msg, mlen);
+        b->cmds[i] = (struct cluster_command){b->args[i].argc, b->args[i].argv, b->args[i].lens};
+    }
+    return 0;
+}
+
 /* A cluster: every message goes to this host's shard key, KEY{K}, so one
- * slot and one master; the client finds it, and follows it when it moves. */
+ * slot and one master; the client finds it (and checks a kept connection
+ * for a server-side close before reusing it, as send_redis does), and
+ * follows the slot when it moves. */
 static long send_cluster(transport_conn *tc, const transport_target *t, const char *text,
                          size_t len, size_t nlines, double deadline, transport_stats *st)
 {
+    struct cluster_batch b;
+    char key[sizeof t->key + 16];
+    snprintf(key, sizeof key, "%s{%u}", t->key, t->shard);
     if (conn_for(tc, t) < 0) {
         transport_fail(st, TRANSPORT_ERR_SEND, (long)nlines, "out of memory");
         return 0;
     }
-    struct cluster_client *cc = &tc->cluster;
-    double now = clock_mono();
-    if (now < tc->retry_at) {
-        transport_fail(st, TRANSPORT_ERR_CONNECT, (long)nlines,
-                       "not retried for %.2fs after: %.200s", tc->retry_at - now, cc->errstr);
+    if (backing_off(tc, nlines, tc->cluster.errstr, st))
         return 0;
-    }
-    /* Kept connections the servers closed meanwhile are dropped first, as
-     * in send_redis. */
-    for (size_t i = 0; i < CLUSTER_CLIENT_CONNS; i++)
-        if (cc->conns[i].used)
-            redisconn_check_idle(&cc->conns[i].conn);
-    char key[sizeof t->key + 16];
-    snprintf(key, sizeof key, "%s{%u}", t->key, t->shard);
-    size_t n = 0, pos = 0, mlen, lines;
-    while (pos < len) {
-        next_message(text, len, &pos, TRANSPORT_MESSAGE_MAX, &mlen, &lines);
-        n++;
-    }
-    struct redis_send rs = {t, malloc(n * sizeof *rs.lines), 0, 0, st};
-    struct message_args *args = malloc(n * sizeof *args);
-    struct cluster_command *cmds = malloc(n * sizeof *cmds);
-    if (!rs.lines || !args || !cmds) {
-        free(rs.lines);
-        free(args);
-        free(cmds);
+    if (cluster_batch_make(&b, t, key, text, len) < 0) {
         transport_fail(st, TRANSPORT_ERR_SEND, (long)nlines, "out of memory");
         return 0;
     }
-    pos = 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *msg = next_message(text, len, &pos, TRANSPORT_MESSAGE_MAX, &mlen, &lines);
-        rs.lines[i] = lines;
-        message_args(&args[i], t, key, msg, mlen);
-        cmds[i] = (struct cluster_command){args[i].argc, args[i].argv, args[i].lens};
-    }
+    struct cluster_client *cc = &tc->cluster;
+    struct redis_send rs = {t, b.lines, 0, 0, st};
     unsigned slot = cluster_key_slot(key, strlen(key));
-    if (cluster_client_run(cc, slot, cmds, n, deadline, on_cluster_reply, &rs) < n) {
-        long unanswered = (long)nlines - rs.delivered - rs.refused;
-        transport_fail(st, error_of(cc->err), unanswered, "%s", cc->errstr);
-        if (!cc->reached) {
-            tc->retry_at = clock_mono() + tc->backoff;
-            tc->backoff = tc->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : tc->backoff * 2;
-        }
-    } else {
-        tc->backoff = BACKOFF_FIRST;
-    }
-    free(rs.lines);
-    free(args);
-    free(cmds);
+    int failed = cluster_client_run(cc, slot, b.cmds, b.n, deadline, on_cluster_reply, &rs) < b.n;
+    if (failed)
+        transport_fail(st, error_of(cc->err), (long)nlines - rs.delivered - rs.refused, "%s",
+                       cc->errstr);
+    note_outcome(tc, failed, cc->reached);
+    cluster_batch_free(&b);
     return rs.delivered;
 }
 
