@@ -1,5 +1,6 @@
 /* transport: target URIs, message packing, and delivery over Redis
- * (common/redisconn) or datagrams. See transport.h. */
+ * (common/redisconn), Redis Cluster (common/rediscluster) or datagrams.
+ * See transport.h. */
 #include "transport.h"
 #include "clock.h"
 #include "linefields.h"
