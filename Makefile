@@ -174,7 +174,7 @@ $(BUILD)/bench/tiertable-gen: bench/src/tiertable-gen.c $(COMMON_OBJ)
 # into build/php-ext, configured once, and the module copied to build/php/.
 EXT_DIR     := php-excimer-sampler
 # The parts of common/ the extension compiles in (its config.m4 names them).
-EXT_COMMON  := $(foreach f,redisconn netaddr clock cpuclock strbuf tierhist tierline linefields runline fixedhash stackline atomicfile dirstream,common/src/$(f).c common/src/$(f).h) \
+EXT_COMMON  := $(foreach f,redisconn rediscluster netaddr clock cpuclock strbuf tierhist tierline linefields runline fixedhash stackline atomicfile dirstream,common/src/$(f).c common/src/$(f).h) \
                common/src/layout.h
 EXT_SOURCES := $(EXT_DIR)/config.m4 $(wildcard $(EXT_DIR)/*.h $(EXT_DIR)/src/*.[ch]) $(EXT_COMMON)
 RUN_TESTS   := /usr/lib/php/20220829/build/run-tests.php
@@ -232,14 +232,16 @@ app-tests: $(BUILD)/bin/arclamp-log $(BUILD)/bin/arclamp-report $(BUILD)/php/exc
 # the timer helper thread, so timers would barely fire. Some timing tests
 # need more than run-tests' default 60 s under valgrind.
 # TEST_PHP_JUNIT: each test's time, in build/valgrind-phpt/junit.xml.
-# --trace-children-skip: the servers some tests start (redis-server, the
-# fake Redis and receivers in python3) run natively: they are not ours, and
-# under memcheck they took four fifths of those tests' CPU time. Every php
-# and php-cgi a test starts is still traced.
-# The .phpt files run from a copy (build/valgrind-phpt; client/, src/ and
-# common/, which some tests read, linked beside it) because run-tests.php
-# writes each test's .php/.out/.diff next to it: so the suite can run while
-# php-tests runs the same files (make check runs suites side by side).
+# --trace-children-skip: the servers some tests start (redis-server,
+# scripts/redis-cluster and what it runs, the fake Redis and receivers in
+# python3) run natively: they are not ours, and under memcheck they took
+# four fifths of those tests' CPU time. Every php and php-cgi a test starts
+# is still traced.
+# The .phpt files run from a copy (build/valgrind-phpt; client/, src/,
+# common/ and scripts/, which some tests read or run, linked beside it)
+# because run-tests.php writes each test's .php/.out/.diff next to it: so
+# the suite can run while php-tests runs the same files (make check runs
+# suites side by side).
 VG_PHPT := $(BUILD)/valgrind-phpt
 php-tests-valgrind: php-tests-valgrind-phpt php-tests-valgrind-combos
 php-tests-valgrind-phpt: $(BUILD)/php/excimer.so $(EXT_API_SO)
@@ -247,8 +249,8 @@ php-tests-valgrind-phpt: $(BUILD)/php/excimer.so $(EXT_API_SO)
 	rm -rf $(VG_PHPT) && mkdir -p $(VG_PHPT)/$(EXT_DIR)
 	cp -Rp $(EXT_DIR)/tests $(VG_PHPT)/$(EXT_DIR)/
 	ln -s $(CURDIR)/$(EXT_DIR)/client $(CURDIR)/$(EXT_DIR)/src $(VG_PHPT)/$(EXT_DIR)/
-	ln -s $(CURDIR)/common $(VG_PHPT)/common
-	USE_ZEND_ALLOC=0 VALGRIND_OPTS="--fair-sched=yes --trace-children-skip=*/redis-server,*/python3*" \
+	ln -s $(CURDIR)/common $(CURDIR)/scripts $(VG_PHPT)/
+	USE_ZEND_ALLOC=0 VALGRIND_OPTS="--fair-sched=yes --trace-children-skip=*/redis-server,*/redis-cluster,*/python3*" \
 	  NO_INTERACTION=1 REPORT_EXIT_STATUS=1 TEST_PHP_JUNIT=$(CURDIR)/$(VG_PHPT)/junit.xml \
 	  php -n $(RUN_TESTS) -n -q -m --set-timeout 300 --show-diff $(EXT_LOAD) $(VG_PHPT)/$(EXT_DIR)/tests
 php-tests-valgrind-combos: $(BUILD)/php/excimer.so $(EXT_API_SO)

@@ -19,13 +19,14 @@ if test "$PHP_EXCIMER" != "no"; then
   dnl zlib: common/atomicfile (xhprof.output_dir files) can gzip what it writes
   PHP_ADD_LIBRARY(z, 1, EXCIMER_SHARED_LIBADD)
   PHP_SUBST(EXCIMER_SHARED_LIBADD)
-  dnl common/: the project's one Redis client, HOST:PORT parser, clock, run
-  dnl line writer and atomic file writer, copied next to src/ by the
+  dnl common/: the project's one Redis client and its Redis Cluster layer,
+  dnl HOST:PORT parser, clock, run line writer and atomic file writer, copied
+  dnl next to src/ by the
   dnl top-level Makefile (see EXT_COMMON there).
   EXCIMER_SOURCES="src/excimer.c src/timerlib.c src/excimer_timer.c src/excimer_profiler.c \
     src/stack_store.c src/excimer_log.c src/excimer_arclamp.c src/transport.c src/sender.c \
     src/hooks.c src/hprof.c src/hprof_output.c src/hprof_collect.c src/fpm_worker.c src/tiers.c src/tiers_hook.c \
-    common/redisconn.c common/netaddr.c common/clock.c common/cpuclock.c common/strbuf.c \
+    common/redisconn.c common/rediscluster.c common/netaddr.c common/clock.c common/cpuclock.c common/strbuf.c \
     common/tierhist.c common/tierline.c common/linefields.c common/runline.c common/fixedhash.c \
     common/stackline.c common/atomicfile.c common/dirstream.c"
   EXCIMER_CFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter \

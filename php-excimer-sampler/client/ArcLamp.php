@@ -19,7 +19,8 @@
  * - redis-channel: default 'excimer'
  * - statsd-host, statsd-port (8125), statsd-prefix ('MediaWiki.arclamp_client_error.')
  * - target: an arclamp-log target instead of Redis, e.g. 'unix:///run/arclamp/ingest.sock',
- *   'udp://127.0.0.1:7761' or 'redis://host:6379/excimer?stream=1' (native transport only)
+ *   'udp://127.0.0.1:7761', 'redis://host:6379/excimer?stream=1' or a Redis Cluster,
+ *   'redis-cluster://host1:6379,host2:6379/excimer?shards=8&stream=1' (native transport only)
  * - period: seconds between samples (default 60); event-type: EXCIMER_CPU (default) or
  *   EXCIMER_REAL; max-depth: frames kept per sample (default 250)
  */

@@ -394,9 +394,7 @@ static void atfork_child(void)
     g.queued_lines = 0;
     g.waiters = 0;
     g.started = g.stopping = 0;
-    if (g.conn.target_set && g.conn.redis.fd >= 0)
-        close(g.conn.redis.fd);
-    memset(&g.conn, 0, sizeof g.conn);
+    transport_conn_forget_in_child(&g.conn);
     pthread_mutex_init(&g.lock, NULL);
     init_conds();
 }

@@ -1,5 +1,6 @@
 /* transport: target URIs, message packing, and delivery over Redis
- * (common/redisconn) or datagrams. See transport.h. */
+ * (common/redisconn), Redis Cluster (common/rediscluster) or datagrams.
+ * See transport.h. */
 #include "transport.h"
 #include "clock.h"
 #include "linefields.h"
@@ -29,6 +30,10 @@
 #define BACKOFF_MAX 1.0
 /* A reply to PUBLISH or XADD is a few dozen bytes. */
 #define MAX_REPLY_BYTES 65536
+/* CLUSTER SLOTS names every slot range with its master and replicas: a
+ * few hundred bytes per range, and a large, fragmented cluster has
+ * thousands of ranges. */
+#define MAX_MAP_REPLY_BYTES (8 * 1024 * 1024)
 
 static const char *const error_names[TRANSPORT_NERRORS] = {"connect", "timeout", "send", "reply",
                                                            "backlog"};
@@ -74,8 +79,20 @@ static int decode_part(char *dst, size_t size, const char *src, size_t len, int 
     return n || allow_empty ? 0 : -1;
 }
 
-/* The OPTIONS of a redis target: stream=1, db=N, channel=NAME (unix). */
-static int parse_options(const char *q, transport_target *t, int *have_channel)
+/* A decimal number 0..max, digits only; -1 when it is anything else. */
+static long parse_count(const char *s, size_t len, long max)
+{
+    char digits[12];
+    char *end;
+    if (decode_part(digits, sizeof digits, s, len, 0) < 0 || digits[0] < '0' || digits[0] > '9')
+        return -1;
+    long v = strtol(digits, &end, 10);
+    return *end || v > max ? -1 : v;
+}
+
+/* The OPTIONS of a redis target: stream=1, db=N, channel=NAME (unix);
+ * of a cluster target: stream=1, shards=N, shard=K (*shard, -1 unset). */
+static int parse_options(const char *q, transport_target *t, int *have_channel, long *shard)
 {
     while (q && *q) {
         const char *amp = strchr(q, '&');
@@ -84,18 +101,22 @@ static int parse_options(const char *q, transport_target *t, int *have_channel)
             t->kind = TRANSPORT_REDIS_XADD;
         else if (len == 8 && memcmp(q, "stream=0", 8) == 0)
             t->kind = TRANSPORT_REDIS_PUBLISH;
-        else if (len > 3 && memcmp(q, "db=", 3) == 0) {
-            char digits[12];
-            char *end;
-            if (decode_part(digits, sizeof digits, q + 3, len - 3, 0) < 0)
+        else if (!t->cluster && len > 3 && memcmp(q, "db=", 3) == 0) {
+            if ((t->db = parse_count(q + 3, len - 3, 1000000)) < 0)
                 return -1;
-            t->db = strtol(digits, &end, 10);
-            if (*end || digits[0] == '-' || digits[0] == '+' || t->db < 0 || t->db > 1000000)
-                return -1;
-        } else if (len > 8 && memcmp(q, "channel=", 8) == 0) {
+        } else if (!t->cluster && len > 8 && memcmp(q, "channel=", 8) == 0) {
             if (decode_part(t->key, sizeof t->key, q + 8, len - 8, 0) < 0)
                 return -1;
             *have_channel = 1;
+        } else if (t->cluster && len > 7 && memcmp(q, "shards=", 7) == 0) {
+            /* (the range is checked by parse_cluster, which says why) */
+            long n = parse_count(q + 7, len - 7, 99999999);
+            if (n < 0)
+                return -1;
+            t->shards = n > TRANSPORT_SHARDS_MAX ? TRANSPORT_SHARDS_MAX + 1 : (unsigned)n;
+        } else if (t->cluster && len > 6 && memcmp(q, "shard=", 6) == 0) {
+            if ((*shard = parse_count(q + 6, len - 6, 99999999)) < 0)
+                return -1;
         } else
             return -1;
         q = amp ? amp + 1 : NULL;
@@ -129,7 +150,8 @@ static int parse_redis(const char *s, transport_target *t, int over_unix, char *
     const char *query = strchr(s, '?');
     size_t len = query ? (size_t)(query - s) : strlen(s);
     int have_channel = 0;
-    if (parse_options(query ? query + 1 : NULL, t, &have_channel) < 0)
+    long shard = -1;
+    if (parse_options(query ? query + 1 : NULL, t, &have_channel, &shard) < 0)
         return -1;
     if (over_unix) {
         t->redis_unix = 1;
@@ -145,6 +167,62 @@ static int parse_redis(const char *s, transport_target *t, int over_unix, char *
                       whylen) < 0)
         return -1;
     return decode_part(t->key, sizeof t->key, slash + 1, len - (size_t)(slash + 1 - s), 0);
+}
+
+/* This host's shard of `shards`: by host name, so that all of a host's
+ * messages go to one shard key, in order (transport.h). */
+static unsigned host_shard(unsigned shards)
+{
+    char host[256];
+    if (gethostname(host, sizeof host - 1) < 0)
+        host[0] = '\0';
+    host[sizeof host - 1] = '\0';
+    return cluster_crc16(host, strlen(host)) % shards;
+}
+
+/* redis-cluster://[[USER]:PASSWORD@]SEEDS/CHANNEL?shards=N[&OPTIONS] */
+static int parse_cluster(const char *s, transport_target *t, char *why, size_t whylen)
+{
+    t->kind = TRANSPORT_REDIS_PUBLISH;
+    t->cluster = 1;
+    s = parse_userinfo(s, t);
+    if (!s)
+        return -1;
+    const char *query = strchr(s, '?');
+    size_t len = query ? (size_t)(query - s) : strlen(s);
+    int have_channel = 0;
+    long shard = -1;
+    if (parse_options(query ? query + 1 : NULL, t, &have_channel, &shard) < 0)
+        return -1;
+    if (t->shards < 1 || t->shards > TRANSPORT_SHARDS_MAX) {
+        snprintf(why, whylen, "shards=N, 1 to %d, is required", TRANSPORT_SHARDS_MAX);
+        return -1;
+    }
+    if (shard >= (long)t->shards) {
+        snprintf(why, whylen, "shard=%ld is not below shards=%u", shard, t->shards);
+        return -1;
+    }
+    const char *slash = memchr(s, '/', len);
+    size_t seeds_len = slash ? (size_t)(slash - s) : len;
+    if (!slash || seeds_len >= sizeof t->seeds)
+        return -1;
+    memcpy(t->seeds, s, seeds_len);
+    t->seeds[seeds_len] = '\0';
+    struct cluster_node *nodes;
+    size_t n;
+    if (cluster_nodes_parse(t->seeds, &nodes, &n, why, whylen) < 0)
+        return -1;
+    free(nodes);
+    if (decode_part(t->key, sizeof t->key, slash + 1, len - (size_t)(slash + 1 - s), 0) < 0)
+        return -1;
+    if (strpbrk(t->key, "{}")) {
+        /* CHANNEL{K}'s hash tag must be {K}, the first braces in it */
+        snprintf(why, whylen, "the channel may not hold '{' or '}' (its shard keys are "
+                 "CHANNEL{K})");
+        return -1;
+    }
+    t->shard = shard >= 0 ? (unsigned)shard : host_shard(t->shards);
+    return 0;
 }
 
 int transport_parse(const char *uri, transport_target *t, char *err, size_t errlen)
@@ -169,11 +247,15 @@ int transport_parse(const char *uri, transport_target *t, char *err, size_t errl
     } else if (strncmp(uri, "redis+unix://", 13) == 0) {
         if (parse_redis(uri + 13, t, 1, why, sizeof why) == 0)
             return 0;
+    } else if (strncmp(uri, "redis-cluster://", 16) == 0) {
+        if (parse_cluster(uri + 16, t, why, sizeof why) == 0)
+            return 0;
     }
     snprintf(err, errlen,
              "invalid Arc Lamp target \"%.200s\": expected redis://HOST:PORT/CHANNEL"
-             "[?stream=1], redis+unix:///PATH?channel=CHANNEL, udp://HOST:PORT or "
-             "unix:///PATH%s%s", uri, why[0] ? ": " : "", why);
+             "[?stream=1], redis+unix:///PATH?channel=CHANNEL, "
+             "redis-cluster://HOST:PORT[,HOST:PORT...]/CHANNEL?shards=N[&stream=1], "
+             "udp://HOST:PORT or unix:///PATH%s%s", uri, why[0] ? ": " : "", why);
     return -1;
 }
 
@@ -306,10 +388,9 @@ struct redis_send {
     transport_stats *st;
 };
 
-static void on_reply(void *arg, int tag, redisReply *r)
+/* One message's reply: delivered, or refused with the error counted. */
+static void count_reply(struct redis_send *rs, long lines, const redisReply *r)
 {
-    struct redis_send *rs = arg;
-    long lines = (long)rs->lines[tag];
     if (r->type == REDIS_REPLY_ERROR) {
         rs->refused += lines;
         transport_fail(rs->st, TRANSPORT_ERR_REPLY, lines, "Redis: %.200s", r->str);
@@ -320,11 +401,37 @@ static void on_reply(void *arg, int tag, redisReply *r)
         rs->st->lines_unheard += lines;
 }
 
+static void on_reply(void *arg, int tag, redisReply *r)
+{
+    struct redis_send *rs = arg;
+    count_reply(rs, (long)rs->lines[tag], r);
+}
+
+static void on_cluster_reply(void *arg, size_t index, redisReply *r)
+{
+    struct redis_send *rs = arg;
+    count_reply(rs, (long)rs->lines[index], r);
+}
+
 void transport_conn_close(transport_conn *tc)
 {
-    if (tc->target_set)
+    if (tc->target_set && tc->target.cluster)
+        cluster_client_free(&tc->cluster);
+    else if (tc->target_set)
         redisconn_free(&tc->redis);
     tc->target_set = 0;
+}
+
+void transport_conn_forget_in_child(transport_conn *tc)
+{
+    if (tc->target_set && tc->target.cluster) {
+        for (size_t i = 0; i < CLUSTER_CLIENT_CONNS; i++)
+            if (tc->cluster.conns[i].used && tc->cluster.conns[i].conn.fd >= 0)
+                close(tc->cluster.conns[i].conn.fd);
+    } else if (tc->target_set && tc->redis.fd >= 0) {
+        close(tc->redis.fd);
+    }
+    memset(tc, 0, sizeof *tc);
 }
 
 int transport_target_equal(const transport_target *a, const transport_target *b)
@@ -333,15 +440,14 @@ int transport_target_equal(const transport_target *a, const transport_target *b)
     return a->kind == b->kind && a->redis_unix == b->redis_unix && a->db == b->db
            && strcmp(a->host, b->host) == 0 && strcmp(a->port, b->port) == 0
            && strcmp(a->path, b->path) == 0 && strcmp(a->key, b->key) == 0
-           && strcmp(a->user, b->user) == 0 && strcmp(a->password, b->password) == 0;
+           && strcmp(a->user, b->user) == 0 && strcmp(a->password, b->password) == 0
+           && a->cluster == b->cluster && strcmp(a->seeds, b->seeds) == 0
+           && a->shards == b->shards && a->shard == b->shard;
 }
 
-/* The connection for t, made anew when the target changed. */
-static redisconn *conn_for(transport_conn *tc, const transport_target *t)
+/* How every connection to t's server(s) is made (the strings are t's). */
+static struct redisconn_options options_for(const transport_target *t)
 {
-    if (tc->target_set && transport_target_equal(&tc->target, t))
-        return &tc->redis;
-    transport_conn_close(tc);
     struct redisconn_options opt = {
         .host = t->host,
         .port = t->port,
@@ -350,33 +456,78 @@ static redisconn *conn_for(transport_conn *tc, const transport_target *t)
         .password = t->password[0] ? t->password : NULL,
         .db = t->db,
         .keepalive = 1,
-        .max_reply_bytes = MAX_REPLY_BYTES,
+        /* a cluster's map (CLUSTER SLOTS) is the one long reply */
+        .max_reply_bytes = t->cluster ? MAX_MAP_REPLY_BYTES : MAX_REPLY_BYTES,
     };
-    redisconn_init(&tc->redis, &opt);
+    return opt;
+}
+
+/* tc for t, connections made anew when the target changed. 0, or -1 when
+ * out of memory (the seeds were parsed before). */
+static int conn_for(transport_conn *tc, const transport_target *t)
+{
+    if (tc->target_set && transport_target_equal(&tc->target, t))
+        return 0;
+    transport_conn_close(tc);
+    struct redisconn_options opt = options_for(t);
+    if (t->cluster) {
+        struct cluster_node *seeds;
+        size_t nseeds;
+        char why[128];
+        if (cluster_nodes_parse(t->seeds, &seeds, &nseeds, why, sizeof why) < 0)
+            return -1;
+        cluster_client_init(&tc->cluster, &opt, seeds, nseeds);
+        free(seeds);
+    } else {
+        redisconn_init(&tc->redis, &opt);
+    }
     tc->target = *t;
     tc->target_set = 1;
     tc->retry_at = 0;
     tc->backoff = BACKOFF_FIRST;
-    return &tc->redis;
+    return 0;
+}
+
+/* The arguments of one message's command. */
+struct message_args {
+    int argc;
+    const char *argv[8];
+    size_t lens[8];
+};
+
+/* XADD KEY MAXLEN ~ 1000000 * sample MSG, or PUBLISH (SPUBLISH in a
+ * cluster) KEY MSG. */
+static void message_args(struct message_args *a, const transport_target *t, const char *key,
+                         const char *msg, size_t len)
+{
+    if (t->kind == TRANSPORT_REDIS_XADD) {
+        const char *argv[] = {"XADD", key, "MAXLEN", "~", STREAM_MAXLEN, "*", "sample", msg};
+        size_t lens[] = {4, strlen(key), 6, 1, strlen(STREAM_MAXLEN), 1, 6, len};
+        a->argc = 8;
+        memcpy(a->argv, argv, sizeof argv);
+        memcpy(a->lens, lens, sizeof lens);
+    } else {
+        const char *publish = t->cluster ? "SPUBLISH" : "PUBLISH";
+        const char *argv[] = {publish, key, msg};
+        size_t lens[] = {strlen(publish), strlen(key), len};
+        a->argc = 3;
+        memcpy(a->argv, argv, sizeof argv);
+        memcpy(a->lens, lens, sizeof lens);
+    }
 }
 
 static void queue_message(redisconn *c, const transport_target *t, int tag, const char *msg,
                           size_t len)
 {
-    if (t->kind == TRANSPORT_REDIS_XADD) {
-        const char *argv[] = {"XADD", t->key, "MAXLEN", "~", STREAM_MAXLEN, "*", "sample", msg};
-        size_t lens[] = {4, strlen(t->key), 6, 1, strlen(STREAM_MAXLEN), 1, 6, len};
-        redisconn_command(c, tag, 8, argv, lens);
-    } else {
-        const char *argv[] = {"PUBLISH", t->key, msg};
-        size_t lens[] = {7, strlen(t->key), len};
-        redisconn_command(c, tag, 3, argv, lens);
-    }
+    struct message_args a;
+    message_args(&a, t, t->key, msg, len);
+    redisconn_command(c, tag, a.argc, a.argv, a.lens);
 }
 
-static enum transport_error error_of(const redisconn *c)
+/* The reason a failure of redisconn (or of the cluster client) counts as. */
+static enum transport_error error_of(int err)
 {
-    switch (c->err) {
+    switch (err) {
     case REDISCONN_ERR_CONNECT:
     case REDISCONN_ERR_HANDSHAKE:
         return TRANSPORT_ERR_CONNECT;
@@ -390,16 +541,37 @@ static enum transport_error error_of(const redisconn *c)
     }
 }
 
+/* Right after a failed connect: the send fails at once, counted. */
+static int backing_off(const transport_conn *tc, size_t nlines, const char *why,
+                       transport_stats *st)
+{
+    double now = clock_mono();
+    if (now >= tc->retry_at)
+        return 0;
+    transport_fail(st, TRANSPORT_ERR_CONNECT, (long)nlines, "not retried for %.2fs after: %.200s",
+                   tc->retry_at - now, why);
+    return 1;
+}
+
+/* After a delivery: a failure that reached no server starts (or doubles)
+ * the backoff; a success resets it. */
+static void note_outcome(transport_conn *tc, int failed, int reached)
+{
+    if (!failed) {
+        tc->backoff = BACKOFF_FIRST;
+    } else if (!reached) {
+        tc->retry_at = clock_mono() + tc->backoff;
+        tc->backoff = tc->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : tc->backoff * 2;
+    }
+}
+
 static long send_redis(transport_conn *tc, const transport_target *t, const char *text,
                        size_t len, size_t nlines, double deadline, transport_stats *st)
 {
-    redisconn *c = conn_for(tc, t);
-    double now = clock_mono();
-    if (now < tc->retry_at) {
-        transport_fail(st, TRANSPORT_ERR_CONNECT, (long)nlines,
-                       "not retried for %.2fs after: %.200s", tc->retry_at - now, c->errstr);
+    conn_for(tc, t); /* (cannot fail without a cluster) */
+    redisconn *c = &tc->redis;
+    if (backing_off(tc, nlines, c->errstr, st))
         return 0;
-    }
     /* A kept connection the server closed meanwhile (a restart, its idle
      * timeout) is dropped here, before anything is written into it. */
     redisconn_check_idle(c);
@@ -423,17 +595,83 @@ static long send_redis(transport_conn *tc, const transport_target *t, const char
         transport_fail(st, TRANSPORT_ERR_SEND, (long)nlines, "out of memory");
         return 0;
     }
-    if (redisconn_run(c, deadline, on_reply, &rs) < 0) {
-        long unanswered = (long)nlines - rs.delivered - rs.refused;
-        transport_fail(st, error_of(c), unanswered, "%s", c->errstr);
-        if (!c->reached) {
-            tc->retry_at = clock_mono() + tc->backoff;
-            tc->backoff = tc->backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : tc->backoff * 2;
-        }
-    } else {
-        tc->backoff = BACKOFF_FIRST;
-    }
+    int failed = redisconn_run(c, deadline, on_reply, &rs) < 0;
+    if (failed)
+        transport_fail(st, error_of(c->err), (long)nlines - rs.delivered - rs.refused, "%s",
+                       c->errstr);
+    note_outcome(tc, failed, c->reached);
     free(rs.lines);
+    return rs.delivered;
+}
+
+/* A send's commands for the cluster client, one per message. */
+struct cluster_batch {
+    size_t n;
+    size_t *lines;                 /* lines of each message */
+    struct message_args *args;
+    struct cluster_command *cmds;  /* pointing into args */
+};
+
+static void cluster_batch_free(struct cluster_batch *b)
+{
+    free(b->lines);
+    free(b->args);
+    free(b->cmds);
+}
+
+/* The messages of text for `key`. 0, or -1 when out of memory. */
+static int cluster_batch_make(struct cluster_batch *b, const transport_target *t, const char *key,
+                              const char *text, size_t len)
+{
+    size_t pos = 0, mlen, lines;
+    for (b->n = 0; pos < len; b->n++)
+        next_message(text, len, &pos, TRANSPORT_MESSAGE_MAX, &mlen, &lines);
+    b->lines = malloc(b->n * sizeof *b->lines);
+    b->args = malloc(b->n * sizeof *b->args);
+    b->cmds = malloc(b->n * sizeof *b->cmds);
+    if (!b->lines || !b->args || !b->cmds) {
+        cluster_batch_free(b);
+        return -1;
+    }
+    pos = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        const char *msg = next_message(text, len, &pos, TRANSPORT_MESSAGE_MAX, &mlen, &lines);
+        b->lines[i] = lines;
+        message_args(&b->args[i], t, key, msg, mlen);
+        b->cmds[i] = (struct cluster_command){b->args[i].argc, b->args[i].argv, b->args[i].lens};
+    }
+    return 0;
+}
+
+/* A cluster: every message goes to this host's shard key, KEY{K}, so one
+ * slot and one master; the client finds it (and checks a kept connection
+ * for a server-side close before reusing it, as send_redis does), and
+ * follows the slot when it moves. */
+static long send_cluster(transport_conn *tc, const transport_target *t, const char *text,
+                         size_t len, size_t nlines, double deadline, transport_stats *st)
+{
+    struct cluster_batch b;
+    char key[sizeof t->key + 16];
+    snprintf(key, sizeof key, "%s{%u}", t->key, t->shard);
+    if (conn_for(tc, t) < 0) {
+        transport_fail(st, TRANSPORT_ERR_SEND, (long)nlines, "out of memory");
+        return 0;
+    }
+    if (backing_off(tc, nlines, tc->cluster.errstr, st))
+        return 0;
+    if (cluster_batch_make(&b, t, key, text, len) < 0) {
+        transport_fail(st, TRANSPORT_ERR_SEND, (long)nlines, "out of memory");
+        return 0;
+    }
+    struct cluster_client *cc = &tc->cluster;
+    struct redis_send rs = {t, b.lines, 0, 0, st};
+    unsigned slot = cluster_key_slot(key, strlen(key));
+    int failed = cluster_client_run(cc, slot, b.cmds, b.n, deadline, on_cluster_reply, &rs) < b.n;
+    if (failed)
+        transport_fail(st, error_of(cc->err), (long)nlines - rs.delivered - rs.refused, "%s",
+                       cc->errstr);
+    note_outcome(tc, failed, cc->reached);
+    cluster_batch_free(&b);
     return rs.delivered;
 }
 
@@ -442,9 +680,13 @@ long transport_deliver(transport_conn *tc, const transport_target *t, const char
 {
     if (nlines == 0)
         return 0;
-    long sent = t->kind == TRANSPORT_UDP || t->kind == TRANSPORT_UNIX
-                    ? send_datagrams(t, text, len, nlines, deadline, st)
-                    : send_redis(tc, t, text, len, nlines, deadline, st);
+    long sent;
+    if (t->kind == TRANSPORT_UDP || t->kind == TRANSPORT_UNIX)
+        sent = send_datagrams(t, text, len, nlines, deadline, st);
+    else if (t->cluster)
+        sent = send_cluster(tc, t, text, len, nlines, deadline, st);
+    else
+        sent = send_redis(tc, t, text, len, nlines, deadline, st);
     st->lines_sent += sent;
     return sent;
 }

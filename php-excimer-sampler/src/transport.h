@@ -7,6 +7,17 @@
  *       stream=1 XADD KEY MAXLEN ~ 1000000 * sample MESSAGE (stream mode).
  *       OPTIONS, joined by '&': stream=1, db=N (SELECT N first).
  *       USER, PASSWORD and CHANNEL may hold %XX escapes.
+ *   redis-cluster://[[USER]:PASSWORD@]HOST:PORT[,HOST:PORT...]/CHANNEL?shards=N[&OPTIONS]
+ *       Redis Cluster (common/src/rediscluster.h): the HOST:PORT list are
+ *       seeds, any masters or replicas of the cluster. The fleet's lines are
+ *       spread over N shard keys CHANNEL{0}..CHANNEL{N-1} (shards=N, 1 to
+ *       TRANSPORT_SHARDS_MAX); SPUBLISH CHANNEL{K} MESSAGE (sharded pub/sub),
+ *       or with stream=1 XADD CHANNEL{K} ... as above. K is this host's
+ *       shard: crc16(hostname) % N (shard=K pins it). By host, not per
+ *       message: a host's messages stay in order on one shard, which a
+ *       hierarchical run of several messages needs to be put together
+ *       again, and a host's load moves nowhere while N stays the same.
+ *       OPTIONS: stream=1, shard=K (db= is refused: a cluster has only 0).
  *   udp://HOST:PORT        datagrams (HOST:PORT as common/src/netaddr.h)
  *   unix:///PATH           the same over a unix datagram socket
  * A message holds whole lines joined by '\n' — all the lines of one send
@@ -32,11 +43,14 @@
 
 #include <stddef.h>
 
+#include "rediscluster.h"
 #include "redisconn.h"
 
 /* Lines are packed into messages of at most this many bytes: arclamp-log's
  * max_message_bytes must be at least this (its default is 1 MiB). */
 #define TRANSPORT_MESSAGE_MAX 64000
+/* shards=N of a redis-cluster:// target at most. */
+#define TRANSPORT_SHARDS_MAX 1024
 
 enum transport_kind { TRANSPORT_REDIS_PUBLISH, TRANSPORT_REDIS_XADD, TRANSPORT_UDP, TRANSPORT_UNIX };
 
@@ -50,6 +64,10 @@ typedef struct transport_target {
     char user[128];        /* ACL user, or "" */
     char password[256];    /* AUTH password, or "" for none */
     long db;               /* SELECT this first when not 0 */
+    int cluster;           /* redis-cluster://: the fields below */
+    char seeds[512];       /* HOST:PORT[,HOST:PORT...], as the URI spells them */
+    unsigned shards;       /* the shard keys are key{0}..key{shards-1} */
+    unsigned shard;        /* this sender's: crc16(hostname) % shards, or shard=K */
 } transport_target;
 
 /* Whether two parsed targets name the same destination. */
@@ -77,9 +95,10 @@ typedef struct transport_stats {
 
 /* A kept connection and what it is for. */
 typedef struct transport_conn {
-    redisconn redis;                     /* valid while `target_set` */
+    redisconn redis;                     /* valid while `target_set`, not a cluster */
+    struct cluster_client cluster;       /* valid while `target_set`, a cluster */
     int target_set;
-    transport_target target;             /* the target `redis` connects to */
+    transport_target target;             /* the target they connect to */
     double retry_at;                     /* connect failed: not before this time */
     double backoff;                      /* the next backoff, seconds */
 } transport_conn;
@@ -99,7 +118,11 @@ void transport_fail(transport_stats *st, enum transport_error e, long lines, con
 long transport_deliver(transport_conn *tc, const transport_target *t, const char *text,
                        size_t len, size_t nlines, double deadline, transport_stats *st);
 
-/* Drops the kept connection (shutdown; a forked child's copy). */
+/* Drops the kept connection (shutdown, a new target). */
 void transport_conn_close(transport_conn *tc);
+/* In a forked child: closes the descriptors of the parent's connections
+ * without touching their buffers (the parent's thread may have been
+ * changing them at the fork) and forgets them (a small leak per fork). */
+void transport_conn_forget_in_child(transport_conn *tc);
 
 #endif

@@ -88,7 +88,7 @@ int(4)
 int(1)
 int(0)
 
-Warning: excimer_arclamp_send(): invalid Arc Lamp target "http://example.org/": expected redis://HOST:PORT/CHANNEL[?stream=1], redis+unix:///PATH?channel=CHANNEL, udp://HOST:PORT or unix:///PATH in %s on line %d
+Warning: excimer_arclamp_send(): invalid Arc Lamp target "http://example.org/": expected redis://HOST:PORT/CHANNEL[?stream=1], redis+unix:///PATH?channel=CHANNEL, redis-cluster://HOST:PORT[,HOST:PORT...]/CHANNEL?shards=N[&stream=1], udp://HOST:PORT or unix:///PATH in %s on line %d
 int(0)
 int(1)
 int(0)
