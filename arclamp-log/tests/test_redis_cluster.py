@@ -84,6 +84,11 @@ def metrics_of(d):
     return read_metrics(d.workdir / "metrics.prom")
 
 
+def wait_metric(d, name, pred, what):
+    wait_until(lambda: pred(metric(metrics_of(d), name)), timeout=WAIT, what=what,
+               describe=lambda: "%s = %s" % (name, metric(metrics_of(d), name)))
+
+
 def wait_shards(d, n):
     wait_until(lambda: metric(metrics_of(d), "arclamp_log_cluster_shards_connected") == n,
                timeout=WAIT, what="%d shards connected" % n,
@@ -172,8 +177,8 @@ def test_stream_master_killed_under_load_loses_nothing(healthy, daemon_factory, 
     # Duplicates are the entries whose acknowledgement died with the master
     # (read again from the promoted replica's pending list): one batch at most.
     assert dup <= 1000, dup
-    m = metrics_of(d)
-    assert metric(m, "arclamp_log_cluster_shard_moves_total") >= 1
+    wait_metric(d, "arclamp_log_cluster_shard_moves_total", lambda v: v >= 1,
+                "the shard's move counted")
     assert "127.0.0.1:%d" % promoted in d.stderr_text()
 
 
@@ -229,7 +234,8 @@ def test_stream_slot_migrated_under_load_loses_nothing(healthy, daemon_factory, 
     wait_until(lambda: sorted(set(written(d))) == sorted(set(first + second)), timeout=WAIT,
                what="every line written after the migration",
                describe=lambda: "%d of %d" % (len(set(written(d))), len(first + second)))
-    assert metric(metrics_of(d), "arclamp_log_cluster_shard_moves_total") >= 1
+    wait_metric(d, "arclamp_log_cluster_shard_moves_total", lambda v: v >= 1,
+                "the shard's move counted")
     assert cluster.master_of(slot) == cluster.addr(target)
 
 
@@ -254,7 +260,7 @@ def test_pubsub_collectors_split_the_shards_between_them(cluster, daemon_factory
         wait_until(lambda: sorted(written(d)) == sorted(want[d]), timeout=WAIT,
                    what="each collector's shards written",
                    describe=lambda: "%d of %d" % (len(written(d)), len(want[d])))
-    assert metric(metrics_of(a), "arclamp_log_cluster_shards") == 3
+    wait_metric(a, "arclamp_log_cluster_shards", lambda v: v == 3, "3 shards read")
 
 
 def test_pubsub_master_killed_resubscribes_on_the_promoted_replica(healthy, daemon_factory,
@@ -274,8 +280,8 @@ def test_pubsub_master_killed_resubscribes_on_the_promoted_replica(healthy, daem
     assert receivers == [1] * len(after)
     wait_until(lambda: set(written(d)) >= set(before + after), timeout=WAIT,
                what="lines before the kill and after the promotion written")
-    m = metrics_of(d)
-    assert metric(m, "arclamp_log_cluster_shard_moves_total") >= 1
+    wait_metric(d, "arclamp_log_cluster_shard_moves_total", lambda v: v >= 1,
+                "the shard's move counted")
     assert "127.0.0.1:%d" % promoted in d.stderr_text()
 
 
