@@ -362,6 +362,7 @@ static void take_entry(struct redis_input *ri, struct stream *st, size_t k,
     }
     struct key_state *ks = &st->keys[k];
     if (st->pending_pass) {
+        ri->stats->redis_reread++;
         memcpy(ks->pending_from, id->str, id->len + 1);
         ks->pending_done = 0;
     }

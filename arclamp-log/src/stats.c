@@ -269,6 +269,10 @@ static void format_metrics(strbuf *out, const struct stats *st, const struct con
     counter(out, "arclamp_log_redis_claimed_total",
             "Stream entries taken over from a consumer that left them pending (XAUTOCLAIM).",
             st->redis_claimed);
+    counter(out, "arclamp_log_redis_reread_total",
+            "Stream entries read again from a pending list (after a reconnect, a failover, a "
+            "takeover or a deferral); an entry already written before is written twice.",
+            st->redis_reread);
     if (st->cluster)
         format_cluster_metrics(out, st);
     header(out, "arclamp_log_open_files", "gauge", "Trace log and run log files open.");

@@ -77,6 +77,8 @@ struct stats {
     int redis_connected;                        /* 1 while subscribed or reading (a
                                                    cluster: every shard read) */
     uint64_t redis_claimed;                     /* stream entries taken over (XAUTOCLAIM) */
+    uint64_t redis_reread;                      /* stream entries read again from a pending
+                                                   list: possible duplicates */
     /* Redis Cluster (redis_cluster.c) */
     int cluster;                                /* the input is a cluster: report below */
     uint64_t cluster_map_reads;                 /* slot maps read */
