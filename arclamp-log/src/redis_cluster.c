@@ -260,6 +260,9 @@ void redis_cluster_stop(struct redis_cluster *rcl)
     for (size_t i = 0; i < rcl->nshards; i++)
         redis_input_stop(rcl->shards[i].in);
     redis_input_stop(rcl->map_input);
+    /* A reload may leave the cluster for one Redis: no cluster gauges then. */
+    rcl->stats->cluster = 0;
+    rcl->stats->cluster_shards_read = rcl->stats->cluster_shards_connected = 0;
     cluster_map_free(&rcl->map);
     free(rcl->shards);
     free(rcl->seeds);

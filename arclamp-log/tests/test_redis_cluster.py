@@ -310,3 +310,20 @@ def test_cluster_settings_are_checked(arclamp_bin, workdir, redis, why):
                        text=True, timeout=60)
     assert r.returncode == 78, r
     assert why in r.stderr, r.stderr
+
+
+def test_reload_changes_the_shards_read(cluster, daemon_factory, workdir):
+    import signal
+    ch = "psr"
+    cfg = collector_config(workdir, cluster, ch, "pubsub", shards_read="0-2")
+    d = daemon_factory(cfg).start()
+    wait_shards(d, 3)
+    cfg["redis"]["shards_read"] = "all"
+    d.write_config(cfg)
+    d.signal(signal.SIGHUP)
+    wait_metric(d, "arclamp_log_cluster_shards", lambda v: v == SHARDS, "every shard read")
+    wait_shards(d, SHARDS)
+    lines = shard_lines(5, 10, "R")
+    assert send(cluster, "%s{5}" % ch, lines, stream=False) == [1] * len(lines)
+    wait_until(lambda: sorted(written(d)) == sorted(lines), timeout=WAIT,
+               what="shard 5, read since the reload, written")
