@@ -426,34 +426,37 @@ static int parse_shards_read(const char *text, long shards, unsigned char *read)
     return p[-1] == ',' ? -1 : 0;
 }
 
+/* The first of `keys` given under redis:, refused with `why`. -1, or 0
+ * when none is given. */
+static int refuse_redis_keys(const struct ynode *redis, const char *const *keys, size_t n,
+                             const char *why, struct conf_ctx *ctx)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct ynode *node = ynode_get(redis, keys[i]);
+        if (node) {
+            char key[64];
+            snprintf(key, sizeof key, "redis.%s", keys[i]);
+            return conf_error(ctx, node, key, "%s", why);
+        }
+    }
+    return 0;
+}
+
 /* The cluster keys: seeds instead of one server, and which shards. */
 static int check_cluster(struct config *cfg, const struct ynode *redis, struct conf_ctx *ctx)
 {
-    struct redis_config *rc = &cfg->redis;
-    if (!rc->ncluster) {
-        static const char *const cluster_only[] = {"shards", "shards_read",
-                                                   "cluster_refresh_interval"};
-        for (size_t i = 0; i < sizeof cluster_only / sizeof *cluster_only; i++) {
-            const struct ynode *n = ynode_get(redis, cluster_only[i]);
-            if (n) {
-                char key[64];
-                snprintf(key, sizeof key, "redis.%s", cluster_only[i]);
-                return conf_error(ctx, n, key, "only with redis.cluster");
-            }
-        }
-        return 0;
-    }
+    static const char *const cluster_only[] = {"shards", "shards_read",
+                                               "cluster_refresh_interval"};
     static const char *const single_only[] = {"host", "port", "unix_socket", "unix_socket_path",
                                               "db"};
-    for (size_t i = 0; i < sizeof single_only / sizeof *single_only; i++) {
-        const struct ynode *n = ynode_get(redis, single_only[i]);
-        if (n) {
-            char key[64];
-            snprintf(key, sizeof key, "redis.%s", single_only[i]);
-            return conf_error(ctx, n, key, "not with redis.cluster (the cluster's nodes are "
-                              "its seeds and the masters they name; a cluster has no db)");
-        }
-    }
+    struct redis_config *rc = &cfg->redis;
+    if (!rc->ncluster)
+        return refuse_redis_keys(redis, cluster_only, sizeof cluster_only / sizeof *cluster_only,
+                                 "only with redis.cluster", ctx);
+    if (refuse_redis_keys(redis, single_only, sizeof single_only / sizeof *single_only,
+                          "not with redis.cluster (the cluster's nodes are its seeds and the "
+                          "masters they name; a cluster has no db)", ctx) < 0)
+        return -1;
     for (size_t i = 0; i < rc->ncluster; i++) {
         char host[256], port[NETADDR_PORT_MAX], why[128];
         if (netaddr_split(rc->cluster[i], strlen(rc->cluster[i]), host, sizeof host, port,

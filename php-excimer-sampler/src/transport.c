@@ -140,18 +140,33 @@ static const char *parse_userinfo(const char *s, transport_target *t)
     return at + 1;
 }
 
-static int parse_redis(const char *s, transport_target *t, int over_unix, char *why,
-                       size_t whylen)
+/* What redis:// and redis-cluster:// targets share: [[USER]:PASSWORD@]
+ * first, ?OPTIONS last. Returns the rest (its length before '?' in *len),
+ * or NULL when malformed. */
+static const char *parse_redis_common(const char *s, transport_target *t, size_t *len,
+                                      int *have_channel, long *shard)
 {
     t->kind = TRANSPORT_REDIS_PUBLISH;
     s = parse_userinfo(s, t);
     if (!s)
-        return -1;
+        return NULL;
     const char *query = strchr(s, '?');
-    size_t len = query ? (size_t)(query - s) : strlen(s);
-    int have_channel = 0;
-    long shard = -1;
-    if (parse_options(query ? query + 1 : NULL, t, &have_channel, &shard) < 0)
+    *len = query ? (size_t)(query - s) : strlen(s);
+    *have_channel = 0;
+    *shard = -1;
+    if (parse_options(query ? query + 1 : NULL, t, have_channel, shard) < 0)
+        return NULL;
+    return s;
+}
+
+static int parse_redis(const char *s, transport_target *t, int over_unix, char *why,
+                       size_t whylen)
+{
+    size_t len;
+    int have_channel;
+    long shard;
+    s = parse_redis_common(s, t, &len, &have_channel, &shard);
+    if (!s)
         return -1;
     if (over_unix) {
         t->redis_unix = 1;
@@ -183,16 +198,12 @@ static unsigned host_shard(unsigned shards)
 /* redis-cluster://[[USER]:PASSWORD@]SEEDS/CHANNEL?shards=N[&OPTIONS] */
 static int parse_cluster(const char *s, transport_target *t, char *why, size_t whylen)
 {
-    t->kind = TRANSPORT_REDIS_PUBLISH;
+    size_t len;
+    int have_channel;
+    long shard;
     t->cluster = 1;
-    s = parse_userinfo(s, t);
+    s = parse_redis_common(s, t, &len, &have_channel, &shard);
     if (!s)
-        return -1;
-    const char *query = strchr(s, '?');
-    size_t len = query ? (size_t)(query - s) : strlen(s);
-    int have_channel = 0;
-    long shard = -1;
-    if (parse_options(query ? query + 1 : NULL, t, &have_channel, &shard) < 0)
         return -1;
     if (t->shards < 1 || t->shards > TRANSPORT_SHARDS_MAX) {
         snprintf(why, whylen, "shards=N, 1 to %d, is required", TRANSPORT_SHARDS_MAX);
