@@ -41,7 +41,7 @@ SAN_TESTS  := $(BUILD)/asan/tests/test-common $(BUILD)/asan/tests/test-arclamp-l
               $(BUILD)/asan/tests/test-arclamp-svg $(BUILD)/asan/tests/test-arclamp-report
 BENCH_BINS := $(BENCH_SRC:bench/src/%.c=$(BUILD)/bench/%)
 
-.PHONY: all deps check objstore-tests check-log check-svg check-report check-ext check-under-load demo-stop unit-tests asan-tests log-tests svg-tests report-tests php-tests php-tests-valgrind \
+.PHONY: all deps check objstore-tests cluster-tests check-log check-svg check-report check-ext check-under-load demo-stop unit-tests asan-tests log-tests svg-tests report-tests php-tests php-tests-valgrind \
         app-tests demo bench install clean nix-tests integration system-tests doc doc-check \
         check-build log-tests-release log-tests-asan php-tests-valgrind-phpt php-tests-valgrind-combos \
         integration-run system-tests-run
@@ -325,6 +325,18 @@ objstore-tests: $(BUILD)/tests/objstore-tool $(BUILD)/asan/tests/objstore-tool
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ARCLAMP_OBJSTORE_TOOL=$(BUILD)/asan/tests/objstore-tool $(OBJSTORE_PYTEST)
 
+# rediscluster (the Redis Cluster client the extension sends through) against
+# a real 3-master, 3-replica cluster (scripts/redis-cluster, clusterkit.py):
+# redirections, a migration half-way, a failover; and the kit itself.
+CLUSTER_PYTEST = $(PYTEST) -q -p no:cacheprovider --basetemp=$(BUILD)/cluster-tests
+cluster-tests: $(BUILD)/tests/cluster-tool $(BUILD)/asan/tests/cluster-tool
+	@echo "== Redis Cluster: the kit, the client (release build)"
+	ARCLAMP_CLUSTER_TOOL=$(BUILD)/tests/cluster-tool $(CLUSTER_PYTEST) common/tests/test_clusterkit.py \
+	  common/tests/test_cluster_live.py
+	@echo "== Redis Cluster: the client (ASan+UBSan build)"
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ARCLAMP_CLUSTER_TOOL=$(BUILD)/asan/tests/cluster-tool $(CLUSTER_PYTEST) common/tests/test_cluster_live.py
+
 svg-tests: $(BUILD)/bin/arclamp-svg $(BUILD)/asan/bin/arclamp-svg $(BUILD)/nginx/arclamp.conf
 	@echo "== arclamp-svg tests"
 	ARCLAMP_SVG_BIN=$(BUILD)/bin/arclamp-svg $(PYTEST) -q -p no:cacheprovider arclamp-svg/tests
@@ -388,11 +400,12 @@ report-tests: $(BUILD)/bin/arclamp-report $(BUILD)/bin/arclamp-svg $(BUILD)/asan
 CHECK_JOBS ?= 2
 CHECK_SUITES := deb php-tests-valgrind-phpt integration-run:deb php-tests-valgrind-combos system-tests-run:deb \
   log-tests-release log-tests-asan php-tests app-tests unit-tests asan-tests svg-tests report-tests nix-tests \
-  objstore-tests doc-check
+  objstore-tests cluster-tests doc-check
 check: deps
 	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) check-build
 	@scripts/check-suites -j $(CHECK_JOBS) --log-dir $(BUILD)/check $(CHECK_SUITES)
-check-build: all $(UNIT_TESTS) $(SAN_TESTS) $(BUILD)/tests/objstore-tool $(BUILD)/asan/tests/objstore-tool $(BUILD)/asan/bin/arclamp-log $(BUILD)/asan/bin/arclamp-svg \
+check-build: all $(UNIT_TESTS) $(SAN_TESTS) $(BUILD)/tests/objstore-tool $(BUILD)/asan/tests/objstore-tool \
+  $(BUILD)/tests/cluster-tool $(BUILD)/asan/tests/cluster-tool $(BUILD)/asan/bin/arclamp-log $(BUILD)/asan/bin/arclamp-svg \
   $(BUILD)/asan/bin/arclamp-report $(BUILD)/doc/architecture.svg
 
 # --- the documents' map of the code (ARCHITECTURE.md) ----------------------

@@ -190,6 +190,20 @@ in
         '';
       };
 
+      allowedAddresses = mkOption {
+        type = types.listOf types.str;
+        default = [ ];
+        example = [ "10.64.0.0/24" ];
+        description = ''
+          Addresses arclamp-log may reach besides localhost
+          (IPAddressAllow=, under the shipped IPAddressDeny=any): a Redis on
+          another host, or every node of a Redis Cluster
+          (settings.redis.cluster = [ "10.64.0.11:7000" ... ]: a failover
+          moves a shard to a replica's address, so list every node, or
+          their network). Empty: localhost only, as shipped.
+        '';
+      };
+
       settings = mkOption {
         type = yaml.type;
         default = { };
@@ -607,6 +621,8 @@ in
       systemd.services.arclamp-log = {
         serviceConfig.ExecStart = [ "" "${cfg.log.package}/bin/arclamp-log --config ${logConfigPath}" ];
         serviceConfig.ExecReload = [ "" "${pkgs.coreutils}/bin/kill -HUP $MAINPID" ];
+        serviceConfig.IPAddressAllow = mkIf (cfg.log.allowedAddresses != [ ])
+          ([ "" "localhost" ] ++ cfg.log.allowedAddresses);
         reloadTriggers = [ logConfigFile ];
       };
     })

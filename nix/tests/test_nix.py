@@ -609,6 +609,30 @@ def test_module_settings_merge(nix_env, trees, tmp_path):
     check_configs(trees, r, tmp_path)
 
 
+def test_module_log_reads_a_redis_cluster(nix_env, trees, tmp_path):
+    """The cluster keys pass through settings to a file arclamp-log
+    accepts, and allowedAddresses opens the shipped localhost-only unit to
+    the cluster's nodes (and only arclamp-log's)."""
+    r = nix_eval(nix_env, "nixos", """{
+      services.arclamp.log.enable = true;
+      services.arclamp.svg.enable = true;
+      services.arclamp.log.allowedAddresses = [ "10.64.0.0/24" ];
+      services.arclamp.log.settings.redis = {
+        cluster = [ "10.64.0.11:7000" "10.64.0.12:7000" ];
+        shards = 16; mode = "stream"; stream_consumer = "tier1";
+      };
+      services.arclamp.log.settings.redis_channels = [ "excimer" "xhprof" "tiers" ];
+    }""")
+    assert r["services"]["arclamp"]["log"]["settings"]["redis"]["shards"] == 16
+    check_configs(trees, r, tmp_path)
+    _, shipped = units_of(trees, r)["arclamp-log.service"]
+    override = r["systemd"]["services"]["arclamp-log"]["serviceConfig"]
+    assert effective(shipped, override, "IPAddressAllow") == ["localhost", "10.64.0.0/24"]
+    assert effective(shipped, override, "IPAddressDeny") == ["any"]
+    plain = nix_eval(nix_env, "nixos", "{ services.arclamp.log.enable = true; }")
+    assert "IPAddressAllow" not in plain["systemd"]["services"]["arclamp-log"]["serviceConfig"]
+
+
 def test_module_disabled_sets_nothing(nix_env):
     r = nix_eval(nix_env, "nixos", "{ }")
     assert r["phpfpm"]["pools"] == {} and r["nginx"]["appendHttpConfig"] == ""
