@@ -454,6 +454,12 @@ static int fetch_map(struct cluster_client *cc, double deadline)
     free(old);
     if (rc < 0 && clock_mono() >= deadline && !cc->err)
         keep_error(cc, REDISCONN_ERR_TIMEOUT, 0, "out of time asking for the slot map");
+    else if (rc < 0 && cc->nseeds + nold > 1) {
+        char last[sizeof cc->errstr];
+        memcpy(last, cc->errstr, sizeof last);
+        keep_error(cc, cc->err, cc->reached, "none of %zu nodes gave a slot map; the last: %s",
+                   cc->nseeds + nold, last);
+    }
     return rc;
 }
 
@@ -622,7 +628,7 @@ static void run_rounds(struct run *r, unsigned slot, double deadline)
         int failed = run_round(r, slot, deadline) < 0;
         if (failed || r->want_map) {
             cc->have_map = 0;
-            if (r->answered < r->n)
+            if (r->answered < r->n && round < CLUSTER_MAX_REDIRECTS)
                 pause_before_retry(round, deadline);
         }
     }
