@@ -41,7 +41,7 @@ SAN_TESTS  := $(BUILD)/asan/tests/test-common $(BUILD)/asan/tests/test-arclamp-l
               $(BUILD)/asan/tests/test-arclamp-svg $(BUILD)/asan/tests/test-arclamp-report
 BENCH_BINS := $(BENCH_SRC:bench/src/%.c=$(BUILD)/bench/%)
 
-.PHONY: all deps check objstore-tests check-log check-svg check-report check-ext check-under-load demo-stop unit-tests asan-tests log-tests svg-tests report-tests php-tests php-tests-valgrind \
+.PHONY: all deps check objstore-tests cluster-tests check-log check-svg check-report check-ext check-under-load demo-stop unit-tests asan-tests log-tests svg-tests report-tests php-tests php-tests-valgrind \
         app-tests demo bench install clean nix-tests integration system-tests doc doc-check \
         check-build log-tests-release log-tests-asan php-tests-valgrind-phpt php-tests-valgrind-combos \
         integration-run system-tests-run
@@ -322,6 +322,17 @@ objstore-tests: $(BUILD)/tests/objstore-tool $(BUILD)/asan/tests/objstore-tool
 	@echo "== objstore live tests (ASan+UBSan build)"
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ARCLAMP_OBJSTORE_TOOL=$(BUILD)/asan/tests/objstore-tool $(OBJSTORE_PYTEST)
+
+# rediscluster's blocking client against a real Redis Cluster (3 masters,
+# and 3+3 for the failover), driven by cluster-tool; both builds. Not yet
+# in CHECK_SUITES.
+CLUSTER_PYTEST = $(PYTEST) -q -p no:cacheprovider common/tests/test_cluster_live.py
+cluster-tests: $(BUILD)/tests/cluster-tool $(BUILD)/asan/tests/cluster-tool
+	@echo "== rediscluster live tests"
+	ARCLAMP_CLUSTER_TOOL=$(BUILD)/tests/cluster-tool $(CLUSTER_PYTEST)
+	@echo "== rediscluster live tests (ASan+UBSan build)"
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ARCLAMP_CLUSTER_TOOL=$(BUILD)/asan/tests/cluster-tool $(CLUSTER_PYTEST)
 
 svg-tests: $(BUILD)/bin/arclamp-svg $(BUILD)/asan/bin/arclamp-svg $(BUILD)/nginx/arclamp.conf
 	@echo "== arclamp-svg tests"
