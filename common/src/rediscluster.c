@@ -454,6 +454,12 @@ static int fetch_map(struct cluster_client *cc, double deadline)
     free(old);
     if (rc < 0 && clock_mono() >= deadline && !cc->err)
         keep_error(cc, REDISCONN_ERR_TIMEOUT, 0, "out of time asking for the slot map");
+    else if (rc < 0 && cc->nseeds + nold > 1) {
+        char last[sizeof cc->errstr];
+        memcpy(last, cc->errstr, sizeof last);
+        keep_error(cc, cc->err, cc->reached, "none of %zu nodes gave a slot map; the last: %s",
+                   cc->nseeds + nold, last);
+    }
     return rc;
 }
 
@@ -531,26 +537,27 @@ static void queue_command(redisconn *c, const struct run *r, size_t i, int askin
 
 /* Sends the unanswered commands bound for `to` (the slot's master, or an
  * ASK node) and reads their replies. 0, or -1 (the connection failed). */
+static int bound_for(const struct run *r, size_t i, const struct cluster_node *to, int ask)
+{
+    const struct pending *p = &r->p[i];
+    if (p->answered || p->ask != ask)
+        return 0;
+    return !ask || (!strcmp(p->ask_to.host, to->host) && !strcmp(p->ask_to.port, to->port));
+}
+
 static int run_batch(struct run *r, const struct cluster_node *to, int ask, double deadline)
 {
-    redisconn *c = conn_for(r->cc, to);
-    size_t queued = 0;
-    for (size_t i = 0; i < r->n; i++) {
-        const struct pending *p = &r->p[i];
-        if (p->answered || p->ask != ask)
-            continue;
-        if (ask && (strcmp(p->ask_to.host, to->host) || strcmp(p->ask_to.port, to->port)))
-            continue;
-        queue_command(c, r, i, ask);
-        queued++;
-    }
-    if (!queued)
+    size_t first = 0;
+    while (first < r->n && !bound_for(r, first, to, ask))
+        first++;
+    if (first == r->n)
         return 0;
-    if (ask) /* one ASK is answered once; then the map's owner again */
-        for (size_t i = 0; i < r->n; i++)
-            if (r->p[i].ask && !strcmp(r->p[i].ask_to.host, to->host) &&
-                !strcmp(r->p[i].ask_to.port, to->port))
-                r->p[i].ask = 0;
+    redisconn *c = conn_for(r->cc, to);
+    for (size_t i = first; i < r->n; i++)
+        if (bound_for(r, i, to, ask)) {
+            queue_command(c, r, i, ask);
+            r->p[i].ask = 0; /* one ASK is answered once; then the map's owner again */
+        }
     struct cluster_node node = *to; /* `to` may point into the map a reply moves */
     r->to = &node;
     if (redisconn_run(c, deadline, on_command_reply, r) == 0)
@@ -622,7 +629,7 @@ static void run_rounds(struct run *r, unsigned slot, double deadline)
         int failed = run_round(r, slot, deadline) < 0;
         if (failed || r->want_map) {
             cc->have_map = 0;
-            if (r->answered < r->n)
+            if (r->answered < r->n && round < CLUSTER_MAX_REDIRECTS)
                 pause_before_retry(round, deadline);
         }
     }

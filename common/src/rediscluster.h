@@ -87,7 +87,10 @@ struct cluster_redirect {
 };
 
 /* Reads an error reply's text ("MOVED 3999 127.0.0.1:6381"). Returns its
- * kind (CLUSTER_NO_REDIRECT for any other error, or a malformed one). */
+ * kind (CLUSTER_NO_REDIRECT for any other error, or a malformed one; *out
+ * is then untouched). An IPv6 address comes without brackets from Redis
+ * ("MOVED 1 ::1:7001") and is read so; ":PORT" (a node that does not know
+ * its own address) gives to.host "": the host the command was sent to. */
 enum cluster_redirect_kind cluster_redirect_parse(const char *err, size_t len,
                                                   struct cluster_redirect *out);
 /* True for errors that mean "ask again after a new map": CLUSTERDOWN,
@@ -104,7 +107,8 @@ struct cluster_command {
 };
 
 /* The final reply of command `index` (after redirections): the reply is
- * freed after the call. */
+ * freed after the call. Replies come in the order they arrive: a
+ * redirected command's after the others'. */
 typedef void (*cluster_reply_fn)(void *arg, size_t index, redisReply *reply);
 
 /* Connections kept at once (a sender talks to one or two masters). */

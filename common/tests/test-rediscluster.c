@@ -57,7 +57,7 @@ END_TEST
 
 START_TEST(shard_keys_share_the_slot_of_their_tag)
 {
-    char key[32], tag[8];
+    char key[32], tag[16];
     for (int n = 0; n < 16; n++) {
         snprintf(key, sizeof key, "excimer{%d}", n);
         snprintf(tag, sizeof tag, "%d", n);
