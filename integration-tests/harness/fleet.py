@@ -78,6 +78,11 @@ class FleetOptions:
     tier2: str = "process"         # process: arclamp-log run by the harness in the tier2
                                    # namespace; nspawn: the .debs' units in a booted container
     tier2_lowers: list = None      # nspawn: the root's layers (tier2_nspawn.prepare_root)
+    target: str = None             # excimer.arclamp_target instead of the transport's (a
+                                   # Redis Cluster of the test's own; per_host ini may pin more)
+    pre_start: object = None       # callable(fleet) run once the fleet's namespaces exist and
+                                   # before any of its servers start: a test adds namespaces
+                                   # and servers of its own that they need (a cluster)
 
     def __post_init__(self):
         if self.transport not in TRANSPORTS:
@@ -151,6 +156,8 @@ class Fleet:
             tier1 = self.topo.add_host("tier1", 11)
             tier2 = self.topo.add_host("tier2", 12)
             webs = [self.topo.add_host("web%d" % i, 100 + i) for i in range(1, o.hosts + 1)]
+            if o.pre_start is not None:
+                o.pre_start(self)
             if o.redis:
                 self.redis = Redis(tier1, self.workdir / "tier1", port=o.redis_port,
                                    persist=o.redis_persist).start()
@@ -204,6 +211,8 @@ class Fleet:
         return template
 
     def target(self, transport=None):
+        if transport is None and self.opts.target:
+            return self.opts.target
         t = transport or self.opts.transport
         if t == "pubsub":
             return self.redis.url(self.opts.channel)
