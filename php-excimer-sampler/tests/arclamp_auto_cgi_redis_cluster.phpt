@@ -1,5 +1,5 @@
 --TEST--
-Zero-code collection into a real Redis Cluster: php-cgi -T 5 with excimer.arclamp_target=redis-cluster://...&stream=1 puts every request's samples in the stream excimer{K} of this host's shard, on its master (the seed is another); hierarchical runs (excimer.hprof_target unset) go to xhprof{K}, whole
+Zero-code collection into a real Redis Cluster: php-cgi -T 5 with excimer.arclamp_target=redis-cluster://...&stream=1 puts every request's samples in the stream excimer{K} of this host's shard, on its master (the seed is another); hierarchical runs (excimer.hprof_target unset) go to xhprof{K}, whole, and request tier lines (excimer.tiers_target unset) to tiers{K}
 --EXTENSIONS--
 excimer
 --SKIPIF--
@@ -28,6 +28,8 @@ file_put_contents($script, '<?php
 function spin() { $t = hrtime(true); while (hrtime(true) - $t < 150e6) { $x = md5("x"); } }
 function req0() { spin(); } function req1() { spin(); } function req2() { spin(); }
 function req3() { spin(); } function req4() { spin(); }
+function query() { usleep(100); }
+query();
 $f = __DIR__ . "/count";
 $n = (int)@file_get_contents($f);
 file_put_contents($f, $n + 1);
@@ -38,7 +40,8 @@ $cmd = ['/usr/bin/php-cgi8.2', '-n', '-d', "extension=$so", '-T', '5',
         // quoted: '=' and '?' are INI syntax unquoted
         '-d', "excimer.arclamp_target=\"redis-cluster://127.0.0.1:$seed/excimer?shards=$shards&stream=1\"",
         '-d', 'excimer.arclamp_period=0.01', '-d', 'excimer.arclamp_event_type=real',
-        '-d', 'excimer.arclamp_timeout=20', '-d', 'excimer.hprof_sample_rate=1', $script];
+        '-d', 'excimer.arclamp_timeout=20', '-d', 'excimer.hprof_sample_rate=1',
+        '-d', 'excimer.tiers="db=query"', '-d', 'excimer.tiers_flush_interval=3600', $script];
 $p = proc_open($cmd, [0 => ['file', '/dev/null', 'r'], 1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes,
                null, ['PATH' => '/usr/bin:/bin']);
 $out = stream_get_contents($pipes[1]) . stream_get_contents($pipes[2]);
@@ -68,6 +71,19 @@ foreach (cluster_ask($owner, ['XRANGE', "xhprof{{$k}}", '-', '+']) as [$id, $fie
     }
 }
 var_dump(count($runs), array_values(array_unique(array_map(fn($r) => implode(",", $r), $runs))));
+
+// The tier lines of the five requests, sent at the process's exit: one
+// call of the tier "db" each.
+$calls = 0;
+foreach (cluster_ask($owner, ['XRANGE', "tiers{{$k}}", '-', '+']) as [$id, $fields]) {
+    foreach (explode("\n", $fields[1]) as $line) {
+        $f = explode(' ', $line);
+        if ($f[0] === 'tiers/1' && $f[1] === 'agg' && $f[7] === 'db') {
+            $calls += (int)$f[8];
+        }
+    }
+}
+var_dump($calls);
 stop_redis_cluster($cluster);
 ?>
 --EXPECT--
@@ -90,3 +106,4 @@ array(1) {
   [0]=>
   string(9) "begin,end"
 }
+int(5)
