@@ -210,6 +210,14 @@ class ClusterFleet:
             if c.proc.alive():
                 c.wait_quiet(settle=0.6, timeout=SETTLE_WAIT)
 
+    def settled_delta(self, before):
+        """Once every line the extensions counted as sent since `before` is
+        written (or the wait gives up), the case's numbers (delta)."""
+        sent = self.sent()
+        self.settle(before_written(before) + sum(s["sent"] - before["sent"][h]["sent"]
+                                                 for h, s in sent.items()))
+        return self.delta(before, self.snapshot())
+
     @staticmethod
     def delta(before, after):
         """The case's own numbers: per host sent/failed/unheard, written
@@ -357,10 +365,7 @@ def test_cluster_fleet_streams(fleet_factory):
     before = cf.snapshot()
     loads = fleet.load_all(count=REQUESTS, duration=60)
     assert not fleet.failed_requests(loads), fleet.failed_requests(loads)[:3]
-    sent = cf.sent()
-    cf.settle(before_written(before) + sum(s["sent"] - before["sent"][h]["sent"]
-                                           for h, s in sent.items()))
-    d = cf.delta(before, cf.snapshot())
+    d = cf.settled_delta(before)
     check_exact(d, hosts)
     assert d["unattributed"] == 0, d
     by = {n: sum(x["by_collector"][n] for x in d["hosts"].values()) for n in ("a", "b")}
@@ -389,10 +394,7 @@ def test_cluster_fleet_streams(fleet_factory):
     rounds = loop.wait()
     assert not loop.failed(), loop.failed()[:3]
     assert loop.requests_in(fo["killed_at"], fo["promoted_at"]), "the failover was not mid-load"
-    sent = cf.sent()
-    cf.settle(before_written(before) + sum(s["sent"] - before["sent"][h]["sent"]
-                                           for h, s in sent.items()))
-    d = cf.delta(before, cf.snapshot())
+    d = cf.settled_delta(before)
     pending = sum(c["lines"] for s in fo["streams"].values() for c in s["consumers"].values())
     check_exact(d, [h for h in hosts if h != "web1"])
     w1 = d["hosts"]["web1"]
@@ -430,10 +432,7 @@ def test_cluster_fleet_streams(fleet_factory):
     rounds = loop.wait()
     assert not loop.failed(), loop.failed()[:3]
     assert loop.requests_in(mig["begun_at"], mig["finished_at"]), "the migration was not mid-load"
-    sent = cf.sent()
-    cf.settle(before_written(before) + sum(s["sent"] - before["sent"][h]["sent"]
-                                           for h, s in sent.items()))
-    d = cf.delta(before, cf.snapshot())
+    d = cf.settled_delta(before)
     assert cf.master_of(mig["slots"], shard_key(PIN["web2"])) == to_addr, mig
     assert mig["keys_moved"] >= 1, mig
     check_exact(d, ["web1", "web3"])
@@ -475,10 +474,7 @@ def test_cluster_fleet_streams(fleet_factory):
     loop.stop(tail=1)
     rounds = loop.wait()
     assert not loop.failed(), loop.failed()[:3]
-    sent = cf.sent()
-    cf.settle(before_written(before) + sum(s["sent"] - before["sent"][h]["sent"]
-                                           for h, s in sent.items()))
-    d = cf.delta(before, cf.snapshot())
+    d = cf.settled_delta(before)
     for h in hosts:
         x = d["hosts"][h]
         assert x["failed"] == 0 and x["sent"] > 0 and x["written"] >= x["sent"], (h, x)
@@ -537,10 +533,7 @@ def test_cluster_fleet_pubsub_master_killed(fleet_factory):
     before = cf.snapshot()
     loads = fleet.load_all(count=REQUESTS, duration=60)
     assert not fleet.failed_requests(loads), fleet.failed_requests(loads)[:3]
-    sent = cf.sent()
-    cf.settle(before_written(before) + sum(s["sent"] - before["sent"][h]["sent"]
-                                           for h, s in sent.items()))
-    d = cf.delta(before, cf.snapshot())
+    d = cf.settled_delta(before)
     check_exact(d, hosts)
     for name, own in mine.items():
         for h in hosts:
@@ -581,10 +574,7 @@ def test_cluster_fleet_pubsub_master_killed(fleet_factory):
     after = cf.snapshot()
     loads = fleet.load_all(count=REQUESTS, duration=60)
     assert not fleet.failed_requests(loads), fleet.failed_requests(loads)[:3]
-    sent = cf.sent()
-    cf.settle(before_written(after) + sum(s["sent"] - after["sent"][h]["sent"]
-                                          for h, s in sent.items()))
-    d2 = cf.delta(after, cf.snapshot())
+    d2 = cf.settled_delta(after)
     check_exact(d2, hosts)
     assert d2["unheard"] == 0, d2
     cf.record("master killed (pubsub)", d, [x for r in rounds for x in Fleet.latencies(r)],
