@@ -52,7 +52,8 @@ Environment: BUILD (build), BENCH_MASTERS ("1 2 3"), BENCH_COLLECTORS
 ("1 2"), BENCH_MODES ("pubsub stream"), BENCH_SHARDS (16), BENCH_REPLICAS
 (0: a replica per master would be one more process on the same cores),
 BENCH_STEP_SECONDS (3), BENCH_RATES ("40000 55000 75000 100000 130000
-170000": about 30% apart, so the run stays under 10 minutes), BENCH_STREAM_GRACE (3),
+170000": about 30% apart, so the run stays under 10 minutes),
+BENCH_STREAM_GRACE (3),
 BENCH_KEEP=1 (keep the temporary directory), TMPDIR (the trace logs: up to
 a few GB per step). Exit status: 0 done, 1 a program is missing or a
 collector died.
