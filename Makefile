@@ -163,6 +163,10 @@ $(BUILD)/bench/%: bench/src/%.c
 $(BUILD)/bench/runline-size: bench/src/runline-size.c $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+# redis-loadgen reads a cluster's slot map with common/src/rediscluster.c: linked with common/.
+$(BUILD)/bench/redis-loadgen: bench/src/redis-loadgen.c $(COMMON_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(PKG_CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
 # tiertable-gen writes tier tables with the project's own tier table: linked with common/.
 $(BUILD)/bench/tiertable-gen: bench/src/tiertable-gen.c $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
@@ -442,6 +446,7 @@ bench: deps
 	@bench/report.sh
 	@bench/runs.sh
 	@bench/store.py
+	@bench/cluster.py
 	@if [ "$$(id -u)" = 0 ]; then integration-tests/bench-overhead && integration-tests/bench-hprof-split; \
 	  else echo "integration-tests/bench-overhead, bench-hprof-split: need root (network namespaces), skipped"; fi
 

@@ -11,6 +11,15 @@
  * same seed gives the same samples), pre-encoded as Redis commands and sent
  * round robin, so generating load costs almost no CPU.
  *
+ * With --cluster SEEDS --shards N it loads a Redis Cluster the way the
+ * extension's cluster target does: message i goes to shard key
+ * CHANNEL{i mod N} (SPUBLISH, or XADD with --stream), sent to the master
+ * serving that key's slot. The slot map is read once (CLUSTER SLOTS, parsed
+ * by common/src/rediscluster.c) and every master gets its own connection;
+ * a batch is spread over the shards round robin and pipelined to all
+ * masters at once, so several masters are loaded in parallel. The map must
+ * not change during a run: a MOVED reply counts as an error.
+ *
  * The result is one line on stdout, easy to parse from a shell:
  *   sent=150000 errors=0 unheard=0 bytes=255123456 seconds=3.000 rate=49998.7
  * `unheard` counts PUBLISHes that reached no subscriber. Exit status: 0 on
@@ -26,6 +35,7 @@
 #include <time.h>
 
 #include "bench_util.h"
+#include "rediscluster.h"
 
 #define EX_USAGE_CODE 64
 #define SENTINEL "__end__"
@@ -46,12 +56,22 @@ struct options {
     int pool;             /* distinct samples */
     int sentinel;         /* publish SENTINEL at the end */
     int dump;             /* print this many sample lines and exit */
+    const char *cluster;  /* seeds "HOST:PORT,..."; NULL for one Redis */
+    int shards;           /* shard keys CHANNEL{0..shards-1} with --cluster */
 };
 
 struct command {
     char *buf;            /* RESP-encoded command */
     size_t len;
     size_t payload_len;
+    size_t node;          /* the connection (master) it goes to */
+};
+
+/* Where commands go: one connection, or one per master of a cluster. */
+struct targets {
+    redisContext **conns;
+    size_t n;
+    long *pending;        /* replies owed by each connection in a batch */
 };
 
 struct result {
@@ -247,20 +267,31 @@ static int count_frames(const char *s, size_t len)
     return frames;
 }
 
-/* Encodes PUBLISH channel LINE, or XADD key [MAXLEN ~ N] * sample LINE. */
-static int encode_command(const struct options *o, const char *line, size_t len,
-                          struct command *cmd)
+/* The key pool entry i goes to: CHANNEL, or CHANNEL{i mod shards}. */
+static void key_of(const struct options *o, int i, char *key, size_t cap)
+{
+    if (o->cluster)
+        snprintf(key, cap, "%s{%d}", o->channel, i % o->shards);
+    else
+        snprintf(key, cap, "%s", o->channel);
+}
+
+/* Encodes PUBLISH (SPUBLISH in a cluster) key LINE, or
+ * XADD key [MAXLEN ~ N] * sample LINE. */
+static int encode_command(const struct options *o, const char *key, const char *line,
+                          size_t len, struct command *cmd)
 {
     char maxlen[32];
     int r;
     if (!o->stream) {
-        r = redisFormatCommand(&cmd->buf, "PUBLISH %s %b", o->channel, line, len);
+        r = redisFormatCommand(&cmd->buf, "%s %s %b", o->cluster ? "SPUBLISH" : "PUBLISH",
+                               key, line, len);
     } else if (o->maxlen > 0) {
         snprintf(maxlen, sizeof maxlen, "%ld", o->maxlen);
         r = redisFormatCommand(&cmd->buf, "XADD %s MAXLEN ~ %s * sample %b",
-                               o->channel, maxlen, line, len);
+                               key, maxlen, line, len);
     } else {
-        r = redisFormatCommand(&cmd->buf, "XADD %s * sample %b", o->channel, line, len);
+        r = redisFormatCommand(&cmd->buf, "XADD %s * sample %b", key, line, len);
     }
     if (r < 0)
         return -1;
@@ -275,11 +306,13 @@ static struct command *build_pool(const struct options *o)
     static char line[MAX_SAMPLE];
     struct command *pool = calloc((size_t)o->pool, sizeof *pool);
     long long bytes = 0, frames = 0;
+    char key[256];
     if (!pool)
         return NULL;
     for (int i = 0; i < o->pool; i++) {
         size_t len = make_sample(line, sizeof line);
-        if (encode_command(o, line, len, &pool[i]) < 0)
+        key_of(o, i, key, sizeof key);
+        if (encode_command(o, key, line, len, &pool[i]) < 0)
             return NULL;
         bytes += (long long)len;
         frames += count_frames(line, len);
@@ -332,19 +365,29 @@ static int read_reply(redisContext *c, struct result *res)
     return 0;
 }
 
-/* Pipelines n commands from the pool and reads their n replies. */
-static int send_batch(redisContext *c, const struct command *pool, int pool_size,
+/* Pipelines n commands from the pool, each to its connection, and reads
+ * their n replies. Every connection's commands are written out before any
+ * reply is awaited, so the masters of a cluster work in parallel. */
+static int send_batch(const struct targets *t, const struct command *pool, int pool_size,
                       long n, struct result *res)
 {
     for (long i = 0; i < n; i++) {
         const struct command *cmd = &pool[(res->sent + i) % pool_size];
-        if (redisAppendFormattedCommand(c, cmd->buf, cmd->len) != REDIS_OK)
+        if (redisAppendFormattedCommand(t->conns[cmd->node], cmd->buf, cmd->len) != REDIS_OK)
             return -1;
+        t->pending[cmd->node]++;
         res->bytes += (long long)cmd->payload_len;
     }
-    for (long i = 0; i < n; i++)
-        if (read_reply(c, res) < 0)
-            return -1;
+    for (size_t k = 0; k < t->n; k++) {
+        int done = 0;
+        while (!done)  /* push the pipeline onto the wire without waiting */
+            if (redisBufferWrite(t->conns[k], &done) != REDIS_OK)
+                return -1;
+    }
+    for (size_t k = 0; k < t->n; k++)
+        for (; t->pending[k] > 0; t->pending[k]--)
+            if (read_reply(t->conns[k], res) < 0)
+                return -1;
     res->sent += n;
     return 0;
 }
@@ -366,7 +409,7 @@ static long due_now(const struct options *o, const struct result *res, double t0
 }
 
 /* The paced (or --max) sending loop. */
-static int run(redisContext *c, const struct options *o, const struct command *pool,
+static int run(const struct targets *t, const struct options *o, const struct command *pool,
                struct result *res)
 {
     double t0 = now_seconds(), end = t0 + o->seconds;
@@ -374,22 +417,27 @@ static int run(redisContext *c, const struct options *o, const struct command *p
     while (rc == 0 && now_seconds() < end) {
         long n = due_now(o, res, t0, end);
         if (n > 0)
-            rc = send_batch(c, pool, o->pool, n, res);
+            rc = send_batch(t, pool, o->pool, n, res);
     }
     if (rc == 0 && !o->max) {  /* top up the last partial batch, never a backlog */
         long left = (long)(o->rate * o->seconds) - res->sent;
         if (left > 0 && left <= o->batch)
-            rc = send_batch(c, pool, o->pool, left, res);
+            rc = send_batch(t, pool, o->pool, left, res);
     }
     res->seconds = now_seconds() - t0;
     return rc;
 }
 
-static int send_sentinel(redisContext *c, const struct options *o)
+/* The sentinel goes to the first pool entry's key and connection. */
+static int send_sentinel(const struct targets *t, const struct options *o,
+                         const struct command *first)
 {
+    char key[256];
+    key_of(o, 0, key, sizeof key);
+    redisContext *c = t->conns[first->node];
     redisReply *reply = o->stream
-        ? redisCommand(c, "XADD %s * sample %s", o->channel, SENTINEL)
-        : redisCommand(c, "PUBLISH %s %s", o->channel, SENTINEL);
+        ? redisCommand(c, "XADD %s * sample %s", key, SENTINEL)
+        : redisCommand(c, "%s %s %s", o->cluster ? "SPUBLISH" : "PUBLISH", key, SENTINEL);
     if (!reply)
         return -1;
     freeReplyObject(reply);
@@ -404,11 +452,14 @@ static void usage(FILE *out)
             "usage: redis-loadgen [--host H] [--port P] [--channel C] [--rate N | --max]\n"
             "                     [--seconds S] [--seed K] [--batch B] [--pool N]\n"
             "                     [--stream [--maxlen N]] [--sentinel] [--dump N]\n"
+            "                     [--cluster HOST:PORT[,...] [--shards N]]\n"
             "Publishes synthetic collapsed-stack samples to Redis at N msg/s for S s.\n"
             "  --max       send as fast as possible (pipelined batches)\n"
             "  --stream    XADD C [MAXLEN ~ N] * sample LINE instead of PUBLISH\n"
             "  --sentinel  publish \"" SENTINEL "\" after the run (not counted)\n"
             "  --dump N    print N sample lines (same seed, same lines) and exit\n"
+            "  --cluster   a Redis Cluster (seeds): message i to C{i mod N} (default N 16),\n"
+            "              SPUBLISH or XADD, on the master of its slot (--host/--port unused)\n"
             "Prints: sent= errors= unheard= bytes= seconds= rate=\n");
 }
 
@@ -430,6 +481,8 @@ static int apply_option(struct options *o, int opt, const char *arg)
     case 'n': bad = parse_num(arg, 1, 1000000, &v); o->pool = (int)v; break;
     case 'l': bad = parse_num(arg, 1, 1e12, &v); o->maxlen = (long)v; break;
     case 'd': bad = parse_num(arg, 1, 1000000, &v); o->dump = (int)v; break;
+    case 'C': o->cluster = arg; break;
+    case 'S': bad = parse_num(arg, 1, 16384, &v); o->shards = (int)v; break;
     default: return -1;
     }
     if (bad)
@@ -447,10 +500,12 @@ static int parse_args(int argc, char **argv, struct options *o)
         {"maxlen", required_argument, NULL, 'l'}, {"max", no_argument, NULL, 'm'},
         {"stream", no_argument, NULL, 'x'}, {"sentinel", no_argument, NULL, 'e'},
         {"dump", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'H'},
+        {"cluster", required_argument, NULL, 'C'}, {"shards", required_argument, NULL, 'S'},
         {NULL, 0, NULL, 0},
     };
     int opt;
-    *o = (struct options){"127.0.0.1", 6379, "excimer", 10000, 3, 1, 0, 0, 0, 0, 4096, 0, 0};
+    *o = (struct options){"127.0.0.1", 6379, "excimer", 10000, 3, 1, 0, 0, 0, 0, 4096, 0, 0,
+                          NULL, 16};
     while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         if (opt == 'H') {
             usage(stdout);
@@ -466,12 +521,12 @@ static int parse_args(int argc, char **argv, struct options *o)
     return 0;
 }
 
-static redisContext *connect_redis(const struct options *o)
+static redisContext *connect_redis(const char *host, int port)
 {
     struct timeval tv = {2, 0};
-    redisContext *c = redisConnectWithTimeout(o->host, o->port, tv);
+    redisContext *c = redisConnectWithTimeout(host, port, tv);
     if (!c || c->err) {
-        fprintf(stderr, "redis-loadgen: cannot connect to %s:%d: %s\n", o->host, o->port,
+        fprintf(stderr, "redis-loadgen: cannot connect to %s:%d: %s\n", host, port,
                 c ? c->errstr : "out of memory");
         redisFree(c);
         return NULL;
@@ -479,6 +534,89 @@ static redisContext *connect_redis(const struct options *o)
     struct timeval io = {10, 0};
     redisSetTimeout(c, io);
     return c;
+}
+
+static void free_targets(struct targets *t)
+{
+    for (size_t k = 0; k < t->n; k++)
+        if (t->conns[k])
+            redisFree(t->conns[k]);
+    free(t->conns);
+    free(t->pending);
+    t->conns = NULL;
+    t->pending = NULL;
+    t->n = 0;
+}
+
+static int alloc_targets(struct targets *t, size_t n)
+{
+    t->conns = calloc(n, sizeof *t->conns);
+    t->pending = calloc(n, sizeof *t->pending);
+    t->n = n;
+    return t->conns && t->pending ? 0 : -1;
+}
+
+/* The slot map, from the first seed that answers CLUSTER SLOTS. */
+static int read_map(const char *seeds, struct cluster_map *map)
+{
+    struct cluster_node *nodes = NULL;
+    size_t n = 0;
+    char why[256];
+    if (cluster_nodes_parse(seeds, &nodes, &n, why, sizeof why) < 0) {
+        fprintf(stderr, "redis-loadgen: --cluster %s: %s\n", seeds, why);
+        return -1;
+    }
+    int rc = -1;
+    for (size_t i = 0; i < n && rc < 0; i++) {
+        redisContext *c = connect_redis(nodes[i].host, atoi(nodes[i].port));
+        redisReply *r = c ? redisCommand(c, "CLUSTER SLOTS") : NULL;
+        rc = r ? cluster_map_from_slots(map, r, nodes[i].host, why, sizeof why) : -1;
+        if (r && rc < 0)
+            fprintf(stderr, "redis-loadgen: CLUSTER SLOTS of %s: %s\n", nodes[i].host, why);
+        freeReplyObject(r);
+        redisFree(c);
+    }
+    free(nodes);
+    return rc;
+}
+
+/* One connection per master; each pool entry learns which one serves its
+ * shard key. */
+static int connect_cluster(const struct options *o, struct command *pool, struct targets *t)
+{
+    struct cluster_map map;
+    char key[256];
+    int rc = 0;
+    cluster_map_init(&map);
+    if (read_map(o->cluster, &map) < 0 || alloc_targets(t, map.nnodes) < 0) {
+        cluster_map_free(&map);
+        return -1;
+    }
+    for (size_t k = 0; k < map.nnodes && rc == 0; k++)
+        if (!(t->conns[k] = connect_redis(map.nodes[k].host, atoi(map.nodes[k].port))))
+            rc = -1;
+    for (int i = 0; i < o->pool && rc == 0; i++) {
+        key_of(o, i, key, sizeof key);
+        unsigned owner = map.owner[cluster_key_slot(key, strlen(key))];
+        if (owner == CLUSTER_NO_OWNER) {
+            fprintf(stderr, "redis-loadgen: no master serves %s\n", key);
+            rc = -1;
+        }
+        pool[i].node = owner;
+    }
+    if (rc == 0)
+        fprintf(stderr, "redis-loadgen: %d shards over %zu masters\n", o->shards, map.nnodes);
+    cluster_map_free(&map);
+    return rc;
+}
+
+static int connect_targets(const struct options *o, struct command *pool, struct targets *t)
+{
+    if (o->cluster)
+        return connect_cluster(o, pool, t);
+    if (alloc_targets(t, 1) < 0)
+        return -1;
+    return (t->conns[0] = connect_redis(o->host, o->port)) ? 0 : -1;
 }
 
 static void print_result(const struct result *res)
@@ -506,16 +644,17 @@ int main(int argc, char **argv)
         fprintf(stderr, "redis-loadgen: out of memory\n");
         return 1;
     }
-    redisContext *c = connect_redis(&o);
-    if (!c) {
+    struct targets t = {NULL, 0, NULL};
+    if (connect_targets(&o, pool, &t) < 0) {
+        free_targets(&t);
         free_pool(pool, o.pool);
         return 1;
     }
-    int rc = run(c, &o, pool, &res);
+    int rc = run(&t, &o, pool, &res);
     if (rc == 0 && o.sentinel)
-        rc = send_sentinel(c, &o);
+        rc = send_sentinel(&t, &o, &pool[0]);
     print_result(&res);
-    redisFree(c);
+    free_targets(&t);
     free_pool(pool, o.pool);
     return rc == 0 && res.errors == 0 ? 0 : 1;
 }

@@ -1,4 +1,5 @@
-"""Pins down clusterkit / scripts/redis-cluster: a real 3-master cluster
+"""Pins down clusterkit / scripts/redis-cluster: a real 3-master cluster (and
+1- and 2-master ones, which the script makes by hand)
 forms with every slot served and replicas attached, key_slot() agrees with
 the server, a migration (whole, or stopped half-way) moves keys and the
 slot's owner, a killed master's replica takes over and the old master comes
@@ -145,3 +146,20 @@ def test_stop_is_idempotent(tmp_path):
         assert subprocess.run([str(SCRIPT), "stop", str(d)]).returncode == 0
     assert subprocess.run([str(SCRIPT), "status", str(d)],
                           stdout=subprocess.DEVNULL).returncode == 3
+
+
+@pytest.mark.parametrize("masters,replicas", [(1, 0), (2, 1)])
+def test_fewer_than_three_masters_are_made_by_hand(tmp_path, masters, replicas):
+    # redis-cli --cluster create refuses fewer than 3 masters; the script
+    # assigns the slots itself: every slot served, each master's replicas
+    # attached, a key writable on the master of its slot.
+    with redis_cluster(tmp_path / "small", masters=masters, replicas=replicas) as c:
+        assert len(c.masters) == masters and len(c.seeds) == masters * (1 + replicas)
+        slots = c.slots()
+        assert slots[0][0] == 0 and slots[-1][1] == 16383
+        assert all(a[1] + 1 == b[0] for a, b in zip(slots, slots[1:]))
+        assert {m for _, _, m, _ in slots} == set(c.masters)
+        assert all(len(r) == replicas for _, _, _, r in slots)
+        for key in ("a", "foo", "k1"):
+            port = c.port_of(c.master_of(key_slot(key)))
+            assert c.command(port, "SET", key, "v") == b"OK"
