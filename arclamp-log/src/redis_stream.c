@@ -77,6 +77,7 @@ struct stream {
     size_t claims_due;             /* XAUTOCLAIM replies still due */
     uint64_t claimed_now;          /* entries the round took over */
     char claim_idle[24];           /* XAUTOCLAIM's min-idle-time, milliseconds */
+    int claim_refused;             /* the server has no XAUTOCLAIM: not asked again */
     char count[24];                /* COUNT per key */
     char block[24];                /* BLOCK milliseconds */
 };
@@ -216,7 +217,7 @@ static void send_acks(struct redis_input *ri, struct stream *st)
 static int claim_if_due(struct redis_input *ri, struct stream *st)
 {
     double now = redis_input_now(ri);
-    if (ri->rc->stream_claim_idle <= 0 || now < st->claim_at)
+    if (ri->rc->stream_claim_idle <= 0 || st->claim_refused || now < st->claim_at)
         return 0;
     double every = ri->rc->stream_claim_idle / 2;
     st->claim_at = now + (every < 1 ? 1 : every);
@@ -239,9 +240,13 @@ static int claim_if_due(struct redis_input *ri, struct stream *st)
 static int take_claim_reply(struct redis_input *ri, struct stream *st, const redisReply *r)
 {
     if (r->type == REDIS_REPLY_ERROR) {
-        /* An old server without XAUTOCLAIM (before 6.2): nothing to take. */
-        log_event(LOG_WARNING, "redis_claim_failed", LOG_FIELDS({"ARCLAMP_REASON", r->str}),
-                  "XAUTOCLAIM refused: %s", r->str);
+        /* An old server without XAUTOCLAIM (before 6.2), or an ACL that
+         * forbids it: said once, and not asked again on this input. */
+        if (!st->claim_refused)
+            log_event(LOG_WARNING, "redis_claim_failed", LOG_FIELDS({"ARCLAMP_REASON", r->str}),
+                      "XAUTOCLAIM refused (entries a stopped collector left pending are not "
+                      "taken over): %s", r->str);
+        st->claim_refused = 1;
         return 0;
     }
     if (r->type != REDIS_REPLY_ARRAY || r->elements < 2 || !redis_is_string(r->element[0]) ||

@@ -270,3 +270,38 @@ def test_lines_refused_by_a_limit_are_final_their_entries_acknowledged(
     assert metric(m, "arclamp_log_lines_deferred_total") == 0
     assert "redis_stream_deferred" not in d.stderr_text()
     assert d.stop() == 0
+
+
+def test_stream_server_without_xautoclaim_is_read_and_said_once(daemon_factory, workdir):
+    """A server that refuses XAUTOCLAIM (Redis before 6.2, or an ACL):
+    entries are still read and written; the refusal is logged once, and
+    XAUTOCLAIM is not sent again at later claim rounds."""
+    from conftest import redis_instance
+
+    def stat(server, section, name):
+        with server.client() as c:
+            info = c.command("INFO", section).decode()
+        for line in info.splitlines():
+            if line.startswith(name + ":"):
+                return int(line.split("calls=" if "calls=" in line else "count=")[1]
+                           .split(",")[0])
+        return 0
+
+    with redis_instance(extra_args=["--rename-command", "XAUTOCLAIM", ""]) as server:
+        server.start()
+        # a claim round is due every second; a read blocks half a second
+        d = daemon_factory(stream_config(workdir, server, stream_claim_idle=1,
+                                         health_check_interval=1)).start()
+        lines, _ = make_batch(20, "X")
+        xadd(server, lines)
+        base = workdir / "logs"
+        wait_until(lambda: count_lines(base, "hourly") >= 20, what="the entries written")
+        wait_until(lambda: d.stderr_text().count("XAUTOCLAIM refused") >= 1, what="the refusal")
+        reads = stat(server, "commandstats", "cmdstat_xreadgroup")
+        # Eight more blocking reads: four seconds in which four claim
+        # rounds were due.
+        wait_until(lambda: stat(server, "commandstats", "cmdstat_xreadgroup") >= reads + 8,
+                   what="eight more reads")
+        assert d.stderr_text().count("XAUTOCLAIM refused") == 1
+        assert stat(server, "errorstats", "errorstat_ERR") == 1  # one unknown command
+        assert pending(server) == 0
