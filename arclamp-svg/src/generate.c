@@ -355,8 +355,7 @@ static void process_diff(struct run *run, int pfd, const struct logfile *lf,
     int rc = gendiff_draw(run->cfg, run->logs_pfd, pfd, lf, before, run->opt->force, &run->doc,
                           err, sizeof err);
     if (rc > 0) {
-        run->st->diffs++;
-        run->st->graphs += 2;
+        run->st->diffs++;   /* counted apart from `graphs` (the logs' own) */
         log_untrusted(LOG_INFO, "graph_written", LOG_NO_FIELDS, "%s/%s (diff vs %s)",
                       lf->period, lf->name, before->name);
     } else if (rc < 0) {
