@@ -5,6 +5,7 @@
 #define ARCLAMP_SVG_COMMANDS_H
 
 int cmd_render(int argc, char **argv);    /* render.c: flamegraph.pl replacement */
+int cmd_diff(int argc, char **argv);      /* diff.c: differential graph of two logs */
 int cmd_generate(int argc, char **argv);  /* generate.c: the timer job */
 int cmd_compress(int argc, char **argv);  /* compress.c: sort and gzip old logs */
 int cmd_metrics(int argc, char **argv);   /* metrics.c: Prometheus text file */

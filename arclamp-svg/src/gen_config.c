@@ -499,6 +499,13 @@ void gen_title(strbuf *out, const char *tmpl, const struct gen_title_vars *vars)
     }
 }
 
+void gen_diff_graph_name(strbuf *out, const char *name, int reversed)
+{
+    strbuf_appends(out, name);
+    strbuf_appends(out, LAYOUT_DIFF);
+    strbuf_appends(out, reversed ? LAYOUT_REVERSED LAYOUT_SVGZ_SUFFIX : LAYOUT_SVGZ_SUFFIX);
+}
+
 void gen_graph_name(strbuf *out, const char *name, const char *label, int reversed)
 {
     strbuf_appends(out, name);

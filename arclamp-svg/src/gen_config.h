@@ -86,6 +86,10 @@ struct gen_title_vars {
 /* Appends the file name of a graph of log `name`:
  * "<name>[.fn-<label>][.reversed].svgz" (label NULL: the whole log). */
 void gen_graph_name(strbuf *out, const char *name, const char *label, int reversed);
+/* Appends the file name of the differential graph of log `name` against
+ * the bucket before it: "<name>.diff[.reversed].svgz" ("diff" is a word no
+ * tag may hold, stackline_tag_name_ok, so no other graph has that name). */
+void gen_diff_graph_name(strbuf *out, const char *name, int reversed);
 
 /* Appends the title: the template with {period} {time} {name} {entrypoint}
  * replaced ({samples}: "12,345 samples", "1 sample"), then " - ENTRYPOINT"

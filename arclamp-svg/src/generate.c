@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "flame.h"
 #include "fnfilter.h"
+#include "gendiff.h"
 #include "indexpage.h"
 #include "input.h"
 #include "layout.h"
@@ -81,6 +82,13 @@ static char *graph_name(const struct logfile *lf, const char *label, int reverse
 {
     strbuf sb = STRBUF_INIT;
     gen_graph_name(&sb, lf->name, label, reversed);
+    return (char *)strbuf_cstr(&sb);
+}
+
+static char *diff_graph_name(const struct logfile *lf, int reversed)
+{
+    strbuf sb = STRBUF_INIT;
+    gen_diff_graph_name(&sb, lf->name, reversed);
     return (char *)strbuf_cstr(&sb);
 }
 
@@ -337,6 +345,27 @@ static void process_log(struct run *run, int pfd, const struct logfile *lf,
             "%s/%s: %s", lf->period, lf->file, err);
 }
 
+/* The differential graphs of `lf` against `before` (gendiff.h), when
+ * either log changed; a failure is logged and counted, the old graphs
+ * stay. */
+static void process_diff(struct run *run, int pfd, const struct logfile *lf,
+                         const struct logfile *before)
+{
+    char err[1024];
+    int rc = gendiff_draw(run->cfg, run->logs_pfd, pfd, lf, before, run->opt->force, &run->doc,
+                          err, sizeof err);
+    if (rc > 0) {
+        run->st->diffs++;   /* counted apart from `graphs` (the logs' own) */
+        log_untrusted(LOG_INFO, "graph_written", LOG_NO_FIELDS, "%s/%s (diff vs %s)",
+                      lf->period, lf->name, before->name);
+    } else if (rc < 0) {
+        run->st->diffs_failed++;
+        log_untrusted(LOG_ERR, "diff_failed",
+                LOG_FIELDS({"ARCLAMP_PERIOD", lf->period}, {"ARCLAMP_LOG_FILE", lf->file}),
+                "%s/%s: diff vs %s: %s", lf->period, lf->file, before->file, err);
+    }
+}
+
 /* --- stale graphs ------------------------------------------------------- */
 
 static int is_graph_name(const char *name)
@@ -347,13 +376,15 @@ static int is_graph_name(const char *name)
 
 /* Every graph name the logs [files, files+n) may have, sorted. */
 static char **expected_names(const struct gen_config *cfg, const struct logfile *files, size_t n,
-                             size_t *count)
+                             const size_t *diff_prev, size_t *count)
 {
-    char **v = xcalloc(n * 2 * (1 + cfg->nfunctions) + 1, sizeof *v);
+    char **v = xcalloc(n * 2 * (2 + cfg->nfunctions) + 1, sizeof *v);
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         for (int rev = 0; rev < 2; rev++) {
             v[k++] = graph_name(&files[i], NULL, rev);
+            if (diff_prev[i] != GENDIFF_NONE)
+                v[k++] = diff_graph_name(&files[i], rev);
             for (size_t f = 0; is_all_log(&files[i]) && f < cfg->nfunctions; f++)
                 v[k++] = graph_name(&files[i], cfg->functions[f].label, rev);
         }
@@ -503,6 +534,10 @@ static void note_presence(const struct gen_config *cfg, int pfd, struct index_en
                 e->samples = graph_samples(pfd, name);
         }
         free(name);
+        name = diff_graph_name(e->log, rev);
+        if (graph_current(pfd, name, &zero))
+            e->graphs |= rev ? INDEX_DIFF_REVERSED : INDEX_DIFF;
+        free(name);
         for (size_t i = 0; e->fn && i < cfg->nfunctions; i++) {
             name = graph_name(e->log, cfg->functions[i].label, rev);
             if (graph_current(pfd, name, &zero)) {
@@ -539,13 +574,20 @@ static void process_period(struct run *run, const char *period, const struct log
     run->st->temps += (size_t)atomic_clean_temps(pfd);
     for (size_t i = 0; i < n; i++)
         process_log(run, pfd, &files[i], &entries[i]);
+    size_t *diff_prev = xcalloc(n + 1, sizeof *diff_prev);
+    gendiff_pairs(files, n, time(NULL), diff_prev);
+    for (size_t i = 0; i < n; i++) {
+        if (diff_prev[i] != GENDIFF_NONE)
+            process_diff(run, pfd, &files[i], &files[diff_prev[i]]);
+    }
     if (run->logs_pfd >= 0)
         close(run->logs_pfd);
     run->logs_pfd = -1;
     size_t nkeep;
-    char **keep = expected_names(run->cfg, files, n, &nkeep);
+    char **keep = expected_names(run->cfg, files, n, diff_prev, &nkeep);
     remove_graphs_except(run, pfd, period, keep, nkeep);
     free_strings(keep, nkeep);
+    free(diff_prev);
     for (size_t i = 0; i < n; i++) {
         note_presence(run->cfg, pfd, &entries[i]);
         entries[i].report = has_report(run->data_fd, &files[i]);
@@ -743,7 +785,8 @@ static enum generate_status locked_run(struct run *run, char *err, size_t errlen
         runstate_note_store(cfg, p->logs + p->graphs + (size_t)p->index, p->bytes,
                             p->failed + f->failed, f->objects, f->bytes);
     }
-    return run->st->failed || run->st->index_failed || run->st->scan_failed
+    return run->st->failed || run->st->index_failed || run->st->scan_failed ||
+                   run->st->diffs_failed
                ? GENERATE_SOME_FAILED
                : GENERATE_OK;
 }
@@ -795,8 +838,10 @@ static void usage(FILE *out)
           "\n"
           "Draws <svgs_dir>/<period>/<name>.svgz and <name>.reversed.svgz (and the\n"
           "per-function graphs of the all logs) for every trace log newer than its\n"
-          "graphs, removes graphs whose log is gone, and writes <data_dir>/index.html\n"
-          "and index.json.\n"
+          "graphs, <name>.diff[.reversed].svgz for the latest complete bucket of each\n"
+          "entry point against the one before (hour over hour, day over day),\n"
+          "removes graphs whose log is gone, and writes <data_dir>/index.html and\n"
+          "index.json.\n"
           "\n"
           "  -c, --config FILE    configuration (default " GEN_CONFIG_DEFAULT_PATH
           " if it exists)\n"
@@ -820,6 +865,8 @@ static void print_summary(const struct generate_stats *st)
     printf("arclamp-svg generate: %zu logs: %zu drawn (%zu graphs), %zu up to date, "
            "%zu failed; %zu graphs removed",
            st->logs, st->generated, st->graphs, st->skipped, st->failed, st->removed);
+    if (st->diffs || st->diffs_failed)
+        printf(", %zu diffs drawn (%zu failed)", st->diffs, st->diffs_failed);
     if (st->temps)
         printf(", %zu temporary files removed", st->temps);
     if (st->ignored_lines)

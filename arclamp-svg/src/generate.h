@@ -10,6 +10,8 @@
  *   opened, so lines appended while it was read make it "newer" again.
  *   Graphs are written atomically (atomicfile.h), fn graphs and the reversed
  *   graph before the forward one.
+ * For the latest complete bucket of each entry point, the differential
+ * graphs against the bucket before (<name>.diff[.reversed].svgz, gendiff.h).
  * Then every *.svgz under svgs_dir that belongs to no log (or to a label no
  * longer configured) is removed, as are temporary files of interrupted runs,
  * and <data_dir>/index.html and index.json are rewritten (indexpage.h).
@@ -50,6 +52,8 @@ struct generate_stats {
     size_t truncated_graphs; /* graphs with samples beyond the limits ([truncated]) */
     size_t truncated_lines;  /* lines whose samples went to [truncated] */
     size_t cut_logs;      /* logs read only up to max_log_read_mb */
+    size_t diffs;         /* differential graphs drawn (pairs: gendiff.h) */
+    size_t diffs_failed;  /* differential graphs that could not be drawn */
     int index_failed;     /* index.html / index.json not written (error, or a scan failed) */
     int store_from;       /* the logs were fetched from the object store first */
     struct storemerge_stats fetched; /* what that fetch did */

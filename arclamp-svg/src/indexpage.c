@@ -4,7 +4,9 @@
  *   {"version": 1, "generated": "2026-11-22T05:00:00Z", "data_dir": "...",
  *    "logs": [{"period", "name", "time" (or null), "date", "entrypoint",
  *              "timestamp", "log", "log_size", "log_mtime", "compressed",
- *              "svg", "reversed_svg" (null when missing), "samples" (read from
+ *              "svg", "reversed_svg" (null when missing), "diff_svg",
+ *              "diff_reversed_svg" (the differential graphs against the bucket
+ *              before; null when missing), "samples" (read from
  *              the graph; null when unknown), "failed", "report" (or null),
  *              "report_runs" (from arclamp-report's summary; null when unknown),
  *              "functions": [{"label", "function", "svg", "reversed_svg",
@@ -12,6 +14,7 @@
  * in the order of the HTML page. */
 #include "indexpage.h"
 #include "atomicfile.h"
+#include "gendiff.h"
 #include "numtext.h"
 #include "xmlesc.h"
 
@@ -139,11 +142,18 @@ static void rel_file(strbuf *out, const char *dir, const char *period, const cha
     strbuf_appendf(out, "%s/%s", period, file);
 }
 
+/* A graph of log lf: the log's, a function's (label), or with label
+ * DIFF_LABEL its differential graph. */
+static const char DIFF_LABEL[] = "";
+
 static void graph_rel(strbuf *out, const char *svgs_rel, const struct logfile *lf,
                       const char *label, int reversed)
 {
     strbuf file = STRBUF_INIT;
-    gen_graph_name(&file, lf->name, label, reversed);
+    if (label == DIFF_LABEL)
+        gen_diff_graph_name(&file, lf->name, reversed);
+    else
+        gen_graph_name(&file, lf->name, label, reversed);
     rel_file(out, svgs_rel, lf->period, strbuf_cstr(&file));
     strbuf_free(&file);
 }
@@ -210,7 +220,19 @@ static void graphs_cell(strbuf *out, const struct gen_config *cfg, const struct 
         strbuf_appends(out, (e->graphs & INDEX_FORWARD) ? " · " : "");
         graph_link(out, svgs_rel, lf, NULL, 1, "reversed");
     }
-    if (!e->graphs)
+    if (e->graphs & INDEX_DIFF) {
+        strbuf_appends(out, " · ");
+        strbuf diff = STRBUF_INIT;
+        strbuf_appendf(&diff, "diff vs %s", gendiff_what(lf));
+        graph_link(out, svgs_rel, lf, DIFF_LABEL, 0, strbuf_cstr(&diff));
+        strbuf_free(&diff);
+        if (e->graphs & INDEX_DIFF_REVERSED) {
+            strbuf_appends(out, " (");
+            graph_link(out, svgs_rel, lf, DIFF_LABEL, 1, "reversed");
+            strbuf_appends(out, ")");
+        }
+    }
+    if (!(e->graphs & (INDEX_FORWARD | INDEX_REVERSED)))
         strbuf_appends(out, "<span class=\"failed\">no graph</span>");
     else if (e->failed)
         strbuf_appends(out, " <span class=\"failed\">(update failed)</span>");
@@ -487,6 +509,11 @@ static void json_entry(strbuf *out, const struct gen_config *cfg, const struct i
     json_graph(out, "svg", svgs_rel, lf, NULL, 0, e->graphs & INDEX_FORWARD);
     strbuf_appends(out, ", ");
     json_graph(out, "reversed_svg", svgs_rel, lf, NULL, 1, e->graphs & INDEX_REVERSED);
+    strbuf_appends(out, ", ");
+    json_graph(out, "diff_svg", svgs_rel, lf, DIFF_LABEL, 0, e->graphs & INDEX_DIFF);
+    strbuf_appends(out, ", ");
+    json_graph(out, "diff_reversed_svg", svgs_rel, lf, DIFF_LABEL, 1,
+               e->graphs & INDEX_DIFF_REVERSED);
     strbuf_appends(out, ", ");
     json_count(out, "samples", e->samples);
     strbuf_appendf(out, ", \"failed\": %s, ", e->failed ? "true" : "false");

@@ -28,6 +28,8 @@
 
 #define INDEX_FORWARD 1u   /* the forward graph exists */
 #define INDEX_REVERSED 2u  /* the reversed graph exists */
+#define INDEX_DIFF 4u      /* the differential graph against the bucket before exists */
+#define INDEX_DIFF_REVERSED 8u /* and its reversed graph */
 
 /* One log and the graphs it has on disk. Counts are < 0 when unknown. */
 struct index_entry {

@@ -107,7 +107,7 @@ void logset_parse_name(struct logfile *lf)
 static int reserved_word(const char *component)
 {
     return strcmp(component, "all") == 0 || strcmp(component, "reversed") == 0 ||
-           strncmp(component, "fn-", 3) == 0;
+           strcmp(component, "diff") == 0 || strncmp(component, "fn-", 3) == 0;
 }
 
 const char *logset_classify(struct logfile *lf, char *const *formats, size_t nformats)
@@ -137,7 +137,7 @@ const char *logset_classify(struct logfile *lf, char *const *formats, size_t nfo
         return "its tag is not a valid entry point name (written by an older arclamp-log or "
                "the original?): its graphs could take another log's place";
     if (reserved_word(lf->entrypoint))
-        return "no log_formats entry matches its name, and it ends in all, reversed or fn-*";
+        return "no log_formats entry matches its name, and it ends in all, reversed, diff or fn-*";
     return NULL;
 }
 

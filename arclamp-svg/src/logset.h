@@ -17,7 +17,7 @@
  *              "all.fn-EditAction") or pass for an "all" log ("evil.all").
  *              A name no format matches keeps the old reading (the part
  *              after the last '.'), is never an "all" log, and is refused
- *              when that part is "all", "reversed" or "fn-*".
+ *              when that part is "all", "reversed", "diff" or "fn-*".
  * Only regular files count (symlinks and others are ignored), and names
  * starting with '.' (temporary files) are skipped. When both X.log and
  * X.log.gz exist (a compression stopped between rename and unlink), X.log

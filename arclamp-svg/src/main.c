@@ -11,6 +11,7 @@ static const struct {
     const char *doc;
 } commands[] = {
     {"render", cmd_render, "draw one flame graph from collapsed stacks (like flamegraph.pl)"},
+    {"diff", cmd_diff, "draw a differential flame graph of two trace logs (red grew, blue shrank)"},
     {"generate", cmd_generate, "draw graphs for every trace log that changed (the timer job)"},
     {"compress", cmd_compress, "sort and gzip old trace logs in place"},
     {"metrics", cmd_metrics, "write Prometheus metrics about the trace logs"},

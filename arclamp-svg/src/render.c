@@ -26,9 +26,11 @@
 #include "flame.h"
 #include "input.h"
 #include "layout.h"
+#include "render.h"
 #include "svg.h"
 
 struct render_args {
+    const char *cmd;              /* "arclamp-svg render" (or diff): starts its messages */
     struct svg_options svg;
     int reverse;                  /* --reverse: the graph of reversed stacks */
     int flamechart;               /* --flamechart: input order, no sorting */
@@ -369,21 +371,21 @@ static void free_graphs(struct graphs *g)
 
 /* Adds to msgs the line saying what went to [truncated] (the graph says it
  * too). */
-static void warn_truncated(const struct flame *f, strbuf *msgs)
+static void warn_truncated(const char *cmd, const struct flame *f, strbuf *msgs)
 {
     size_t limit;
     enum flame_limit why = flame_limit_reached(f, &limit);
     static const char *const names[] = {"", "--max-stacks", "--max-frames", "--max-memory",
                                         "32-bit table size"};
     if (why != FLAME_LIMIT_NONE)
-        strbuf_appendf(msgs, "arclamp-svg render: %zu lines (%g samples) beyond the limits "
+        strbuf_appendf(msgs, "%s: %zu lines (%g samples) beyond the limits "
                        "shown as " FLAME_TRUNCATED_FRAME " (first limit reached: %s)\n",
-                       flame_truncated_lines(f), flame_truncated_samples(f), names[why]);
+                       cmd, flame_truncated_lines(f), flame_truncated_samples(f), names[why]);
 }
 
 /* Draws one graph to path (standard output for NULL or "-"): 0, or -1 with
  * its line "arclamp-svg render: why" added to msgs. */
-static int write_graph(const struct flame *f, enum flame_direction dir,
+static int write_graph(const char *cmd, const struct flame *f, enum flame_direction dir,
                        const struct svg_options *svg, const char *path, strbuf *msgs)
 {
     strbuf doc = STRBUF_INIT;
@@ -391,8 +393,7 @@ static int write_graph(const struct flame *f, enum flame_direction dir,
     int rc = 0;
     if (!path || strcmp(path, "-") == 0) {
         if (fwrite(doc.data, 1, doc.len, stdout) != doc.len || fflush(stdout) != 0) {
-            strbuf_appendf(msgs, "arclamp-svg render: writing standard output: %s\n",
-                           strerror(errno));
+            strbuf_appendf(msgs, "%s: writing standard output: %s\n", cmd, strerror(errno));
             rc = -1;
         }
     } else {
@@ -404,7 +405,7 @@ static int write_graph(const struct flame *f, enum flame_direction dir,
         if (af)
             atomic_append(af, doc.data, doc.len);
         if (!af || atomic_commit(af, NULL, err, sizeof(err)) != 0) {
-            strbuf_appendf(msgs, "arclamp-svg render: %s\n", err);
+            strbuf_appendf(msgs, "%s: %s\n", cmd, err);
             rc = -1;
         }
     }
@@ -462,7 +463,7 @@ static void free_extras(struct render_args *a)
 static int report(const struct render_args *a, const struct flame *f, size_t too_long,
                   strbuf *msgs)
 {
-    warn_truncated(f, msgs);
+    warn_truncated(a->cmd, f, msgs);
     size_t ignored = flame_ignored(f) + too_long;
     if (ignored > 0)
         strbuf_appendf(msgs, "Ignored %zu lines with invalid format\n", ignored);
@@ -475,7 +476,7 @@ static int report(const struct render_args *a, const struct flame *f, size_t too
         strbuf_appendf(msgs, "Specified --total %s is less than actual total %.15g, so ignored\n",
                        a->total_text, actual);
     if (!a->quiet && (a->output || a->reversed_output))
-        strbuf_appendf(msgs, "arclamp-svg render: %zu lines, %zu distinct stacks, %zu frames\n",
+        strbuf_appendf(msgs, "%s: %zu lines, %zu distinct stacks, %zu frames\n", a->cmd,
                        flame_lines(f), flame_distinct_stacks(f), flame_distinct_frames(f));
     /* As flamegraph.pl: nothing to draw is exit status 2, with the error
      * SVG still written for tools that always expect a document. */
@@ -494,17 +495,46 @@ static int write_all(const struct render_args *a, const struct graphs *g, int dr
                      strbuf *msgs)
 {
     int status = 0;
-    if (write_graph(g->main, a->reverse ? FLAME_REVERSED : FLAME_FORWARD, &a->svg, a->output,
+    if (write_graph(a->cmd, g->main, a->reverse ? FLAME_REVERSED : FLAME_FORWARD, &a->svg, a->output,
                     msgs) != 0)
         status = 1;
     if (a->reversed_output &&
-        write_graph(g->reversed ? g->reversed : g->main, FLAME_REVERSED, &a->svg,
+        write_graph(a->cmd, g->reversed ? g->reversed : g->main, FLAME_REVERSED, &a->svg,
                     a->reversed_output, msgs) != 0)
         status = 1;
     char err[1024];
     if (a->cp && drawn && palmap_save(a->svg.palette_map, PALETTE_FILE, err, sizeof(err)) != 0) {
-        strbuf_appendf(msgs, "arclamp-svg render: --cp: %s\n", err);
+        strbuf_appendf(msgs, "%s: --cp: %s\n", a->cmd, err);
         status = 1;
+    }
+    return status;
+}
+
+/* Reads the inputs: the files (or standard input) into g, or what `in`
+ * reads from them. Returns 0, or the exit status (1: an input could not be
+ * read; 2: a bad command line for `in`). `ignored` gets the lines the
+ * reader refused on its own, `st` the files' statistics. */
+static int read_inputs(struct render_args *a, struct graphs *g, const struct render_input *in,
+                       char **files, int nfiles, struct input_stats *st, size_t *ignored)
+{
+    char err[8192];   /* room for a path */
+    int status = 0;
+    if (in) {
+        struct render_feed feed = {add_line, g, &a->input, &a->svg, 0};
+        status = in->read(in->arg, files, nfiles, &feed, err, sizeof err);
+        if (status != 0)
+            fprintf(stderr, "%s: %s\n", a->cmd, err);
+        if (status == 2)
+            fprintf(stderr, "Try 'arclamp-svg %s --help'.\n", in->command);
+        *ignored = feed.ignored;
+        return status;
+    }
+    for (int i = 0; i < (nfiles ? nfiles : 1); i++) {
+        int rc = read_input(nfiles ? files[i] : "-", g, a, st, err, sizeof err);
+        if (rc != 0)   /* could not be read, or cut at --max-input */
+            fprintf(stderr, "%s: %s\n", a->cmd, err);
+        if (rc < 0)
+            status = 1;
     }
     return status;
 }
@@ -512,41 +542,40 @@ static int write_all(const struct render_args *a, const struct graphs *g, int dr
 /* The command. Every line on stderr is printed here: the helpers hand theirs
  * back (err, or msgs when there can be several), and flamegraph.pl's
  * warnings go out before the SVG goes to stdout, as it prints them. */
-int cmd_render(int argc, char **argv)
+int render_command(int argc, char **argv, const struct render_input *in)
 {
     struct render_args a = {0};
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "arclamp-svg %s", in ? in->command : "render");
+    a.cmd = cmd;
     svg_options_init(&a.svg);
     a.budget.limit = FLAME_DEFAULT_MAX_MEMORY;
     a.limits.budget = &a.budget;
     char err[8192];   /* room for a path or an option's value */
     int status = parse_args(argc, argv, &a, err, sizeof err);
     if (status > 0) {
-        render_usage(stdout);
+        if (in)
+            in->usage(stdout);
+        else
+            render_usage(stdout);
         return 0;
     }
     if (status < 0) {
         if (err[0])
-            fprintf(stderr, "arclamp-svg render: %s\n", err);
-        fputs("Try 'arclamp-svg render --help'.\n", stderr);
+            fprintf(stderr, "%s: %s\n", cmd, err);
+        fprintf(stderr, "Try '%s --help'.\n", cmd);
         return 2;
     }
     if ((status = load_extras(&a, err, sizeof err)) != 0) {
-        fprintf(stderr, "arclamp-svg render: %s\n", err);
+        fprintf(stderr, "%s: %s\n", cmd, err);
         free_extras(&a);
         return status;
     }
     struct graphs g;
     make_graphs(&a, &g);
     struct input_stats st = {0};
-    int nfiles = optind >= argc ? 1 : argc - optind;
-    for (int i = 0; i < nfiles; i++) {
-        int rc = read_input(optind >= argc ? "-" : argv[optind + i], &g, &a, &st, err,
-                            sizeof err);
-        if (rc != 0)   /* could not be read, or cut at --max-input */
-            fprintf(stderr, "arclamp-svg render: %s\n", err);
-        if (rc < 0)
-            status = 1;
-    }
+    size_t refused = 0;
+    status = read_inputs(&a, &g, in, argv + optind, argc - optind, &st, &refused);
     /* An input that could not be read is an error of the command line, not
      * an empty graph: no SVG is written. */
     strbuf msgs = STRBUF_INIT;
@@ -554,7 +583,7 @@ int cmd_render(int argc, char **argv)
         flame_finish(g.main);
         if (g.reversed)
             flame_finish(g.reversed);
-        status = report(&a, g.main, st.too_long, &msgs);
+        status = report(&a, g.main, st.too_long + refused, &msgs);
         fputs(strbuf_cstr(&msgs), stderr);   /* before the SVG, as flamegraph.pl */
         strbuf_reset(&msgs);
         if (write_all(&a, &g, status == 0, &msgs) != 0)
@@ -565,4 +594,9 @@ int cmd_render(int argc, char **argv)
     free_graphs(&g);
     free_extras(&a);
     return status;
+}
+
+int cmd_render(int argc, char **argv)
+{
+    return render_command(argc, argv, NULL);
 }

@@ -16,6 +16,7 @@ Suite *generate_suite(void);   /* test-generate.c */
 Suite *compress_suite(void);   /* test-compress.c */
 Suite *top_suite(void);        /* test-top.c */
 Suite *runstate_suite(void);   /* test-runstate.c */
+Suite *diffmerge_suite(void);  /* test-diffmerge.c */
 
 struct flame;
 /* A finished flame of NULL-terminated collapsed lines (test-flame.c). */

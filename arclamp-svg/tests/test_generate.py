@@ -164,7 +164,9 @@ def test_graphs_of_deleted_logs_are_removed(tree):
     os.unlink(tree.logs / "daily" / (DAY + ".index.log"))
     os.rmdir(tree.logs / "daily")
     proc = tree.ok("generate")
-    assert "8 graphs removed" in summary(proc)  # 6 of the all log, 2 of the daily period
+    # 6 of the all log, 2 of the daily period, and the 2 of _06's diff against
+    # the hour before, which is gone
+    assert "10 graphs removed" in summary(proc)
     names = graph_names(tree, "hourly")
     assert not any(n.startswith(HOUR) for n in names)
     assert "2026-11-22_06.all.svgz" in names and "README.txt" in names
@@ -464,8 +466,9 @@ def test_index_html_is_well_formed_with_working_relative_links(tree):
     ok, why = xml_well_formed(page, html=True)
     assert ok, why
     p, targets = check_links(tree, page)
-    # forward, reversed, 2 x 2 fn graphs of the all log, and every log
-    assert len([t for t in targets if t.endswith(b".svgz")]) == 2 * 5 + 4
+    # forward, reversed, 2 x 2 fn graphs of the all log, the api's diff vs the
+    # day before (forward, reversed), and every log
+    assert len([t for t in targets if t.endswith(b".svgz")]) == 2 * 5 + 4 + 2
     assert len([t for t in targets if b"/logs/" in t]) == 5
     # grouped by period, then date newest first
     assert [h for h in p.headings] == [("h2", "daily"), ("h3", "2026-11-21"), ("h3", "2026-11-20"),

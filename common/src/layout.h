@@ -34,6 +34,8 @@
 #define LAYOUT_SVGZ_SUFFIX ".svgz"     /* a flame graph */
 #define LAYOUT_REVERSED ".reversed"    /* before .svgz: the icicle graph */
 #define LAYOUT_FN_PREFIX ".fn-"        /* before a label: a function's graph */
+#define LAYOUT_DIFF ".diff"            /* after a log's name: its differential graph
+                                          against the bucket before */
 /* The tag of the log every line goes to (besides its entry point's). */
 #define LAYOUT_TAG_ALL "all"
 

@@ -158,6 +158,7 @@ static int is_reserved_component(const char *c, size_t len)
 {
     return (len == 3 && memcmp(c, "all", 3) == 0) ||
            (len == 8 && memcmp(c, "reversed", 8) == 0) ||
+           (len == 4 && memcmp(c, "diff", 4) == 0) ||
            (len >= 3 && memcmp(c, "fn-", 3) == 0);
 }
 

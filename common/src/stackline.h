@@ -46,10 +46,11 @@ enum stackline_error stackline_parse(const char *line, size_t len, size_t max_le
 enum stackline_error stackline_check_bytes(const char *p, size_t len);
 
 /* Whether `name` (len bytes) may be a tag: 1..STACKLINE_TAG_MAX bytes of
- * dot-separated, non-empty components of [A-Za-z0-9_-], none of them "all" or
- * "reversed" and none starting with "fn-". Those three are the words the
+ * dot-separated, non-empty components of [A-Za-z0-9_-], none of them "all",
+ * "reversed" or "diff" and none starting with "fn-". Those are the words the
  * file names around a tag are made of (<bucket>.all.log,
- * <bucket>.<tag>.reversed.svgz, <bucket>.all.fn-<Label>.svgz): a tag made of
+ * <bucket>.<tag>.reversed.svgz, <bucket>.all.fn-<Label>.svgz,
+ * <bucket>.<tag>.diff[.reversed].svgz): a tag made of
  * them could name another log's file or graph. The writer (arclamp-log) and
  * the readers (arclamp-svg) apply this one rule, so names stay injective. */
 int stackline_tag_name_ok(const char *name, size_t len);

@@ -698,7 +698,7 @@ START_TEST(no_tag_that_could_name_another_file)
     const char *refused[] = {"/w/index.reversed.php", "/w/all.fn-EditAction.php",
                              "/w/evil.all.php", "/w/reversed.php", "/w/fn-x.php",
                              "/w/a..b.php", "/w/.hidden.php", "/w/trail..php",
-                             "/w/x.fn-.php", "/w/all.php"};
+                             "/w/x.fn-.php", "/w/all.php", "/w/diff.php", "/w/x.diff.php"};
     for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
         ck_assert_msg(stackline_tag(refused[i], strlen(refused[i]), tag, &why) == 0,
                       "%s got a tag", refused[i]);
@@ -723,6 +723,10 @@ START_TEST(tag_components_that_only_look_like_reserved_words_are_kept)
     }
     ck_assert(stackline_tag_name_ok("load", 4));
     ck_assert(!stackline_tag_name_ok("load.reversed", 13));
+    /* <bucket>.load.diff.svgz is load's differential graph */
+    ck_assert(!stackline_tag_name_ok("load.diff", 9));
+    ck_assert(!stackline_tag_name_ok("diff", 4));
+    ck_assert(stackline_tag_name_ok("diffs.differ", 12));
     ck_assert(!stackline_tag_name_ok("", 0));
 }
 END_TEST
