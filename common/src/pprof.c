@@ -25,7 +25,7 @@ enum {
     LABEL_KEY = 1, LABEL_STR = 2,
     LOCATION_ID = 1, LOCATION_LINE = 4,
     LINE_FUNCTION_ID = 1,
-    FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4,
+    FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_FILENAME = 4,
 };
 
 enum { WIRE_VARINT = 0, WIRE_LEN = 2 };
@@ -154,7 +154,9 @@ uint64_t pprof_function(struct pprof_writer *w, const char *name, size_t name_le
     strbuf_reset(&w->scratch);
     put_uint(&w->scratch, FUNCTION_ID, id);
     put_uint(&w->scratch, FUNCTION_NAME, name_idx);
-    put_uint(&w->scratch, FUNCTION_SYSTEM_NAME, name_idx);
+    /* No system_name: that is the mangled name of a native symbol, and a
+     * function whose system_name equals its name is one pprof "demangles"
+     * as C++, cutting "Foo::bar(int $x)" to "Foo::bar" and "<...>" out. */
     if (filename && filename_len)
         put_uint(&w->scratch, FUNCTION_FILENAME, pprof_string(w, filename, filename_len));
     flush_scratch(w, PROFILE_FUNCTION);

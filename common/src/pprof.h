@@ -14,7 +14,7 @@
  * else; the caller bounds how many there are (arclamp-svg: flame.h's
  * limits). Every location has exactly one line, of one function, and the
  * same id as that function: a PHP frame is a function, there are no
- * addresses.
+ * addresses. A function has a name and no system_name (pprof.c says why).
  *
  * Reader: strict and bounded by its input: every length is checked against
  * the bytes left, unknown fields are skipped by wire type, and an id or

@@ -119,7 +119,7 @@ START_TEST(round_trips_samples_locations_functions_and_labels)
     assert_string(&p, f1->name, "/srv/w/index.php", 16);
     assert_string(&p, f1->filename, "/srv/w/index.php", 16);
     assert_string(&p, f2->name, "Foo::bar", 8);
-    assert_string(&p, f2->system_name, "Foo::bar", 8);
+    ck_assert_int_eq(f2->system_name, 0);   /* left out: pprof would "demangle" the name */
     ck_assert_int_eq(f2->filename, 0);   /* none: string 0, "" */
     assert_string(&p, 0, "", 0);
     ck_assert_ptr_null(pprof_profile_location(&p, 3));
