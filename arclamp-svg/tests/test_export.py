@@ -1,0 +1,348 @@
+"""`arclamp-svg export`: trace logs (plain and .gz, added together) written
+as pprof, speedscope and collapsed stacks, each read back by a real client:
+
+- pprof by `go tool pprof` (Debian's golang-go): -top shows every function
+  with the exact self and inclusive samples of the input, -traces every
+  distinct stack with its exact count and its entry point label, -raw the
+  filenames of .php frames;
+- speedscope by speedscope's npm package (build/npm, from
+  arclamp-svg/tests/npm's lock file): its own file-format-schema.json
+  (speedscope_check.mjs, as the package's importer only runs inside its web
+  app), and the stacks the file describes;
+- collapsed by arclamp-svg itself (render, and export again).
+
+Hostile frame names (quotes, backslashes, C1 control characters, U+2028,
+</script>, 20,000-byte names) come back byte for byte; lines the validator
+refuses are skipped and counted; errors exit as the other commands do."""
+
+import gzip
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conftest import check_sanitizers
+
+REPO = Path(__file__).resolve().parents[2]
+NPM_DIR = REPO / "build" / "npm" / "node_modules" / "speedscope"
+SCHEMA = NPM_DIR / "dist" / "release" / "file-format-schema.json"
+CHECKER = Path(__file__).resolve().parent / "speedscope_check.mjs"
+
+INDEX = "/srv/mediawiki/php-1.44.0-wmf.3/index.php"
+API = "/srv/mediawiki/php-1.44.0-wmf.3/api.php"
+RUN = "MediaWiki\\MediaWikiEntryPoint::run"
+EDIT = "MediaWiki\\Actions\\EditAction::show"
+
+# Two logs of one hour, as arclamp-log writes them: the same stacks appear in
+# both (their counts add), one log is gzipped.
+LOG_A = [
+    INDEX + ";" + RUN + ";" + EDIT + ";Parser::parse 40",
+    INDEX + ";" + RUN + ";" + EDIT + " 7",
+    INDEX + ";" + RUN + ";R::rec;R::rec;R::rec 5",
+    API + ";ApiMain::execute;Parser::parse 11",
+]
+LOG_B = [
+    INDEX + ";" + RUN + ";" + EDIT + ";Parser::parse 2",
+    API + ";ApiMain::execute;Parser::parse 3",
+    "/usr/bin/php;maintenance 9",   # not a .php entry point: no label
+]
+
+HOSTILE = [
+    'Quote"d::m(int $x = "a")',
+    "Back\\slash\\\\",
+    "</script><script>alert(1)</script>",
+    "\u0085next line\u2028line separator\u2029",
+    "{\"json\":[1,2]} & <tag attr='v'>",
+    "Wide \u00e9\u4e2d\U0001F525",
+    "L" * 20000,
+]
+
+
+def merged(*logs):
+    """{stack (tuple of frames, root first): samples} of collapsed lines."""
+    out = Counter()
+    for lines in logs:
+        for line in lines:
+            stack, count = line.rsplit(" ", 1)
+            out[tuple(stack.split(";"))] += int(count)
+    return out
+
+
+def write_logs(tmp_path, a=LOG_A, b=LOG_B):
+    pa = tmp_path / "2026-11-22_05.all.log"
+    pb = tmp_path / "2026-11-22_06.all.log.gz"
+    pa.write_bytes("".join(l + "\n" for l in a).encode())
+    pb.write_bytes(gzip.compress("".join(l + "\n" for l in b).encode()))
+    return pa, pb
+
+
+def export(binary, *args, ok=True):
+    proc = subprocess.run([binary, "export", *map(str, args)], capture_output=True, timeout=120)
+    check_sanitizers(proc)
+    if ok:
+        assert proc.returncode == 0, proc.stderr.decode("utf-8", "replace")
+    return proc
+
+
+# --- go tool pprof ---------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def go_env(tmp_path_factory):
+    go = shutil.which("go")
+    if not go:
+        pytest.fail("go not found (Debian package golang-go, scripts/install-deps)")
+    home = tmp_path_factory.mktemp("gohome")
+    env = dict(os.environ, HOME=str(home), GOPATH=str(home / "go"), GOCACHE=str(home / "cache"),
+               GOPROXY="off", GOFLAGS="", GOTOOLCHAIN="local")
+    return go, env
+
+
+def pprof(go_env, *args):
+    go, env = go_env
+    proc = subprocess.run([go, "tool", "pprof", *map(str, args)], capture_output=True, env=env,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr.decode("utf-8", "replace")
+    return proc.stdout.decode("utf-8")
+
+
+def pprof_top(go_env, path):
+    """(total, {function: (flat, cum)}) from -top."""
+    out = pprof(go_env, "-top", "-nodecount=1000", path)
+    total = int(re.search(r"Showing nodes accounting for (\d+), 100% of (\d+) total", out)
+                .group(2))
+    rows = {}
+    for line in out.split("\n"):
+        m = re.match(r"^ *(\d+) +[\d.]+% +[\d.]+% +(\d+) +[\d.]+%  (.*)$", line)
+        if m:
+            assert m.group(3) not in rows, line
+            rows[m.group(3)] = (int(m.group(1)), int(m.group(2)))
+    return total, rows
+
+
+def pprof_traces(go_env, path):
+    """{(stack root first, entrypoint label or None): samples} from -traces."""
+    out = pprof(go_env, "-traces", path)
+    traces = Counter()
+    for block in out.split("-----------+-------------------------------------------------------")[1:]:
+        lines = [l for l in block.split("\n") if l]
+        if not lines:
+            continue
+        label = None
+        if lines[0].startswith("entrypoint:"):
+            label = lines.pop(0).split(":", 1)[1].strip()
+        m = re.match(r"^ *(\d+)   (.*)$", lines[0])
+        assert m, block
+        frames = [m.group(2)] + [l[13:] for l in lines[1:]]
+        traces[(tuple(reversed(frames)), label)] += int(m.group(1))
+    return traces
+
+
+def expected_top(stacks):
+    """{function: (self, inclusive once per stack)} of merged stacks."""
+    flat, cum = Counter(), Counter()
+    for stack, n in stacks.items():
+        flat[stack[-1]] += n
+        for fr in set(stack):
+            cum[fr] += n
+    return {fr: (flat[fr], cum[fr]) for fr in cum}
+
+
+def label_of(stack):
+    first = stack[0]
+    return os.path.basename(first)[:-4] if first.endswith(".php") else None
+
+
+def test_pprof_read_by_go_tool_pprof(arclamp_svg, go_env, tmp_path):
+    pa, pb = write_logs(tmp_path)
+    out = tmp_path / "profile.pb.gz"
+    proc = export(arclamp_svg, "--format", "pprof", "-o", out, pa, pb)
+    assert proc.stdout == b""
+    assert out.read_bytes()[:2] == b"\x1f\x8b"        # gzipped, as pprof files are
+    stacks = merged(LOG_A, LOG_B)
+    total, rows = pprof_top(go_env, out)
+    assert total == sum(stacks.values()) == 77
+    assert rows == expected_top(stacks)
+    assert rows["R::rec"] == (5, 5)                   # recursion counted once
+    assert rows["Parser::parse"] == (56, 56)
+    traces = pprof_traces(go_env, out)
+    assert traces == Counter({(s, label_of(s)): n for s, n in stacks.items()})
+    raw = pprof(go_env, "-raw", out)
+    assert "samples/count" in raw
+    # a .php frame is its own file; other frames have none
+    assert re.search(r"M=\d+ %s %s:0" % (re.escape(INDEX), re.escape(INDEX)), raw)
+    assert re.search(r"M=\d+ Parser::parse :0", raw)
+
+
+def test_pprof_to_stdout_is_the_same_profile(arclamp_svg, go_env, tmp_path):
+    pa, pb = write_logs(tmp_path)
+    expected = Counter({(s, label_of(s)): n for s, n in merged(LOG_A, LOG_B).items()})
+    for args in (["-o", "-"], []):
+        proc = export(arclamp_svg, "-f", "pprof", *args, pa, pb)
+        path = tmp_path / "stdout.pb.gz"
+        path.write_bytes(proc.stdout)
+        assert pprof_traces(go_env, path) == expected
+
+
+def test_hostile_names_round_trip_through_pprof(arclamp_svg, go_env, tmp_path):
+    lines = [INDEX + ";" + name + " %d" % (i + 1) for i, name in enumerate(HOSTILE)]
+    lines.append(INDEX + ";" + ";".join(HOSTILE[:5]) + " 100")
+    log = tmp_path / "h.all.log"
+    log.write_bytes("".join(l + "\n" for l in lines).encode())
+    out = tmp_path / "h.pb.gz"
+    export(arclamp_svg, "-f", "pprof", "-o", out, log)
+    stacks = merged(lines)
+    assert pprof_traces(go_env, out) == Counter({(s, "index"): n for s, n in stacks.items()})
+    total, rows = pprof_top(go_env, out)
+    assert total == sum(stacks.values())
+    assert rows == expected_top(stacks)
+
+
+# --- speedscope ------------------------------------------------------------
+
+def speedscope_check(path):
+    if not SCHEMA.exists():
+        pytest.fail("%s missing: npm ci --prefix build/npm (make svg-tests does it)" % SCHEMA)
+    node = shutil.which("node")
+    if not node:
+        pytest.fail("node not found (Debian package nodejs, scripts/install-deps)")
+    proc = subprocess.run([node, str(CHECKER), str(SCHEMA), str(path)], capture_output=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr.decode("utf-8", "replace")
+    return json.loads(proc.stdout)
+
+
+def speedscope_stacks(result):
+    out = Counter()
+    for frames, n in result["stacks"]:
+        out[tuple(frames)] += n
+    return out
+
+
+def test_speedscope_matches_the_package_schema_and_the_input(arclamp_svg, tmp_path):
+    pa, pb = write_logs(tmp_path)
+    out = tmp_path / "profile.speedscope.json"
+    export(arclamp_svg, "--format", "speedscope", "--output", out, pa, pb)
+    doc = json.loads(out.read_bytes())
+    assert doc["$schema"] == "https://www.speedscope.app/file-format-schema.json"
+    prof = doc["profiles"][0]
+    assert (prof["type"], prof["unit"], prof["startValue"], prof["endValue"]) == \
+        ("sampled", "none", 0, 77)
+    frames = [f["name"] for f in doc["shared"]["frames"]]
+    assert len(frames) == len(set(frames))            # each frame once
+    assert {f.get("file") for f in doc["shared"]["frames"]} == {None, INDEX, API}
+    result = speedscope_check(out)
+    assert result["total"] == 77
+    assert speedscope_stacks(result) == merged(LOG_A, LOG_B)
+
+
+def test_checker_refuses_a_file_off_the_schema(arclamp_svg, tmp_path):
+    """The check above would fail if the file broke the schema."""
+    pa, pb = write_logs(tmp_path)
+    proc = export(arclamp_svg, "-f", "speedscope", pa, pb)
+    doc = json.loads(proc.stdout)
+    doc["profiles"][0]["unit"] = "lines"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    node = shutil.which("node") or pytest.fail("node not found")
+    if not SCHEMA.exists():
+        pytest.fail("%s missing" % SCHEMA)
+    proc = subprocess.run([node, str(CHECKER), str(SCHEMA), str(bad)], capture_output=True,
+                          timeout=120)
+    assert proc.returncode == 1 and b"schema:" in proc.stderr
+
+
+def test_hostile_names_round_trip_through_speedscope(arclamp_svg, tmp_path):
+    lines = [INDEX + ";" + name + " %d" % (i + 1) for i, name in enumerate(HOSTILE)]
+    log = tmp_path / "h.all.log"
+    log.write_bytes("".join(l + "\n" for l in lines).encode())
+    out = tmp_path / "h.json"
+    export(arclamp_svg, "-f", "speedscope", "-o", out, log)
+    result = speedscope_check(out)
+    assert speedscope_stacks(result) == merged(lines)
+
+
+# --- collapsed -------------------------------------------------------------
+
+def test_collapsed_merges_sorts_and_reads_back(arclamp_svg, tmp_path):
+    pa, pb = write_logs(tmp_path)
+    proc = export(arclamp_svg, "-f", "collapsed", pa, pb)
+    text = proc.stdout.decode("utf-8")
+    lines = text.split("\n")[:-1]
+    stacks = merged(LOG_A, LOG_B)
+    assert Counter({tuple(l.rsplit(" ", 1)[0].split(";")): int(l.rsplit(" ", 1)[1])
+                    for l in lines}) == stacks
+    assert len(lines) == len(stacks)                  # one line per distinct stack
+    assert [tuple(l.rsplit(" ", 1)[0].split(";")) for l in lines] == sorted(stacks)
+    again = tmp_path / "merged.log"
+    again.write_text(text)
+    assert export(arclamp_svg, "-f", "collapsed", again).stdout == proc.stdout
+    svg = subprocess.run([arclamp_svg, "render", str(again)], capture_output=True, timeout=120)
+    check_sanitizers(svg)
+    assert svg.returncode == 0 and b"<svg" in svg.stdout
+
+
+def test_hostile_names_round_trip_through_collapsed(arclamp_svg, tmp_path):
+    lines = [INDEX + ";" + name + " %d" % (i + 1) for i, name in enumerate(HOSTILE)]
+    log = tmp_path / "h.all.log"
+    log.write_bytes("".join(l + "\n" for l in lines).encode())
+    out = export(arclamp_svg, "-f", "collapsed", log).stdout.decode("utf-8")
+    assert sorted(out.split("\n")[:-1]) == sorted(lines)   # not splitlines(): U+2028 is no newline
+
+
+# --- invalid lines, limits, errors -----------------------------------------
+
+def test_invalid_lines_are_skipped_and_counted(arclamp_svg, go_env, tmp_path):
+    good = [INDEX + ";A::a 3", INDEX + ";A::a;B::b 4"]
+    bad = [b"no count here", INDEX.encode() + b";A::a 0", INDEX.encode() + b";;A::a 2",
+           INDEX.encode() + b";Ctrl\x01char 5", INDEX.encode() + b";\xff\xfe 6", b""]
+    log = tmp_path / "mixed.all.log"
+    log.write_bytes(b"\n".join([g.encode() for g in good] + bad) + b"\n")
+    out = tmp_path / "p.pb.gz"
+    proc = export(arclamp_svg, "-f", "pprof", "-o", out, log)
+    err = proc.stderr.decode()
+    assert "skipped 6 invalid lines" in err, err
+    for reason in ("no_count: 1", "bad_count: 1", "empty_frame: 1", "control_char: 1",
+                   "invalid_utf8: 1", "empty: 1"):
+        assert reason in err, err
+    assert pprof_top(go_env, out)[0] == 7
+    assert pprof_traces(go_env, out) == Counter({(s, "index"): n
+                                                 for s, n in merged(good).items()})
+
+
+def test_limits_send_the_rest_to_truncated_with_exact_totals(arclamp_svg, go_env, tmp_path):
+    lines = [INDEX + ";F%d 1" % i for i in range(50)]
+    log = tmp_path / "many.all.log"
+    log.write_text("".join(l + "\n" for l in lines))
+    out = tmp_path / "p.pb.gz"
+    proc = export(arclamp_svg, "-f", "pprof", "--max-stacks", "10", "-o", out, log)
+    assert "beyond the limits exported as [truncated] (first limit reached: --max-stacks)" \
+        in proc.stderr.decode()
+    total, rows = pprof_top(go_env, out)
+    assert total == 50
+    assert rows["[truncated]"][0] == 40
+
+
+def test_errors(arclamp_svg, tmp_path):
+    pa, _ = write_logs(tmp_path)
+    out = tmp_path / "out.pb.gz"
+    p = export(arclamp_svg, "-f", "pprof", "-o", out, pa, tmp_path / "missing.log", ok=False)
+    assert p.returncode == 1 and b"arclamp-svg export: " in p.stderr and b"missing.log" in p.stderr
+    assert not out.exists()                           # nothing half-written
+    p = export(arclamp_svg, "-f", "svg", pa, ok=False)
+    assert p.returncode == 2
+    assert b"--format: expected pprof, speedscope or collapsed" in p.stderr
+    p = export(arclamp_svg, pa, ok=False)
+    assert p.returncode == 2 and b"--format is required" in p.stderr
+    p = export(arclamp_svg, "-f", "pprof", ok=False)
+    assert p.returncode == 2 and b"no trace log given" in p.stderr
+    empty = tmp_path / "empty.log"
+    empty.write_text("garbage\n")
+    p = export(arclamp_svg, "-f", "collapsed", empty, ok=False)
+    assert p.returncode == 1 and b"no samples" in p.stderr and p.stdout == b""
+    p = export(arclamp_svg, "--help")
+    assert b"Usage: arclamp-svg export" in p.stdout
