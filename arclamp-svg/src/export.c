@@ -1,8 +1,13 @@
 /* export: `arclamp-svg export`, trace logs in formats other tools read.
  *
  * arclamp-svg export --format pprof|speedscope|collapsed [-o FILE] LOG...
+ * arclamp-svg export --format F [-o FILE] [--data-dir D] --from T --to T
+ *                    [--entrypoint E]...
  *
- * The logs (plain or .gz, read by input.h) are added together: every line
+ * The logs are the files given, or those of the data directory that cover
+ * [from, to) (exportsel.h: hours from hourly logs, whole days from daily
+ * ones, no sample twice). They (plain or .gz, read by input.h) are added
+ * together, optionally only the stacks matching --grep: every line
  * is checked by stackline.h's validator, the one arclamp-log applies when it
  * writes them, and a line it refuses is skipped and counted by reason (the
  * summary goes to stderr); the formats need valid UTF-8 without control
@@ -16,12 +21,16 @@
 #include "cli.h"
 #include "commands.h"
 #include "exportfmt.h"
+#include "exportsel.h"
 #include "flame.h"
 #include "input.h"
+#include "logset.h"
 #include "stackline.h"
 #include "strbuf.h"
+#include "vec.h"
 
 #include <getopt.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,11 +41,20 @@ struct export_args {
     const char *output;            /* NULL or "-": standard output */
     struct flame_limits limits;    /* --max-stacks, --max-frames */
     struct flame_budget budget;    /* --max-memory */
+    const char *grep;              /* extended regex on the stack, or NULL */
+    /* The data directory form (all NULL/0 in the file form). */
+    const char *config, *data_dir;
+    const char *from_text, *to_text;
+    int64_t from, to;
+    char **entrypoints;            /* --entrypoint, in order (pointers into argv) */
+    size_t nentrypoints, entrypoints_cap;
 };
 
 /* What reading the logs found. */
 struct export_reader {
     struct flame *f;
+    regex_t *re;                        /* --grep, or NULL */
+    size_t unmatched;                   /* valid lines --grep left out */
     size_t invalid[STACKLINE_NERRORS];  /* lines refused, by reason */
     size_t too_long;                    /* lines input.h skipped as too long */
 };
@@ -44,17 +62,30 @@ struct export_reader {
 static void usage(FILE *out)
 {
     fputs("Usage: arclamp-svg export --format pprof|speedscope|collapsed [-o FILE]\n"
-          "                          [--max-stacks N] [--max-frames N] [--max-memory MB] LOG...\n"
+          "                          [--grep REGEX] [LIMITS] LOG...\n"
+          "       arclamp-svg export --format F [-o FILE] [--config FILE] [--data-dir DIR]\n"
+          "                          --from T --to T [--entrypoint E]... [--grep REGEX] [LIMITS]\n"
           "\n"
           "Writes the samples of the trace logs (plain or .gz), added together, in a\n"
           "format other tools read:\n"
           "  pprof       gzipped profile.proto (go tool pprof, Pyroscope, ...)\n"
           "  speedscope  speedscope's JSON file format (https://www.speedscope.app)\n"
           "  collapsed   one line \"STACK COUNT\" per distinct stack (flamegraph.pl, inferno)\n"
-          "Invalid lines are skipped and counted on stderr.\n"
+          "The logs are the LOG files, or those of the data directory between --from\n"
+          "(included) and --to (excluded): hourly logs, and the daily log of each day\n"
+          "wholly in the range; no sample is counted twice. Invalid lines are skipped\n"
+          "and counted on stderr.\n"
           "\n"
           "  -f, --format F        the output format (required)\n"
           "  -o, --output FILE     write FILE (whole or not at all); - or none: stdout\n"
+          "  -g, --grep REGEX      only stacks matching this extended regex\n"
+          "      --from T, --to T  UTC times YYYY-MM-DD or YYYY-MM-DDTHH (also _HH)\n"
+          "  -e, --entrypoint E    logs of entry point E (index, api, ...; repeatable;\n"
+          "                        default: the all logs)\n"
+          "  -c, --config FILE     configuration (default " GEN_CONFIG_DEFAULT_PATH
+          " if it exists)\n"
+          "  -d, --data-dir DIR    use DIR as data_dir\n"
+          "LIMITS:\n"
           "  --max-stacks N        distinct stacks kept; the samples of later new stacks go\n"
           "                        to one [truncated] frame (1000000)\n"
           "  --max-frames N        distinct frame names kept, the same way (1000000)\n"
@@ -63,7 +94,7 @@ static void usage(FILE *out)
           out);
 }
 
-enum { OPT_MAX_STACKS = 256, OPT_MAX_FRAMES, OPT_MAX_MEMORY };
+enum { OPT_MAX_STACKS = 256, OPT_MAX_FRAMES, OPT_MAX_MEMORY, OPT_FROM, OPT_TO };
 
 /* A whole number option from min to max. */
 static int whole(const char *opt, const char *arg, double min, double max, size_t *out,
@@ -93,6 +124,22 @@ static int apply_option(int c, const char *arg, struct export_args *a, char *err
         a->have_format = 1;
         return 0;
     case 'o': a->output = arg; return 0;
+    case 'g': a->grep = arg; return 0;
+    case 'c': a->config = arg; return 0;
+    case 'd': a->data_dir = arg; return 0;
+    case 'e':
+        VEC_RESERVE(a->entrypoints, a->entrypoints_cap, a->nentrypoints + 1, 4);
+        a->entrypoints[a->nentrypoints++] = (char *)arg;
+        return 0;
+    case OPT_FROM:
+    case OPT_TO:
+        if (export_parse_time(arg, c == OPT_FROM ? &a->from : &a->to) < 0) {
+            snprintf(err, errlen, "--%s: expected YYYY-MM-DD or YYYY-MM-DDTHH (UTC), got \"%s\"",
+                     c == OPT_FROM ? "from" : "to", arg);
+            return -1;
+        }
+        *(c == OPT_FROM ? &a->from_text : &a->to_text) = arg;
+        return 0;
     case OPT_MAX_STACKS:
         return whole("max-stacks", arg, 1, 4e9, &a->limits.max_stacks, err, errlen);
     case OPT_MAX_FRAMES:
@@ -107,8 +154,9 @@ static int apply_option(int c, const char *arg, struct export_args *a, char *err
     }
 }
 
-/* 0, 1 after --help, -1 for a bad command line (err set, or empty when
- * getopt said it). */
+/* 0, 1 after --help, -1 for a bad option (err set, or empty when getopt
+ * said it; the usage follows), -2 for options missing or not going
+ * together (err set). */
 static int parse_args(int argc, char **argv, struct export_args *a, char *err, size_t errlen)
 {
     static const struct option options[] = {
@@ -117,23 +165,39 @@ static int parse_args(int argc, char **argv, struct export_args *a, char *err, s
         {"max-stacks", required_argument, NULL, OPT_MAX_STACKS},
         {"max-frames", required_argument, NULL, OPT_MAX_FRAMES},
         {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
+        {"grep", required_argument, NULL, 'g'},
+        {"config", required_argument, NULL, 'c'},
+        {"data-dir", required_argument, NULL, 'd'},
+        {"from", required_argument, NULL, OPT_FROM},
+        {"to", required_argument, NULL, OPT_TO},
+        {"entrypoint", required_argument, NULL, 'e'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     int c, rc;
     err[0] = '\0';
     optind = 1;
-    while ((c = getopt_long(argc, argv, "f:o:h", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "f:o:g:c:d:e:h", options, NULL)) != -1) {
         if ((rc = apply_option(c, optarg, a, err, errlen)) != 0)
             return rc;
     }
     if (!a->have_format) {
         snprintf(err, errlen, "--format is required (pprof, speedscope or collapsed)");
-        return -1;
+        return -2;
     }
-    if (optind >= argc) {
-        snprintf(err, errlen, "no trace log given");
-        return -1;
+    int chooses = a->config || a->data_dir || a->from_text || a->to_text || a->nentrypoints;
+    if (optind < argc && chooses) {
+        snprintf(err, errlen, "give trace log files or choose logs of the data directory "
+                              "(--from, --to, --entrypoint, --data-dir), not both");
+        return -2;
+    }
+    if (optind >= argc && !chooses) {
+        snprintf(err, errlen, "no trace log given (LOG..., or --from and --to)");
+        return -2;
+    }
+    if (chooses && (!a->from_text || !a->to_text || a->from >= a->to)) {
+        snprintf(err, errlen, "choosing logs needs --from and --to, --from before --to");
+        return -2;
     }
     return 0;
 }
@@ -143,10 +207,18 @@ static int export_line(void *arg, const char *line, size_t len)
     struct export_reader *r = arg;
     struct stackline sl;
     enum stackline_error e = stackline_parse(line, len, 0, &sl);
-    if (e != STACKLINE_OK)
+    if (e != STACKLINE_OK) {
         r->invalid[e]++;
-    else
-        flame_add_stack(r->f, sl.stack, sl.stack_len, sl.count);
+        return 0;
+    }
+    if (r->re) {
+        regmatch_t m = {0, (regoff_t)sl.stack_len};
+        if (regexec(r->re, sl.stack, 1, &m, REG_STARTEND) != 0) {
+            r->unmatched++;
+            return 0;
+        }
+    }
+    flame_add_stack(r->f, sl.stack, sl.stack_len, sl.count);
     return 0;
 }
 
@@ -188,6 +260,9 @@ static void summarise(const struct export_reader *r, strbuf *msgs)
             strbuf_appendf(msgs, "%stoo_long: %zu", sep, r->too_long);
         strbuf_appends(msgs, ")\n");
     }
+    if (r->re)
+        strbuf_appendf(msgs, "arclamp-svg export: %zu line%s did not match --grep\n",
+                       r->unmatched, r->unmatched == 1 ? "" : "s");
     size_t limit;
     static const char *const names[] = {"", "--max-stacks", "--max-frames", "--max-memory",
                                         "32-bit table size"};
@@ -217,14 +292,95 @@ static int write_output(const struct export_args *a, const strbuf *doc, strbuf *
 }
 
 /* The profile's name: the first log's, and how many more. */
-static void profile_name(char *const *paths, int n, strbuf *name)
+static void profile_name(char *const *paths, size_t n, strbuf *name)
 {
     const char *slash = strrchr(paths[0], '/');
     strbuf_appends(name, slash ? slash + 1 : paths[0]);
     if (n > 1)
-        strbuf_appendf(name, " and %d more", n - 1);
+        strbuf_appendf(name, " and %zu more", n - 1);
 }
 
+/* The logs of the data directory for a's range, as paths (free each and
+ * the array). CLI_EXIT_OK with *npaths > 0, or the exit status with its
+ * lines in msgs. */
+static int choose_logs(const struct export_args *a, char ***paths, size_t *npaths, strbuf *msgs)
+{
+    char err[1024];
+    struct gen_config cfg;
+    int rc = cli_load_config(a->config, a->data_dir, 0, &cfg, err, sizeof err);
+    if (err[0])
+        strbuf_appendf(msgs, "arclamp-svg export: %s\n", err);
+    if (rc != 0)
+        return rc;
+    struct logset set;
+    if (logset_scan(&cfg, NULL, &set, err, sizeof err) < 0) {
+        strbuf_appendf(msgs, "arclamp-svg export: %s\n", err);
+        gen_config_free(&cfg);
+        return CLI_EXIT_FAILED;
+    }
+    struct export_selection sel;
+    export_select(&set, a->from, a->to, a->entrypoints, a->nentrypoints, &sel);
+    strbuf eps = STRBUF_INIT;
+    for (size_t i = 0; i < a->nentrypoints; i++)
+        strbuf_appendf(&eps, "%s%s", i ? ", " : "", a->entrypoints[i]);
+    const char *ep_text = a->nentrypoints ? strbuf_cstr(&eps) : "all";
+    if (sel.n == 0) {
+        strbuf_appendf(msgs, "arclamp-svg export: no trace logs of entry point %s from %s to %s "
+                       "under %s\n", ep_text, a->from_text, a->to_text, cfg.logs_dir);
+        rc = CLI_EXIT_FAILED;
+    } else {
+        strbuf_appendf(msgs, "arclamp-svg export: %zu log%s (%zu daily, %zu hourly) of entry "
+                       "point %s from %s to %s", sel.n, sel.n == 1 ? "" : "s", sel.daily,
+                       sel.hourly, ep_text, a->from_text, a->to_text);
+        if (sel.missing_hours)
+            strbuf_appendf(msgs, "; %zu of %zu hours have no log", sel.missing_hours, sel.hours);
+        if (sel.duplicates)
+            strbuf_appendf(msgs, "; %zu logs of buckets found in another period left out",
+                           sel.duplicates);
+        strbuf_appends(msgs, "\n");
+        *paths = xcalloc(sel.n, sizeof **paths);
+        for (size_t i = 0; i < sel.n; i++) {
+            const struct logfile *lf = &set.files[sel.chosen[i]];
+            strbuf path = STRBUF_INIT;
+            strbuf_appendf(&path, "%s/%s/%s", cfg.logs_dir, lf->period, lf->file);
+            (*paths)[i] = (char *)strbuf_cstr(&path);   /* owned by paths from here */
+        }
+        *npaths = sel.n;
+    }
+    strbuf_free(&eps);
+    free(sel.chosen);
+    logset_free(&set);
+    gen_config_free(&cfg);
+    return rc;
+}
+
+/* Reads the logs and writes the document: the exit status, lines for
+ * stderr in msgs. */
+static int export_paths(const struct export_args *a, char *const *paths, size_t npaths,
+                        regex_t *re, strbuf *msgs)
+{
+    struct export_reader r = {.f = flame_new_limited(&a->limits), .re = re};
+    strbuf doc = STRBUF_INIT, name = STRBUF_INIT;
+    int rc = read_logs(paths, npaths, &r, msgs) < 0 ? CLI_EXIT_FAILED : CLI_EXIT_OK;
+    summarise(&r, msgs);
+    if (rc == CLI_EXIT_OK && flame_total(r.f) <= 0) {
+        strbuf_appends(msgs, "arclamp-svg export: no samples in the input\n");
+        rc = CLI_EXIT_FAILED;
+    }
+    if (rc == CLI_EXIT_OK) {
+        flame_finish(r.f);
+        profile_name(paths, npaths, &name);
+        export_write(r.f, a->format, strbuf_cstr(&name), &doc);
+        if (write_output(a, &doc, msgs) < 0)
+            rc = CLI_EXIT_FAILED;
+    }
+    strbuf_free(&doc);
+    strbuf_free(&name);
+    flame_free(r.f);
+    return rc;
+}
+
+/* The command: every line on stderr is printed here, in the order found. */
 int cmd_export(int argc, char **argv)
 {
     struct export_args a = {.format = EXPORT_PPROF};
@@ -233,31 +389,39 @@ int cmd_export(int argc, char **argv)
     if (rc != 0) {
         if (err[0])
             fprintf(stderr, "arclamp-svg export: %s\n", err);
-        usage(rc > 0 ? stdout : stderr);
+        if (rc != -2)
+            usage(rc > 0 ? stdout : stderr);
+        free(a.entrypoints);
         return rc > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
     }
     if (a.budget.limit)
         a.limits.budget = &a.budget;
-    struct export_reader r = {.f = flame_new_limited(&a.limits)};
-    strbuf msgs = STRBUF_INIT, doc = STRBUF_INIT, name = STRBUF_INIT;
-    rc = read_logs(argv + optind, (size_t)(argc - optind), &r, &msgs) < 0 ? CLI_EXIT_FAILED
-                                                                          : CLI_EXIT_OK;
-    summarise(&r, &msgs);
-    if (rc == CLI_EXIT_OK && flame_total(r.f) <= 0) {
-        strbuf_appends(&msgs, "arclamp-svg export: no samples in the input\n");
-        rc = CLI_EXIT_FAILED;
+    regex_t re;
+    int rerr = a.grep ? regcomp(&re, a.grep, REG_EXTENDED | REG_NOSUB) : 0;
+    if (rerr) {
+        regerror(rerr, &re, err, sizeof err);
+        fprintf(stderr, "arclamp-svg export: --grep: %s\n", err);
+        free(a.entrypoints);
+        return CLI_EXIT_USAGE;
     }
-    if (rc == CLI_EXIT_OK) {
-        flame_finish(r.f);
-        profile_name(argv + optind, argc - optind, &name);
-        export_write(r.f, a.format, strbuf_cstr(&name), &doc);
-        if (write_output(&a, &doc, &msgs) < 0)
-            rc = CLI_EXIT_FAILED;
+    strbuf msgs = STRBUF_INIT;
+    if (optind < argc) {
+        rc = export_paths(&a, argv + optind, (size_t)(argc - optind), a.grep ? &re : NULL,
+                          &msgs);
+    } else {
+        char **paths = NULL;
+        size_t npaths = 0;
+        rc = choose_logs(&a, &paths, &npaths, &msgs);
+        if (rc == CLI_EXIT_OK)
+            rc = export_paths(&a, paths, npaths, a.grep ? &re : NULL, &msgs);
+        for (size_t i = 0; i < npaths; i++)
+            free(paths[i]);
+        free(paths);
     }
     fputs(strbuf_cstr(&msgs), stderr);
     strbuf_free(&msgs);
-    strbuf_free(&doc);
-    strbuf_free(&name);
-    flame_free(r.f);
+    if (a.grep)
+        regfree(&re);
+    free(a.entrypoints);
     return rc;
 }
