@@ -346,3 +346,115 @@ def test_errors(arclamp_svg, tmp_path):
     assert p.returncode == 1 and b"no samples" in p.stderr and p.stdout == b""
     p = export(arclamp_svg, "--help")
     assert b"Usage: arclamp-svg export" in p.stdout
+
+
+# --- choosing the logs of a data directory ----------------------------------
+
+def simulate(tree, days=("2026-11-21", "2026-11-22", "2026-11-23"), hours=range(24)):
+    """Writes what arclamp-log would for some samples in every hour of days:
+    each sample in its hourly and its daily log, under the all tag and its
+    entry point's. Returns {(day, hour): [lines]}."""
+    by_hour = {}
+    daily = {}
+    for day in days:
+        for hour in hours:
+            lines = [INDEX + ";H::d%sh%02d 2" % (day[-2:], hour),
+                     API + ";ApiMain::execute;Q::q%d %d" % (hour % 3, 1 + hour % 5)]
+            by_hour[(day, hour)] = lines
+            name = "%s_%02d" % (day, hour)
+            tree.log("hourly", name + ".all", lines)
+            tree.log("hourly", name + ".index", [l for l in lines if l.startswith(INDEX)])
+            tree.log("hourly", name + ".api", [l for l in lines if l.startswith(API)])
+            daily.setdefault(day, []).extend(lines)
+    for day, lines in daily.items():
+        tree.log("daily", day + ".all", lines)
+        tree.log("daily", day + ".index", [l for l in lines if l.startswith(INDEX)])
+        tree.log("daily", day + ".api", [l for l in lines if l.startswith(API)])
+    return by_hour
+
+
+def hours_between(by_hour, first, last):
+    """The lines of the hours from first to last, both (day, hour), included."""
+    keys = sorted(by_hour)
+    return [l for k in keys[keys.index(first):keys.index(last) + 1] for l in by_hour[k]]
+
+
+def collapsed(proc):
+    out = Counter()
+    for line in proc.stdout.decode("utf-8").split("\n")[:-1]:
+        s, n = line.rsplit(" ", 1)
+        out[tuple(s.split(";"))] += int(n)
+    return out
+
+
+def test_range_takes_whole_days_daily_and_other_hours_hourly(tree):
+    by_hour = simulate(tree)
+    proc = tree.ok("export", "-f", "collapsed", "--from", "2026-11-21T22", "--to", "2026-11-23T02")
+    assert collapsed(proc) == merged(hours_between(by_hour, ("2026-11-21", 22), ("2026-11-23", 1)))
+    err = proc.stderr.decode()
+    assert "5 logs (1 daily, 4 hourly) of entry point all from 2026-11-21T22 to 2026-11-23T02" \
+        in err, err
+    assert "have no log" not in err
+
+
+def test_a_day_without_hourly_logs_comes_from_its_daily_log(tree):
+    by_hour = simulate(tree)
+    for p in (tree.logs / "hourly").glob("2026-11-22_*"):
+        p.unlink()                                   # the hourly retention is shorter
+    proc = tree.ok("export", "-f", "collapsed", "--from", "2026-11-22", "--to", "2026-11-23")
+    assert collapsed(proc) == merged(hours_between(by_hour, ("2026-11-22", 0), ("2026-11-22", 23)))
+    assert "1 log (1 daily, 0 hourly)" in proc.stderr.decode()
+    # part of that day: its daily log would count hours outside the range
+    proc = tree.run("export", "-f", "collapsed", "--from", "2026-11-22T05", "--to", "2026-11-22T07")
+    assert proc.returncode == 1
+    assert b"no trace logs of entry point all from 2026-11-22T05 to 2026-11-22T07" in proc.stderr
+
+
+def test_a_day_without_its_daily_log_comes_from_its_hours(tree):
+    by_hour = simulate(tree)
+    (tree.logs / "daily" / "2026-11-22.all.log").unlink()
+    (tree.logs / "hourly" / "2026-11-22_07.all.log").unlink()
+    proc = tree.ok("export", "-f", "collapsed", "--from", "2026-11-22", "--to", "2026-11-23")
+    expected = [l for (d, h), lines in by_hour.items() if d == "2026-11-22" and h != 7
+                for l in lines]
+    assert collapsed(proc) == merged(expected)
+    assert "23 logs (0 daily, 23 hourly)" in proc.stderr.decode()
+    assert "1 of 24 hours have no log" in proc.stderr.decode()
+
+
+def test_entry_points_and_grep_and_gzipped_logs(tree, go_env):
+    by_hour = simulate(tree, days=("2026-11-22",), hours=range(3))
+    hourly = tree.logs / "hourly" / "2026-11-22_01.index.log"
+    hourly.with_name(hourly.name + ".gz").write_bytes(gzip.compress(hourly.read_bytes()))
+    hourly.unlink()                                  # compressed by `arclamp-svg compress`
+    lines = hours_between(by_hour, ("2026-11-22", 0), ("2026-11-22", 2))
+    out = tree.root / "p.pb.gz"
+    tree.ok("export", "-f", "pprof", "-o", out, "--from", "2026-11-22T00", "--to",
+            "2026-11-22T03", "--entrypoint", "index", "-e", "api")
+    assert pprof_traces(go_env, out) == Counter({(s, label_of(s)): n
+                                                 for s, n in merged(lines).items()})
+    proc = tree.ok("export", "-f", "collapsed", "--from", "2026-11-22T00", "--to",
+                   "2026-11-22T03", "-e", "index")
+    assert collapsed(proc) == merged([l for l in lines if l.startswith(INDEX)])
+    proc = tree.ok("export", "-f", "collapsed", "--from", "2026-11-22T00", "--to",
+                   "2026-11-22T03", "--grep", "Q::q[12]$")
+    assert collapsed(proc) == merged([l for l in lines if re.search(r"Q::q[12] ", l)])
+    assert "4 lines did not match --grep" in proc.stderr.decode()
+
+
+def test_selection_errors(tree):
+    simulate(tree, days=("2026-11-22",), hours=range(2))
+    for args, why in [
+        (["--from", "2026-11-22", "--to", "2026-11-22"], b"--from before --to"),
+        (["--from", "2026-11-22"], b"needs --from and --to"),
+        (["--from", "2026-11-22", "--to", "2026-11-23", "x.log"], b"not both"),
+        (["--from", "2026-11-31", "--to", "2026-12-01"], b"--from: expected YYYY-MM-DD"),
+        (["--from", "2026-11-22T24", "--to", "2026-12-01"], b"--from: expected YYYY-MM-DD"),
+        (["--from", "2026-11-22T05:30", "--to", "2026-12-01"], b"--from: expected YYYY-MM-DD"),
+        (["--grep", "(", "--from", "2026-11-22", "--to", "2026-11-23"], b"--grep: "),
+    ]:
+        proc = tree.run("export", "-f", "collapsed", *args)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert why in proc.stderr, (args, proc.stderr)
+    proc = tree.run("export", "-f", "collapsed", "--from", "2026-10-01", "--to", "2026-10-02")
+    assert proc.returncode == 1 and b"no trace logs" in proc.stderr and proc.stdout == b""
