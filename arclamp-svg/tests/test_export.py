@@ -6,21 +6,28 @@ as pprof, speedscope and collapsed stacks, each read back by a real client:
   distinct stack with its exact count and its entry point label, -raw the
   filenames of .php frames;
 - speedscope by speedscope's npm package (build/npm, from
-  arclamp-svg/tests/npm's lock file): its own file-format-schema.json
-  (speedscope_check.mjs, as the package's importer only runs inside its web
-  app), and the stacks the file describes;
+  arclamp-svg/tests/npm's lock file): its importer runs only inside its web
+  app, so the app the package ships is served on 127.0.0.1 and opened in
+  headless Chromium with our file (#profileURL=...), and its Sandwich view
+  must show every function's exact total and self samples; and in node,
+  the package's own file-format-schema.json (speedscope_check.mjs) and the
+  stacks the file describes;
 - collapsed by arclamp-svg itself (render, and export again).
 
 Hostile frame names (quotes, backslashes, C1 control characters, U+2028,
 </script>, 20,000-byte names) come back byte for byte; lines the validator
 refuses are skipped and counted; errors exit as the other commands do."""
 
+import contextlib
+import functools
 import gzip
+import http.server
 import json
 import os
 import re
 import shutil
 import subprocess
+import threading
 from collections import Counter
 from pathlib import Path
 
@@ -264,6 +271,72 @@ def test_hostile_names_round_trip_through_speedscope(arclamp_svg, tmp_path):
     export(arclamp_svg, "-f", "speedscope", "-o", out, log)
     result = speedscope_check(out)
     assert speedscope_stacks(result) == merged(lines)
+
+
+@contextlib.contextmanager
+def speedscope_app(profile):
+    """speedscope's web app from the npm package, and `profile` as
+    /profile.json, served on 127.0.0.1 (a free port); yields the URL that
+    opens the app on the profile."""
+    release = NPM_DIR / "dist" / "release"
+    if not (release / "index.html").exists():
+        pytest.fail("%s missing: npm ci --prefix build/npm (make svg-tests does it)" % release)
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def translate_path(self, path):
+            path = path.split("?", 1)[0].split("#", 1)[0]
+            if path == "/profile.json":
+                return str(profile)
+            return super().translate_path(path)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Handler, directory=str(release)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        base = "http://127.0.0.1:%d" % server.server_address[1]
+        yield "%s/index.html#profileURL=%s/profile.json&view=sandwich" % (base, base)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=30)
+
+
+SANDWICH_ROWS = ("return Array.from(document.querySelectorAll('tr'))"
+                 ".map(r => Array.from(r.children).map(c => c.textContent))")
+
+
+@pytest.mark.skipif(os.environ.get("ARCLAMP_SKIP_BROWSER") == "1",
+                    reason="ARCLAMP_SKIP_BROWSER=1 (the file, not the C, is what is checked)")
+def test_speedscope_app_imports_our_file(arclamp_svg, tmp_path):
+    from browserkit import chromium   # common/tests
+    from testkit import wait_until
+    pa, pb = write_logs(tmp_path)
+    hostile = [INDEX + ";" + RUN + ";" + name + " %d" % (i + 1) for i, name in enumerate(HOSTILE)]
+    pc = tmp_path / "hostile.all.log"
+    pc.write_bytes("".join(l + "\n" for l in hostile).encode())
+    out = tmp_path / "profile.json"
+    export(arclamp_svg, "-f", "speedscope", "-o", out, pa, pb, pc)
+    stacks = merged(LOG_A, LOG_B, hostile)
+    with speedscope_app(out) as url, chromium(tmp_path / "chromium") as driver:
+        driver.get(url)
+        rows = wait_until(lambda: len(driver.execute_script(SANDWICH_ROWS)) > 1 and
+                          driver.execute_script(SANDWICH_ROWS), timeout=60,
+                          what="speedscope's sandwich table",
+                          describe=lambda: (driver.title, driver.get_log("browser")))
+        assert driver.title == "2026-11-22_05.all.log and 2 more - speedscope"
+        logs = [e["message"] for e in driver.get_log("browser")]
+    assert any("Importing as speedscope json file" in m for m in logs), logs
+    assert rows[0] == ["Total", "Self", "Symbol Name"]
+    shown = {}
+    for total, self_, name in rows[1:]:
+        assert name not in shown, name
+        shown[name] = (int(re.match(r"^(\d+) \(", self_).group(1)),
+                       int(re.match(r"^(\d+) \(", total).group(1)))
+    assert shown == expected_top(stacks)
 
 
 # --- collapsed -------------------------------------------------------------
