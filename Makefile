@@ -341,7 +341,17 @@ cluster-tests: $(BUILD)/tests/cluster-tool $(BUILD)/asan/tests/cluster-tool
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ARCLAMP_CLUSTER_TOOL=$(BUILD)/asan/tests/cluster-tool $(CLUSTER_PYTEST) common/tests/test_cluster_live.py
 
-svg-tests: $(BUILD)/bin/arclamp-svg $(BUILD)/asan/bin/arclamp-svg $(BUILD)/nginx/arclamp.conf
+# test_export.py reads speedscope files with speedscope's npm package, the
+# version arclamp-svg/tests/npm's lock file pins, installed under build/npm
+# (its install scripts not run: only its files are read).
+SPEEDSCOPE_NPM := $(BUILD)/npm/node_modules/speedscope/package.json
+$(SPEEDSCOPE_NPM): arclamp-svg/tests/npm/package.json arclamp-svg/tests/npm/package-lock.json
+	@mkdir -p $(BUILD)/npm
+	cp arclamp-svg/tests/npm/package.json arclamp-svg/tests/npm/package-lock.json $(BUILD)/npm/
+	cd $(BUILD)/npm && npm ci --ignore-scripts --no-audit --no-fund
+	touch $@
+
+svg-tests: $(BUILD)/bin/arclamp-svg $(BUILD)/asan/bin/arclamp-svg $(BUILD)/nginx/arclamp.conf $(SPEEDSCOPE_NPM)
 	@echo "== arclamp-svg tests"
 	ARCLAMP_SVG_BIN=$(BUILD)/bin/arclamp-svg $(PYTEST) -q -p no:cacheprovider arclamp-svg/tests
 	@echo "== arclamp-svg tests (ASan+UBSan build)"

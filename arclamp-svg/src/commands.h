@@ -11,5 +11,6 @@ int cmd_compress(int argc, char **argv);  /* compress.c: sort and gzip old logs 
 int cmd_metrics(int argc, char **argv);   /* metrics.c: Prometheus text file */
 int cmd_top(int argc, char **argv);       /* top.c: leaderboard of functions */
 int cmd_publish(int argc, char **argv);   /* publishcmd.c: send to the object store */
+int cmd_export(int argc, char **argv);    /* export.c: pprof, speedscope, collapsed */
 
 #endif

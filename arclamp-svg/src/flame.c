@@ -611,6 +611,27 @@ static int parse_line(const char *line, size_t *len, double *count, double *firs
     return 0;
 }
 
+/* Stores `count` samples (and their change) of the stack line[0..len). */
+static void add_stack(struct flame *f, const char *line, size_t len, double count, double delta)
+{
+    if (f->chain) {
+        chain_rewrite(f, line, len);
+        line = f->chain_buf.data;
+        len = f->chain_buf.len;
+    }
+    f->total += count;
+    f->lines++;
+    struct stack *s = f->keep_order && f->trunc_plus1 ? NULL : stack_find(f, line, len);
+    if (s && f->keep_order && run_add(f, (uint32_t)(s - f->stacks), count, delta) != 0)
+        s = NULL;
+    if (!s) {
+        add_truncated(f, count, delta);
+        return;
+    }
+    s->count += count;
+    s->delta += delta;
+}
+
 int flame_add_line(struct flame *f, const char *line, size_t len)
 {
     double count, first = 0;
@@ -627,22 +648,17 @@ int flame_add_line(struct flame *f, const char *line, size_t len)
         if (fabs(delta) > f->max_delta)
             f->max_delta = fabs(delta);
     }
-    if (f->chain) {
-        chain_rewrite(f, line, len);
-        line = f->chain_buf.data;
-        len = f->chain_buf.len;
+    add_stack(f, line, len, count, delta);
+    return 0;
+}
+
+int flame_add_stack(struct flame *f, const char *stack, size_t len, double count)
+{
+    if (f->finished || !(count > 0)) {
+        f->ignored++;
+        return -1;
     }
-    f->total += count;
-    f->lines++;
-    struct stack *s = f->keep_order && f->trunc_plus1 ? NULL : stack_find(f, line, len);
-    if (s && f->keep_order && run_add(f, (uint32_t)(s - f->stacks), count, delta) != 0)
-        s = NULL;
-    if (!s) {
-        add_truncated(f, count, delta);
-        return 0;
-    }
-    s->count += count;
-    s->delta += delta;
+    add_stack(f, stack, len, count, 0);
     return 0;
 }
 
@@ -783,6 +799,18 @@ void flame_layout(const struct flame *f, enum flame_direction dir, flame_box_fn 
         close_box(f, &open[depth], depth, x, fn, arg);
     close_box(f, &open[0], 0, x, fn, arg);
     free(open);
+}
+
+void flame_each_stack(const struct flame *f, flame_stack_fn fn, void *arg)
+{
+    uint32_t *frames = xcalloc((size_t)f->max_depth + 1, sizeof(*frames));
+    for (size_t i = 0; i < f->nstacks && !f->keep_order; i++) {
+        const struct stack *s = &f->stacks[f->sorted[FLAME_FORWARD][i]];
+        for (uint32_t d = 0; d < s->len; d++)
+            frames[d] = f->order[f->path[s->path + d]];
+        fn(arg, frames, s->len, s->count);
+    }
+    free(frames);
 }
 
 /* --- life cycle and figures --------------------------------------------- */

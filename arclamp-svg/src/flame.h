@@ -118,12 +118,27 @@ void flame_free(struct flame *f);
  * is the renderer's job. An empty stack (" 5") counts for the root. */
 int flame_add_line(struct flame *f, const char *line, size_t len);
 
+/* Adds `count` samples of a stack already split from its count (stack[0..len),
+ * frames separated by ';'), as a caller that validated the line itself
+ * has it: no count is looked for in it, so a frame such as "retry 3" stays
+ * a frame. Returns 0, or -1 (counted in flame_ignored) for a count that is
+ * not positive. */
+int flame_add_stack(struct flame *f, const char *stack, size_t len, double count);
+
 /* Sorts the stacks for both directions; call after the last line and before
  * flame_layout. Adding lines afterwards is not allowed. */
 void flame_finish(struct flame *f);
 
 /* Reports every box of the graph in direction `dir`. */
 void flame_layout(const struct flame *f, enum flame_direction dir, flame_box_fn fn, void *arg);
+
+/* Called for each distinct stack: its frames root first (frame numbers, as
+ * flame_frame_name takes them; valid during the call only), and its samples. */
+typedef void (*flame_stack_fn)(void *arg, const uint32_t *frames, uint32_t len, double count);
+/* Reports every distinct stack (the [truncated] one included) once, after
+ * flame_finish, in the forward layout's order: frame by frame by name, a
+ * stack before its extensions. Not in flame chart mode. */
+void flame_each_stack(const struct flame *f, flame_stack_fn fn, void *arg);
 
 /* Samples in the whole graph (second column for differential input). */
 double flame_total(const struct flame *f);

@@ -16,6 +16,7 @@ static const struct {
     {"compress", cmd_compress, "sort and gzip old trace logs in place"},
     {"metrics", cmd_metrics, "write Prometheus metrics about the trace logs"},
     {"top", cmd_top, "list the functions with the most samples"},
+    {"export", cmd_export, "write trace logs as pprof, speedscope or collapsed stacks"},
     {"publish", cmd_publish, "send changed logs, graphs and the index to the object store"},
 };
 

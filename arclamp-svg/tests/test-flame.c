@@ -444,6 +444,62 @@ START_TEST(chain_marks_wakers_as_flamegraph_pl_rewrites_stacks)
 }
 END_TEST
 
+/* flame_each_stack's report as "a;b 3|c 1|" (frames root first). */
+struct stack_report {
+    const struct flame *f;
+    strbuf *out;
+};
+
+static void collect_stack(void *arg, const uint32_t *frames, uint32_t len, double count)
+{
+    struct stack_report *fo = arg;
+    for (uint32_t i = 0; i < len; i++) {
+        size_t n;
+        const char *name = flame_frame_name(fo->f, frames[i], &n);
+        if (i)
+            strbuf_appendc(fo->out, ';');
+        strbuf_append(fo->out, name, n);
+    }
+    strbuf_appendf(fo->out, " %g|", count);
+}
+
+START_TEST(each_distinct_stack_once_in_layout_order)
+{
+    struct flame *f = flame_new();
+    ck_assert_int_eq(flame_add_stack(f, "m;b", 3, 2), 0);
+    ck_assert_int_eq(flame_add_stack(f, "m", 1, 1), 0);
+    ck_assert_int_eq(flame_add_stack(f, "m;a;z", 5, 4), 0);
+    ck_assert_int_eq(flame_add_stack(f, "m;b", 3, 5), 0);
+    ck_assert_int_eq(flame_add_line(f, "m;a 1", 5), 0);
+    flame_finish(f);
+    strbuf out = STRBUF_INIT;
+    struct stack_report fo = {f, &out};
+    flame_each_stack(f, collect_stack, &fo);
+    ck_assert_str_eq(strbuf_cstr(&out), "m 1|m;a 1|m;a;z 4|m;b 7|");
+    ck_assert(flame_total(f) == 13);
+    strbuf_free(&out);
+    flame_free(f);
+}
+END_TEST
+
+START_TEST(a_stack_given_apart_from_its_count_keeps_numbers_in_frames)
+{
+    /* flame_add_line would read "retry 3 4" as a differential line */
+    struct flame *f = flame_new();
+    ck_assert_int_eq(flame_add_stack(f, "m;retry 3", 9, 4), 0);
+    ck_assert_int_eq(flame_add_stack(f, "m", 1, 0), -1);
+    ck_assert_uint_eq(flame_ignored(f), 1);
+    ck_assert(!flame_is_differential(f));
+    flame_finish(f);
+    strbuf out = STRBUF_INIT;
+    struct stack_report fo = {f, &out};
+    flame_each_stack(f, collect_stack, &fo);
+    ck_assert_str_eq(strbuf_cstr(&out), "m;retry 3 4|");
+    strbuf_free(&out);
+    flame_free(f);
+}
+END_TEST
+
 Suite *flame_suite(void)
 {
     Suite *s = suite_create("flame");
@@ -459,6 +515,8 @@ Suite *flame_suite(void)
     tcase_add_test(tc, differential_lines_keep_both_columns);
     tcase_add_test(tc, differential_change_is_the_sum_of_lines_ending_at_a_box);
     tcase_add_test(tc, chain_marks_wakers_as_flamegraph_pl_rewrites_stacks);
+    tcase_add_test(tc, each_distinct_stack_once_in_layout_order);
+    tcase_add_test(tc, a_stack_given_apart_from_its_count_keeps_numbers_in_frames);
     tcase_add_test(tc, hostile_bytes_are_kept_as_frames);
     tcase_add_test(tc, deep_stack_without_recursion);
     tcase_add_test(tc, memory_grows_with_distinct_stacks_not_lines);

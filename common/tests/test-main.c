@@ -31,6 +31,7 @@ int main(void)
     srunner_add_suite(sr, objstore_suite());
     srunner_add_suite(sr, storeup_suite());
     srunner_add_suite(sr, rediscluster_suite());
+    srunner_add_suite(sr, pprof_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

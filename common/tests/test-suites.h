@@ -29,5 +29,6 @@ Suite *hashidx_suite(void);
 Suite *objstore_suite(void);
 Suite *storeup_suite(void);
 Suite *rediscluster_suite(void);
+Suite *pprof_suite(void);
 
 #endif
