@@ -361,13 +361,18 @@ START_TEST(graphs_of_removed_logs_are_deleted)
     put(root, "logs/daily/2026-11-22.all.log", LOG_ALL, 0);
     struct generate_stats st;
     ck_assert_int_eq(run(root, NULL, 0, &st), GENERATE_OK);
+    ck_assert(exists(root, "svgs/hourly/2026-11-22_06.all.diff.svgz"));
     put(root, "svgs/hourly/notes.txt", "mine", 0);
     put(root, "svgs/hourly/2026-11-22_06.all.fn-Gone.svgz", "old label", 0);
     char *p = path_join(root, "logs/hourly/2026-11-22_05.all.log");
     ck_assert_int_eq(unlink(p), 0);
     free(p);
     ck_assert_int_eq(run(root, NULL, 0, &st), GENERATE_OK);
-    ck_assert_uint_eq(st.removed, 5); /* 2 + 2 EditAction + the unknown label */
+    /* 2 + 2 EditAction + the unknown label + the diff of 06 against 05
+     * (both orientations): its bucket before is gone */
+    ck_assert_uint_eq(st.removed, 7);
+    ck_assert(!exists(root, "svgs/hourly/2026-11-22_06.all.diff.svgz"));
+    ck_assert(!exists(root, "svgs/hourly/2026-11-22_06.all.diff.reversed.svgz"));
     ck_assert(!exists(root, "svgs/hourly/2026-11-22_05.all.svgz"));
     ck_assert(!exists(root, "svgs/hourly/2026-11-22_05.all.fn-EditAction.svgz"));
     ck_assert(!exists(root, "svgs/hourly/2026-11-22_06.all.fn-Gone.svgz"));
