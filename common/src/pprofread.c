@@ -135,16 +135,16 @@ static int get_repeated(struct cursor *c, unsigned wire, struct u64s *out)
 
 /* --- messages ------------------------------------------------------------- */
 
-static int read_value_type(struct cursor *c, struct pprof_value_type *vt)
+/* A message of numbers only (ValueType, Label, Line: what the readers
+ * need of them): field f (1..n) into out[f - 1], the others skipped. */
+static int read_numbers(struct cursor *c, uint64_t *out, unsigned n)
 {
     unsigned field = 0, wire = 0;
     int rc;
-    uint64_t v;
     while ((rc = next_field(c, &field, &wire)) > 0) {
-        if (field == 1 || field == 2) {
-            if (get_number(c, wire, &v) < 0)
+        if (field >= 1 && field <= n) {
+            if (get_number(c, wire, &out[field - 1]) < 0)
                 return -1;
-            *(field == 1 ? &vt->type : &vt->unit) = (int64_t)v;
         } else if (skip(c, wire) < 0) {
             return -1;
         }
@@ -152,21 +152,27 @@ static int read_value_type(struct cursor *c, struct pprof_value_type *vt)
     return rc;
 }
 
+static int read_value_type(struct cursor *c, struct pprof_value_type *vt)
+{
+    uint64_t f[2] = {(uint64_t)vt->type, (uint64_t)vt->unit};
+    int rc = read_numbers(c, f, 2);
+    vt->type = (int64_t)f[0];
+    vt->unit = (int64_t)f[1];
+    return rc;
+}
+
 static int read_label(struct cursor *c, struct pprof_label *l)
 {
-    unsigned field = 0, wire = 0;
-    int rc;
-    uint64_t v;
-    while ((rc = next_field(c, &field, &wire)) > 0) {
-        if (field == 1 || field == 2) {
-            if (get_number(c, wire, &v) < 0)
-                return -1;
-            *(field == 1 ? &l->key : &l->str) = v;
-        } else if (skip(c, wire) < 0) {
-            return -1;
-        }
-    }
+    uint64_t f[2] = {l->key, l->str};
+    int rc = read_numbers(c, f, 2);
+    l->key = f[0];
+    l->str = f[1];
     return rc;
+}
+
+static int read_line(struct cursor *c, uint64_t *function_id)
+{
+    return read_numbers(c, function_id, 1);
 }
 
 static int read_sample(struct cursor *c, struct pprof_read_sample *s)
@@ -197,23 +203,6 @@ static int read_sample(struct cursor *c, struct pprof_read_sample *s)
     s->nlocations = locs.n;
     s->values = (int64_t *)vals.v;   /* int64 values are their uint64 varints */
     s->nvalues = vals.n;
-    return rc;
-}
-
-static int read_line(struct cursor *c, uint64_t *function_id)
-{
-    unsigned field = 0, wire = 0;
-    int rc;
-    uint64_t v;
-    while ((rc = next_field(c, &field, &wire)) > 0) {
-        if (field == 1) {
-            if (get_number(c, wire, &v) < 0)
-                return -1;
-            *function_id = v;
-        } else if (skip(c, wire) < 0) {
-            return -1;
-        }
-    }
     return rc;
 }
 
