@@ -6,6 +6,8 @@
  * inputs are copied to buffers of their exact size, so that the ASan build
  * catches any read past the end. */
 #include "phpser.h"
+#include "phpserout.h"
+#include "strbuf.h"
 #include "test-suites.h"
 
 #include <check.h>
@@ -303,6 +305,66 @@ START_TEST(summing_adds_where_the_entry_says)
 }
 END_TEST
 
+
+/* The writer (phpserout.h) and the reader agree: what one writes, the
+ * other reads back to the same keys (a NUL in one) and the same doubles,
+ * whole or not, negative or tiny. */
+struct collected {
+    char keys[4][32];
+    size_t klens[4];
+    double values[16];
+    int nkeys, nvalues;
+};
+
+static int collect(void *arg, const char *key, size_t klen, const char *metric, size_t mlen,
+                   double value)
+{
+    (void)mlen;
+    struct collected *c = arg;
+    if (!metric) {
+        memcpy(c->keys[c->nkeys], key, klen);
+        c->klens[c->nkeys++] = klen;
+    } else {
+        c->values[c->nvalues++] = value;
+    }
+    return 0;
+}
+
+START_TEST(what_the_writer_writes_the_reader_reads)
+{
+    static const double values[] = {3, 120.5, -7, 1.0 / 3, 1e-7, 123456789012345678.0, 0.1, 0};
+    static const char *const metrics[] = {"ct", "wt", "cpu", "mu"};
+    strbuf out = STRBUF_INIT;
+    phpser_write_array(&out, 2);
+    phpser_write_string(&out, "main()", 6);
+    phpser_write_array(&out, 4);
+    for (int m = 0; m < 4; m++) {
+        phpser_write_string(&out, metrics[m], strlen(metrics[m]));
+        phpser_write_number(&out, values[m]);
+    }
+    phpser_write_end(&out);
+    phpser_write_string(&out, "main()==>a\0b", 13);
+    phpser_write_array(&out, 4);
+    for (int m = 0; m < 4; m++) {
+        phpser_write_string(&out, metrics[m], strlen(metrics[m]));
+        phpser_write_number(&out, values[4 + m]);
+    }
+    phpser_write_end(&out);
+    phpser_write_end(&out);
+    ck_assert(strstr(out.data, "s:2:\"ct\";i:3;s:2:\"wt\";d:120.5;s:3:\"cpu\";i:-7;") != NULL);
+    struct collected c = {0};
+    char err[200];
+    ck_assert_int_eq(phpser_read_run(out.data, out.len, 10, collect, &c, err, sizeof err), 2);
+    ck_assert_int_eq(c.nkeys, 2);
+    ck_assert(c.klens[1] == 13 && memcmp(c.keys[1], "main()==>a\0b", 13) == 0);
+    ck_assert_int_eq(c.nvalues, 8);
+    for (int i = 0; i < 8; i++)
+        ck_assert_msg(c.values[i] == values[i], "value %d: %.17g read as %.17g", i, values[i],
+                      c.values[i]);
+    strbuf_free(&out);
+}
+END_TEST
+
 Suite *phpser_suite(void)
 {
     Suite *s = suite_create("phpser");
@@ -313,6 +375,7 @@ Suite *phpser_suite(void)
     tcase_add_test(tc, summing_agrees_with_the_general_reader_on_every_number);
     tcase_add_test(tc, summing_agrees_with_the_general_reader_on_random_runs);
     tcase_add_test(tc, summing_adds_where_the_entry_says);
+    tcase_add_test(tc, what_the_writer_writes_the_reader_reads);
     suite_add_tcase(s, tc);
     return s;
 }
