@@ -5,10 +5,12 @@
  *   arclamp-report prune [--json] --percent P RUN
  *   arclamp-report html [--title T] [--diff] [--callgraph-link URL] -o FILE.html RUN...
  *   arclamp-report callgraph [-o FILE.svg] [--threshold F] [--focus FUNCTION] [--dot] RUN
+ *   arclamp-report export --format pprof|xhprof [-o FILE] RUNLOG...
  *   arclamp-report generate [--config FILE] [--data-dir DIR] [--logs-dir DIR] [--reports-dir DIR] [--log-format F]...
  *   arclamp-report tiers [--config FILE] [--data-dir DIR] [--logs-dir DIR] [--reports-dir DIR] [--log-format F]...
  * RUN: a serialize()d .xhprof file or json_encode() of the raw array. */
 #include "callgraph.h"
+#include "export.h"
 #include "generate.h"
 #include "log.h"
 #include "html.h"
@@ -18,6 +20,7 @@
 #include "layout.h"
 #include "bucket.h"
 #include "run.h"
+#include "runlog.h"
 #include "tiers.h"
 #include "xhprof.h"
 #include "strbuf.h"
@@ -33,7 +36,7 @@
 
 struct opts {
     int json, sum, diff, dot;
-    const char *out, *title, *focus, *callgraph_link;
+    const char *out, *title, *focus, *callgraph_link, *format;
     double threshold;
     size_t max_arcs, max_bytes, top;
     double percent;
@@ -58,6 +61,7 @@ static void usage(FILE *out)
           "  or:  arclamp-report prune [--json] --percent P RUN\n"
           "  or:  arclamp-report html [--title T] [--diff] [--callgraph-link URL] -o FILE.html RUN...\n"
           "  or:  arclamp-report callgraph [-o FILE.svg] [--threshold F] [--focus FUNCTION] [--dot] RUN\n"
+          "  or:  arclamp-report export --format pprof|xhprof [-o FILE] RUNLOG...\n"
           "  or:  arclamp-report generate [--config FILE] [--data-dir DIR] [--logs-dir DIR] "
           "[--reports-dir DIR] [--log-format FORMAT]... [--max-names-mb N] [--quiet]\n"
           "  or:  arclamp-report tiers [--config FILE] [--data-dir DIR] [--logs-dir DIR] "
@@ -78,6 +82,8 @@ static void usage(FILE *out)
           "  --threshold F         callgraph: functions above F of the total time (default 0.01)\n"
           "  --focus NAME          callgraph: that function, its parents and children\n"
           "  --dot                 callgraph: the Graphviz input instead of SVG\n"
+          "  --format F            export: the mean run of the RUNLOGs (<bucket>.<tag>.runs)\n"
+          "                        as pprof (gzipped profile.proto) or xhprof (serialize()d)\n"
           "  --config FILE         generate, tiers: the YAML file holding object_store:\n"
           "                        (default " JOBCONF_DEFAULT_PATH " if it exists)\n"
           "  --data-dir DIR        generate, tiers: logs in DIR/logs, pages in DIR/reports\n"
@@ -329,6 +335,66 @@ static int cmd_prune(char *path, const struct opts *o)
     return rc;
 }
 
+/* The mean run of run logs, as generate's reports have it: every complete
+ * run once (by its id), summed, over their number. */
+static int load_runlogs(char **paths, int n, const struct opts *o, run *mean)
+{
+    struct runlog_seen seen;
+    struct runlog_stats st = {0};
+    runlog_seen_init(&seen);
+    mean->max_key_bytes = o->max_names_mb << 20;
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        char err[700];
+        if (runlog_add(mean, paths[i], o->max_bytes, &seen, &st, err, sizeof err) < 0) {
+            fprintf(stderr, "arclamp-report: %s\n", err);
+            rc = -1;
+        }
+    }
+    runlog_seen_free(&seen);
+    if (rc == 0 && st.runs == 0) {
+        fprintf(stderr, "arclamp-report: no complete run in the run logs\n");
+        rc = -1;
+    }
+    if (st.runs > 1)
+        run_scale(mean, 1.0 / (double)st.runs);
+    return rc;
+}
+
+static int write_out(const char *path, const strbuf *data)
+{
+    FILE *fp = path ? fopen(path, "wb") : stdout;
+    int ok = fp && fwrite(data->data, 1, data->len, fp) == data->len;
+    ok = (path ? fp && fclose(fp) == 0 : fflush(stdout) == 0) && ok;
+    if (!ok)
+        fprintf(stderr, "arclamp-report: %s: %s\n", path ? path : "stdout", strerror(errno));
+    return ok ? 0 : 1;
+}
+
+static int cmd_export(char **paths, int n, const struct opts *o)
+{
+    int pprof = strcmp(o->format, "pprof") == 0;
+    if (!pprof && strcmp(o->format, "xhprof") != 0) {
+        fprintf(stderr, "arclamp-report: --format: expected pprof or xhprof, got \"%s\"\n",
+                o->format);
+        return 2;
+    }
+    run mean;
+    run_init(&mean, o->max_arcs);
+    int rc = 1;
+    if (load_runlogs(paths, n, o, &mean) == 0) {
+        strbuf out = STRBUF_INIT;
+        if (pprof)
+            export_pprof(&mean, &out);
+        else
+            export_xhprof(&mean, &out);
+        rc = write_out(o->out, &out);
+        strbuf_free(&out);
+    }
+    run_free(&mean);
+    return rc;
+}
+
 /* The options generate and tiers share: where, and which bucket formats. */
 static void job_dirs(const struct opts *o, struct generate_opts *g, char *logs, char *reports)
 {
@@ -438,6 +504,7 @@ int main(int argc, char **argv)
         {"max-table-identities", required_argument, NULL, 'Y'},
         {"max-names-mb", required_argument, NULL, 'K'},
         {"config", required_argument, NULL, 'C'},
+        {"format", required_argument, NULL, 'O'},
         {NULL, 0, NULL, 0},
     };
     int c;
@@ -468,6 +535,7 @@ int main(int argc, char **argv)
         case 'P': o.reports_dir = optarg; break;
         case 'q': o.quiet = 1; break;
         case 'C': o.config = optarg; break;
+        case 'O': o.format = optarg; break;
         case 'f':
             if (o.nformats == GENERATE_MAX_FORMATS || bucket_format_check(optarg)) {
                 fprintf(stderr, "arclamp-report: --log-format %s: %s\n", optarg,
@@ -501,6 +569,8 @@ int main(int argc, char **argv)
         return cmd_callgraph(runs[0], &o);
     if (strcmp(cmd, "prune") == 0 && n == 1 && o.percent >= 0)
         return cmd_prune(runs[0], &o);
+    if (strcmp(cmd, "export") == 0 && o.format && n >= 1)
+        return cmd_export(runs, n, &o);
     if (strcmp(cmd, "generate") == 0 && n == 0)
         return cmd_generate(&o);
     if (strcmp(cmd, "tiers") == 0 && n == 0 && o.max_identities && o.max_tiers &&
