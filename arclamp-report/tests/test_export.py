@@ -165,6 +165,28 @@ def test_pprof_sample_types_and_default(go, logs, tmp_path):
     assert rows["a"][0] == round(expected_top(mean_run(), "wt")["a"][0])
 
 
+def test_pprof_rounds_half_to_even_as_the_report_prints(go, tmp_path):
+    """Two runs: the mean's exclusive wall times are 94.5 (main()), 2.5 (x)
+    and 3.5 (y): -top says 94, 2 and 4, as the report's table does (%.0f)."""
+    log = tmp_path / "1764126000.half.runs"
+    log.write_text(run_lines("h1", {"main()": (1, 100, 1, 0, 0), "main()==>x": (1, 2, 0, 0, 0),
+                                    "main()==>y": (1, 3, 0, 0, 0)})
+                   + run_lines("h2", {"main()": (1, 101, 1, 0, 0), "main()==>x": (1, 3, 0, 0, 0),
+                                      "main()==>y": (1, 4, 0, 0, 0)}))
+    out = tmp_path / "half.pb.gz"
+    export("--format", "pprof", "-o", out, log)
+    table, rows = pprof_top(go, out, sample_index="wall", unit="us")
+    assert {fn: int(f) for fn, (f, _) in rows.items()} == {"main()": 94, "x": 2, "y": 4}, table
+    mean = tmp_path / "half.xhprof"
+    export("--format", "xhprof", "-o", mean, log)
+    proc = subprocess.run([BIN, "flat", mean], capture_output=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")
+    header, *lines = proc.stdout.decode().strip().split("\n")
+    column = header.split().index("wt") + 1          # the excl after wt
+    assert {l.split()[0]: int(l.split()[column]) for l in lines} == \
+        {"main()": 94, "x": 2, "y": 4}, proc.stdout
+
+
 def php_unserialize(path):
     php = shutil.which("php")
     if not php:
