@@ -115,6 +115,9 @@ ensure_log() { # ensure_log LINES
     fi
     mkdir -p "$DATA"
     rm -f "$path" "$path.meta"
+    # about 2.1 KB a line, and 1 GB to spare
+    [ "$(df -Pk "$DATA" | awk 'NR == 2 { print $4 }')" -gt $((lines * 21 / 10 + 1024 + 1048576)) ] ||
+        die "not enough disk space in $DATA for a $lines-line log"
     say "   generating $path ($lines lines, seed $SEED, $DISTINCT distinct stacks)..."
     "$LOGGEN" --lines "$lines" --seed "$SEED" --distinct "$DISTINCT" --stats \
         --output "$path.tmp" 2>"$path.stats" || die "svg-loggen failed: $(cat "$path.stats")"
