@@ -186,13 +186,13 @@ print(len(p["samples"]), int(sum(p["weights"])), len(d["shared"]["frames"]))' "$
 }
 
 header() {
-    printf '   %-28s %7s %13s %7s %7s %7s %8s %9s %8s %8s\n' program "CPU s" "(min-max)" user sys \
+    printf '   %-30s %7s %13s %7s %7s %7s %8s %9s %8s %8s\n' program "CPU s" "(min-max)" user sys \
         "wall s" "RSS MB" "out MB" "x floor" "x render"
 }
 
 row() { # row LINES PROG LABEL
     local key="$1,$2" cpu range user sys wall rss xf="-" xr="-"
-    [ -n "${LIST[$key,cpu]:-}" ] || { printf '   %-28s %s\n' "$3" "(no successful run)"; return 0; }
+    [ -n "${LIST[$key,cpu]:-}" ] || { printf '   %-30s %s\n' "$3" "(no successful run)"; return 0; }
     # shellcheck disable=SC2086  # word splitting of the lists is intended
     {
         cpu=$(median ${LIST[$key,cpu]}); range=$(minmax ${LIST[$key,cpu]})
@@ -203,7 +203,7 @@ row() { # row LINES PROG LABEL
     RES[$key,rss]=$rss
     [ -n "${RES[$1,floor,cpu]:-}" ] && xf=$(calc "$cpu / ${RES[$1,floor,cpu]}")
     [ -n "${RES[$1,render,cpu]:-}" ] && xr=$(calc "$cpu / ${RES[$1,render,cpu]}")
-    printf '   %-28s %7.3f %13s %7.3f %7.3f %7.3f %8.1f %9s %8s %8s\n' "$3" "$cpu" "($range)" \
+    printf '   %-30s %7.3f %13s %7.3f %7.3f %7.3f %8.1f %9s %8s %8s\n' "$3" "$cpu" "($range)" \
         "$user" "$sys" "$wall" "$rss" "${RES[$1,$2,out_mb]:--}" "$xf" "$xr"
 }
 
