@@ -450,6 +450,7 @@ bench: deps
 	@$(MAKE) --no-print-directory all $(BENCH_BINS)
 	@bench/arclamp-log.sh
 	@bench/arclamp-svg.sh
+	@bench/export.sh
 	@bench/excimer.sh
 	@bench/hprof.sh
 	@bench/tiers.sh
