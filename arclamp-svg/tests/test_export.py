@@ -34,6 +34,7 @@ from pathlib import Path
 import pytest
 
 from conftest import check_sanitizers
+import pprofkit
 
 REPO = Path(__file__).resolve().parents[2]
 NPM_DIR = REPO / "build" / "npm" / "node_modules" / "speedscope"
@@ -100,35 +101,21 @@ def export(binary, *args, ok=True):
 
 @pytest.fixture(scope="module")
 def go_env(tmp_path_factory):
-    go = shutil.which("go")
-    if not go:
-        pytest.fail("go not found (Debian package golang-go, scripts/install-deps)")
-    home = tmp_path_factory.mktemp("gohome")
-    env = dict(os.environ, HOME=str(home), GOPATH=str(home / "go"), GOCACHE=str(home / "cache"),
-               GOPROXY="off", GOFLAGS="", GOTOOLCHAIN="local")
-    return go, env
+    try:
+        return pprofkit.go_env(tmp_path_factory.mktemp("gohome"))
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
 
 
-def pprof(go_env, *args):
-    go, env = go_env
-    proc = subprocess.run([go, "tool", "pprof", *map(str, args)], capture_output=True, env=env,
-                          timeout=300)
-    assert proc.returncode == 0, proc.stderr.decode("utf-8", "replace")
-    return proc.stdout.decode("utf-8")
+pprof = pprofkit.pprof
 
 
 def pprof_top(go_env, path):
     """(total, {function: (flat, cum)}) from -top."""
-    out = pprof(go_env, "-top", "-nodecount=1000", path)
+    out, rows = pprofkit.pprof_top(go_env, path)
     total = int(re.search(r"Showing nodes accounting for (\d+), 100% of (\d+) total", out)
                 .group(2))
-    rows = {}
-    for line in out.split("\n"):
-        m = re.match(r"^ *(\d+) +[\d.]+% +[\d.]+% +(\d+) +[\d.]+%  (.*)$", line)
-        if m:
-            assert m.group(3) not in rows, line
-            rows[m.group(3)] = (int(m.group(1)), int(m.group(2)))
-    return total, rows
+    return total, {name: (int(flat), int(cum)) for name, (flat, cum) in rows.items()}
 
 
 def pprof_traces(go_env, path):
