@@ -337,6 +337,7 @@ static int finish(struct gen_config *cfg, const struct ynode *root, const char *
     if (data_dir) {
         free(cfg->data_dir);
         cfg->data_dir = xstrdup(data_dir);
+        cfg->data_dir_given = 1;
     }
     if (!cfg->data_dir)
         return conf_error(ctx, ynode_get(root, "data_dir"), "data_dir", "must not be empty");

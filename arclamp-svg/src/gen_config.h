@@ -32,6 +32,7 @@ struct gen_function {
 struct gen_config {
     char *path;           /* the file loaded, or NULL when only defaults apply */
     char *data_dir;       /* root of everything: logs/, svgs/, index.html, index.json */
+    int data_dir_given;   /* data_dir came from the caller (--data-dir), not the file */
     char *logs_dir;       /* trace logs, <period>/<name>.log[.gz] (arclamp-log's base_path) */
     char *svgs_dir;       /* graphs, <period>/<name>[.reversed].svgz */
     char *lock_file;      /* flock'ed while generate or compress runs (0600, ours) */

@@ -2,8 +2,10 @@
  *
  * index.json:
  *   {"version": 1, "generated": "2026-11-22T05:00:00Z", "data_dir": "...",
+ *    "config" (the configuration file the job read, or null),
  *    "logs": [{"period", "name", "time" (or null), "date", "entrypoint",
- *              "timestamp", "log", "log_size", "log_mtime", "compressed",
+ *              "timestamp", "log", "log_path" (the log as a command on the
+ *              server names it: logs_dir, absolute when resolved), "log_size", "log_mtime", "compressed",
  *              "svg", "reversed_svg" (null when missing), "diff_svg",
  *              "diff_reversed_svg" (the differential graphs against the bucket
  *              before; null when missing), "samples" (read from
@@ -15,6 +17,7 @@
 #include "indexpage.h"
 #include "atomicfile.h"
 #include "gendiff.h"
+#include "indexcmds.h"
 #include "numtext.h"
 #include "xmlesc.h"
 
@@ -169,6 +172,7 @@ static const char page_head[] =
     "th,td{border:1px solid #ccc;padding:2px 8px;text-align:left;vertical-align:top}\n"
     "th{background:#eee}td.size,td.num{text-align:right}\n"
     ".failed{color:#b00}.fn{white-space:nowrap}.count{color:#555}\n"
+    "pre{background:#f4f4f4;padding:4px 8px;overflow-x:auto}code.path{font-size:smaller}\n"
     "</style>\n</head>\n<body>\n<h1>Arc Lamp flame graphs</h1>\n";
 
 static void html_link(strbuf *out, const char *rel, const char *text)
@@ -278,8 +282,23 @@ static void time_text(strbuf *out, const struct logfile *lf)
     strbuf_free(&tmp);
 }
 
-static void row(strbuf *out, const struct gen_config *cfg, const struct index_entry *e,
-                const char *svgs_rel, const char *logs_rel, int first_of_entrypoint)
+/* "<br><code>PATH</code>": the log's path quoted for a shell, to paste into
+ * `arclamp-svg export` or `diff`. */
+static void log_path_code(strbuf *out, const struct index_cmds *cmds, const struct logfile *lf)
+{
+    strbuf path = STRBUF_INIT, quoted = STRBUF_INIT;
+    index_log_path(&path, cmds, lf);
+    shell_quote(&quoted, strbuf_cstr(&path));
+    strbuf_appends(out, "<br><code class=\"path\">");
+    xml_escape(out, quoted.data, quoted.len);
+    strbuf_appends(out, "</code>");
+    strbuf_free(&path);
+    strbuf_free(&quoted);
+}
+
+static void row(strbuf *out, const struct gen_config *cfg, const struct index_cmds *cmds,
+                const struct index_entry *e, const char *svgs_rel, const char *logs_rel,
+                int first_of_entrypoint)
 {
     const struct logfile *lf = e->log;
     strbuf_appends(out, "<tr><td>");
@@ -310,6 +329,7 @@ static void row(strbuf *out, const struct gen_config *cfg, const struct index_en
         }
         strbuf_appends(out, ")</small>");
     }
+    log_path_code(out, cmds, lf);
     strbuf_appends(out, "</td><td class=\"size\">");
     human_size(out, lf->size);
     strbuf_appends(out, "</td></tr>\n");
@@ -338,8 +358,9 @@ static void period_nav(strbuf *out, const struct index_entry **v, size_t n)
     strbuf_appends(out, n ? "</p>\n" : " none: no trace logs yet.</p>\n");
 }
 
-static void html_body(strbuf *out, const struct gen_config *cfg, const struct index_entry **v,
-                      size_t n, const char *svgs_rel, const char *logs_rel)
+static void html_body(strbuf *out, const struct gen_config *cfg, const struct index_cmds *cmds,
+                      const struct index_entry **v, size_t n, const char *svgs_rel,
+                      const char *logs_rel)
 {
     size_t period_id = 0;
     for (size_t i = 0; i < n; i++) {
@@ -358,7 +379,7 @@ static void html_body(strbuf *out, const struct gen_config *cfg, const struct in
         }
         if (new_date)
             table_start(out, lf->date);
-        row(out, cfg, v[i], svgs_rel, logs_rel, new_entry);
+        row(out, cfg, cmds, v[i], svgs_rel, logs_rel, new_entry);
     }
     if (n)
         strbuf_appends(out, "</tbody>\n</table>\n</div>\n");
@@ -376,7 +397,18 @@ static void utc_text(char *buf, size_t len, time_t t, int iso)
         snprintf(buf, len, "?");
 }
 
-void index_render_html(strbuf *out, const struct gen_config *cfg,
+/* The command section, from the logs in page order. */
+static void commands(strbuf *out, const struct index_cmds *cmds, const struct index_entry **v,
+                     size_t n, time_t now)
+{
+    const struct logfile **logs = xcalloc(n ? n : 1, sizeof *logs);
+    for (size_t i = 0; i < n; i++)
+        logs[i] = v[i]->log;
+    index_cmds_html(out, cmds, logs, n, now);
+    free(logs);
+}
+
+void index_render_html(strbuf *out, const struct gen_config *cfg, const struct index_cmds *cmds,
                        const struct index_entry *entries, size_t n, const char *svgs_rel,
                        const char *logs_rel, unsigned indexes, time_t now)
 {
@@ -396,7 +428,10 @@ void index_render_html(strbuf *out, const struct gen_config *cfg,
         strbuf_appends(out, "<p>Where each kind of request spends its time: <a href=\""
                             INDEX_TIERS_INDEX "\">request tiers</a>.</p>\n");
     period_nav(out, v, n);
-    html_body(out, cfg, v, n, svgs_rel, logs_rel);
+    strbuf_appends(out, "<p>As profiles for pprof or speedscope, or compared: "
+                        "<a href=\"#commands\">command lines</a>.</p>\n");
+    commands(out, cmds, v, n, now);
+    html_body(out, cfg, cmds, v, n, svgs_rel, logs_rel);
     strbuf_appends(out, "</body>\n</html>\n");
     free(v);
 }
@@ -480,8 +515,8 @@ static void json_hosts(strbuf *out, const char *hosts)
     strbuf_appendc(out, ']');
 }
 
-static void json_entry(strbuf *out, const struct gen_config *cfg, const struct index_entry *e,
-                       const char *svgs_rel, const char *logs_rel)
+static void json_entry(strbuf *out, const struct gen_config *cfg, const struct index_cmds *cmds,
+                       const struct index_entry *e, const char *svgs_rel, const char *logs_rel)
 {
     const struct logfile *lf = e->log;
     strbuf rel = STRBUF_INIT;
@@ -503,6 +538,11 @@ static void json_entry(strbuf *out, const struct gen_config *cfg, const struct i
     json_cstr(out, lf->entrypoint);
     strbuf_appendf(out, ", \"timestamp\": %lld,\n   ", (long long)lf->timestamp);
     json_key(out, "log");
+    json_string(out, rel.data, rel.len);
+    strbuf_appends(out, ", ");
+    strbuf_reset(&rel);
+    index_log_path(&rel, cmds, lf);
+    json_key(out, "log_path");
     json_string(out, rel.data, rel.len);
     strbuf_appendf(out, ", \"log_size\": %lld, \"log_mtime\": %lld, \"compressed\": %s,\n   ",
                    lf->size, (long long)lf->mtime.tv_sec, lf->gz ? "true" : "false");
@@ -537,7 +577,7 @@ static void json_entry(strbuf *out, const struct gen_config *cfg, const struct i
     strbuf_free(&rel);
 }
 
-void index_render_json(strbuf *out, const struct gen_config *cfg,
+void index_render_json(strbuf *out, const struct gen_config *cfg, const struct index_cmds *cmds,
                        const struct index_entry *entries, size_t n, const char *svgs_rel,
                        const char *logs_rel, unsigned indexes, time_t now)
 {
@@ -546,6 +586,8 @@ void index_render_json(strbuf *out, const struct gen_config *cfg,
     utc_text(when, sizeof when, now, 1);
     strbuf_appendf(out, "{\"version\": 1, \"generated\": \"%s\", \"data_dir\": ", when);
     json_cstr(out, cfg->data_dir);
+    strbuf_appends(out, ", \"config\": ");
+    json_cstr(out, cmds->config);
     strbuf_appends(out, ",\n \"reports_index\": ");
     json_cstr(out, indexes & INDEX_HAS_REPORTS ? INDEX_REPORTS_INDEX : NULL);
     strbuf_appends(out, ", \"tiers_index\": ");
@@ -553,7 +595,7 @@ void index_render_json(strbuf *out, const struct gen_config *cfg,
     strbuf_appends(out, ",\n \"logs\": [");
     for (size_t i = 0; i < n; i++) {
         strbuf_appends(out, i ? ",\n" : "\n");
-        json_entry(out, cfg, v[i], svgs_rel, logs_rel);
+        json_entry(out, cfg, cmds, v[i], svgs_rel, logs_rel);
     }
     strbuf_appends(out, "\n]}\n");
     free(v);
@@ -572,26 +614,39 @@ static char *rel_to_data(const char *data_dir, const char *dir)
     return rel ? rel : xstrdup(dir);
 }
 
+/* path made absolute (symlinks resolved) when it exists, else as it is. */
+static char *absolute(const char *path)
+{
+    char *abs = realpath(path, NULL);
+    return abs ? abs : xstrdup(path);
+}
+
 int index_write(int data_fd, const struct gen_config *cfg, const struct index_entry *entries,
                 size_t n, time_t now, char *err, size_t errlen)
 {
     char *svgs_rel = rel_to_data(cfg->data_dir, cfg->svgs_dir);
     char *logs_rel = rel_to_data(cfg->data_dir, cfg->logs_dir);
+    char *config = cfg->path ? absolute(cfg->path) : NULL;
+    char *data_dir = absolute(cfg->data_dir), *logs_dir = absolute(cfg->logs_dir);
+    struct index_cmds cmds = {config, data_dir, cfg->data_dir_given, logs_dir};
     strbuf doc = STRBUF_INIT;
     unsigned indexes = 0;
     if (faccessat(data_fd, INDEX_REPORTS_INDEX, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
         indexes |= INDEX_HAS_REPORTS;
     if (faccessat(data_fd, INDEX_TIERS_INDEX, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
         indexes |= INDEX_HAS_TIERS;
-    index_render_json(&doc, cfg, entries, n, svgs_rel, logs_rel, indexes, now);
+    index_render_json(&doc, cfg, &cmds, entries, n, svgs_rel, logs_rel, indexes, now);
     int rc = atomic_writeat(data_fd, "index.json", doc.data, doc.len, 0, 0, NULL, err, errlen);
     if (rc == 0) {
         strbuf_reset(&doc);
-        index_render_html(&doc, cfg, entries, n, svgs_rel, logs_rel, indexes, now);
+        index_render_html(&doc, cfg, &cmds, entries, n, svgs_rel, logs_rel, indexes, now);
         rc = atomic_writeat(data_fd, "index.html", doc.data, doc.len, 0, 0, NULL, err, errlen);
     }
     strbuf_free(&doc);
     free(svgs_rel);
     free(logs_rel);
+    free(config);
+    free(data_dir);
+    free(logs_dir);
     return rc;
 }

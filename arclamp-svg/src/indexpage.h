@@ -5,7 +5,9 @@
  * by name), then newest first, each with its forward, reversed and
  * per-function links, and the XHProf report of the same bucket and entry
  * point when arclamp-report wrote one, and arclamp-report's indexes (XHProf
- * reports, request tiers) when they exist. Links are relative to data_dir and percent-encoded
+ * reports, request tiers) when they exist, and the command lines that open
+ * them in pprof or speedscope or compare two logs (indexcmds.h), with each
+ * log's path on the server. Links are relative to data_dir and percent-encoded
  * byte by byte, so the page works from file:// and from any static web
  * server whatever bytes the file names hold; every name shown is
  * HTML-escaped (invalid UTF-8 shown as U+FFFD).
@@ -22,6 +24,7 @@
 #include <time.h>
 
 #include "gen_config.h"
+#include "indexcmds.h"
 #include "layout.h"
 #include "logset.h"
 #include "strbuf.h"
@@ -63,10 +66,10 @@ int index_write(int data_fd, const struct gen_config *cfg, const struct index_en
                 size_t n, time_t now, char *err, size_t errlen);
 
 /* The building blocks, for tests. `indexes`: INDEX_HAS_* bits. */
-void index_render_html(strbuf *out, const struct gen_config *cfg,
+void index_render_html(strbuf *out, const struct gen_config *cfg, const struct index_cmds *cmds,
                        const struct index_entry *entries, size_t n, const char *svgs_rel,
                        const char *logs_rel, unsigned indexes, time_t now);
-void index_render_json(strbuf *out, const struct gen_config *cfg,
+void index_render_json(strbuf *out, const struct gen_config *cfg, const struct index_cmds *cmds,
                        const struct index_entry *entries, size_t n, const char *svgs_rel,
                        const char *logs_rel, unsigned indexes, time_t now);
 /* Appends `s` with every byte outside [A-Za-z0-9._~-] as %XX ('/' kept). */
