@@ -47,11 +47,16 @@ static void where(strbuf *cmd, const struct index_cmds *c)
     }
 }
 
-/* <pre><code>cmd</code></pre>, escaped. */
-static void code_block(strbuf *out, const strbuf *cmd)
+/* <pre><code>cmd</code></pre>, escaped line by line (xml_escape makes a
+ * newline U+FFFD; one inside a quoted name stays so, and stays inert). */
+static void code_block(strbuf *out, const strbuf *cmd, const char *next_line)
 {
     strbuf_appends(out, "<pre><code>");
     xml_escape(out, cmd->data, cmd->len);
+    if (next_line) {
+        strbuf_appendc(out, '\n');
+        xml_escape(out, next_line, strlen(next_line));
+    }
     strbuf_appends(out, "</code></pre>\n");
 }
 
@@ -119,15 +124,14 @@ void index_cmds_html(strbuf *out, const struct index_cmds *c, const struct logfi
                         "choosing. The last 24 hours (to this page's hour, included) of every "
                         "entry point as pprof:</p>\n");
     export_cmd(&cmd, c, "pprof", from, to, NULL, "profile.pb.gz");
-    strbuf_appends(&cmd, "\ngo tool pprof -http=: profile.pb.gz");
-    code_block(out, &cmd);
+    code_block(out, &cmd, "go tool pprof -http=: profile.pb.gz");
 
     const char *ep = some_entrypoint(logs, n);
     strbuf_appends(out, "<p>One entry point as speedscope (open the file on "
                         "https://www.speedscope.app or with <code>speedscope FILE</code>):</p>\n");
     strbuf_reset(&cmd);
     export_cmd(&cmd, c, "speedscope", from, to, ep ? ep : "index", "profile.speedscope.json");
-    code_block(out, &cmd);
+    code_block(out, &cmd, NULL);
 
     const struct logfile *before, *after;
     strbuf_appends(out, "<p>Compare two logs (red: grew, blue: shrank); any two paths of the "
@@ -147,7 +151,7 @@ void index_cmds_html(strbuf *out, const struct index_cmds *c, const struct logfi
         strbuf_appends(&cmd, "BEFORE.log AFTER.log");
     }
     strbuf_appends(&cmd, " -o diff.svg");
-    code_block(out, &cmd);
+    code_block(out, &cmd, NULL);
     strbuf_appends(out, "</div>\n");
     strbuf_free(&cmd);
 }
