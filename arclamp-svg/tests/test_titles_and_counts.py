@@ -157,7 +157,8 @@ def index_rows(tree):
     p.feed((tree.root / "index.html").read_text())
     head = ["Entry point", "Time", "Samples", "Graphs", "Log", "Size"]
     rows = [(r, c) for r, c in zip(p.rows, p.counts) if len(r) == len(head)]
-    return {(r[4].rsplit(".log", 1)[0], r[1]): (r, c) for r, c in rows}
+    # the Log cell: the file name, then its path on the server
+    return {(r[4].split(".log", 1)[0], r[1]): (r, c) for r, c in rows}
 
 
 def check_index_counts(tree, total_all):
