@@ -16,7 +16,7 @@ import shlex
 import subprocess
 import time
 
-from conftest import ENTRY, stack, xml_well_formed
+from conftest import ENTRY, check_sanitizers, stack, xml_well_formed
 
 
 class CodeBlocks(html.parser.HTMLParser):
@@ -73,8 +73,10 @@ def run_printed(tree, command, cwd):
         link.symlink_to(os.path.abspath(tree.binary))
     env = dict(os.environ, PATH="%s:%s" % (bindir, os.environ.get("PATH", "/usr/bin:/bin")))
     env.pop("JOURNAL_STREAM", None)
-    return subprocess.run(["/bin/sh", "-c", command], cwd=str(cwd), env=env,
+    proc = subprocess.run(["/bin/sh", "-c", command], cwd=str(cwd), env=env,
                           capture_output=True, timeout=120)
+    check_sanitizers(proc)
+    return proc
 
 
 def lines():
