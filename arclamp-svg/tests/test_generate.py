@@ -470,8 +470,10 @@ def test_index_html_is_well_formed_with_working_relative_links(tree):
     # day before (forward, reversed), and every log
     assert len([t for t in targets if t.endswith(b".svgz")]) == 2 * 5 + 4 + 2
     assert len([t for t in targets if b"/logs/" in t]) == 5
-    # grouped by period, then date newest first
-    assert [h for h in p.headings] == [("h2", "daily"), ("h3", "2026-11-21"), ("h3", "2026-11-20"),
+    # the command lines first (indexcmds.c), then grouped by period, then
+    # date newest first
+    assert [h for h in p.headings] == [("h2", "Open in pprof, speedscope or compare"),
+                                       ("h2", "daily"), ("h3", "2026-11-21"), ("h3", "2026-11-20"),
                                        ("h2", "hourly"), ("h3", "2026-11-22"),
                                        ("h3", "2026-11-21")]
     # within a date: the all entry point first, each with forward/reversed/fn links
