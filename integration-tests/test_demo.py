@@ -4,14 +4,19 @@ every hostile message it sends is accounted for. Then the URL is used as a
 person would, in a headless Chromium through the demo's nginx (the packaged
 snippet): the index, a flame graph, the XHProf report of the same hour
 (sort, search, a function's parents and children), its callgraph and the
-reports index."""
+reports index. The demo's history (the two hours and days before this one,
+LuaSandbox::callFunction doubled in the later of each pair) gives the index
+diffs of the previous hour and day, red where that function grew."""
 
+import gzip
 import json
 import os
 import re
 import subprocess
 import sys
 import urllib.request
+import xml.etree.ElementTree as ET
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -48,8 +53,12 @@ def test_demo_ends_with_a_summary_a_newcomer_can_follow(demo):
     with urllib.request.urlopen(urls[0], timeout=10) as resp:
         assert resp.status == 200 and b"Arc Lamp flame graphs" in resp.read()
     assert (DEMO / "all.svg").read_bytes().startswith(b"<?xml")          # plain SVG
-    n = int(re.search(r"Flame graphs: (\d+)", summary).group(1))
+    m = re.search(r"Flame graphs: (\d+) \(forward and reversed, (\d+) of them diffs\)", summary)
+    assert m, summary
+    n, ndiffs = int(m.group(1)), int(m.group(2))
     assert n == len(list((DEMO / "svgs").rglob("*.svgz"))) and n > 0
+    # a forward and a reversed diff per entry point (5 and all) per period
+    assert ndiffs == len(list((DEMO / "svgs").rglob("*.diff*.svgz"))) == 2 * 6 * 2, summary
     # every request was profiled: 3 of index.php and 3 of api.php, each run
     # counted once in the daily roll-up of its entry point
     runs = int(re.search(r"XHProf runs: +(\d+)", summary).group(1))
@@ -74,6 +83,68 @@ def test_demo_ends_with_a_summary_a_newcomer_can_follow(demo):
     for reason in ("empty", "control_char", "bad_count", "empty_frame", "invalid_utf8"):
         assert re.search(r"refused as %s\s+\(counter: 1\)" % reason, hostile), (reason, hostile)
     assert "../../etc/passwd;x 1" in hostile and ".all.log" in hostile, hostile
+
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def diff_boxes(svgz):
+    """[(function, colour)] of a diff graph's boxes, colour "red", "blue" or
+    "other" as the renderer's diff colours: rgb(255,x,x) grew, rgb(x,x,255)
+    shrank (arclamp-svg/tests/test_diff.py)."""
+    root = ET.fromstring(gzip.decompress(svgz.read_bytes()))
+    out = []
+    for g in root.iter(SVG + "g"):
+        title, rect = g.find(SVG + "title"), g.find(SVG + "rect")
+        if title is None or rect is None:
+            continue
+        r, gr, b = (int(v) for v in re.fullmatch(r"rgb\((\d+),(\d+),(\d+)\)",
+                                                  rect.get("fill")).groups())
+        colour = ("red" if r == 255 and gr == b < 255 else
+                  "blue" if b == 255 and r == gr < 255 else "other")
+        out.append((title.text.split(" (")[0], colour))
+    return out
+
+
+def test_the_index_links_the_diffs_of_the_previous_hour_and_day(demo):
+    summary = summary_of(demo)
+    assert "diffs vs the previous hour and day" in summary, summary
+    # the buckets before the demo's: the history it wrote (or, when the demo
+    # ran across an hour or a day, the daemon's bucket it left complete)
+    started = datetime.fromtimestamp((DEMO / "arclamp-log.yaml").stat().st_mtime, timezone.utc)
+    ended = datetime.now(timezone.utc)
+    history = {"hourly": (started - timedelta(hours=1)).strftime("%Y-%m-%d_%H"),
+               "daily": (started - timedelta(days=1)).strftime("%Y-%m-%d")}
+    crossed = {"hourly": (ended - timedelta(hours=1)).strftime("%Y-%m-%d_%H"),
+               "daily": (ended - timedelta(days=1)).strftime("%Y-%m-%d")}
+
+    index = json.loads((DEMO / "index.json").read_text())
+    diffs = {(e["period"], e["entrypoint"]): e for e in index["logs"] if e["diff_svg"]}
+    assert {p for p, _ in diffs} == {"hourly", "daily"}, sorted(diffs)
+    for entrypoint in ("all", "index", "api", "rest", "load", "RunJobs"):
+        for period in ("hourly", "daily"):
+            e = diffs[(period, entrypoint)]
+            assert e["time"] in (history[period], crossed[period]), (e, history)
+            assert e["diff_svg"] == "svgs/%s/%s.diff.svgz" % (period, e["name"])
+            assert e["diff_reversed_svg"] == "svgs/%s/%s.diff.reversed.svgz" % (period, e["name"])
+    page = (DEMO / "index.html").read_text()
+    for period, what in (("hourly", "hour"), ("daily", "day")):
+        e = diffs[(period, "all")]
+        link = re.search(r'<a href="%s">diff vs previous %s</a>'
+                         % (re.escape(e["diff_svg"]), what), page)
+        assert link, (e["diff_svg"], page[:3000])
+        for graph in (e["diff_svg"], e["diff_reversed_svg"]):
+            boxes = diff_boxes(DEMO / graph)
+            assert any(c == "red" for _, c in boxes) and any(c == "blue" for _, c in boxes), graph
+            if e["time"] == history[period] and graph == e["diff_svg"]:
+                # the known change: LuaSandbox::callFunction doubled (red),
+                # so the share of the rest shrank (blue); forward, where a
+                # change is its leaf's (reversed: the entry point's)
+                red = {f for f, c in boxes if c == "red"}
+                assert "LuaSandbox::callFunction" in red, (graph, sorted(red)[:10])
+                if period == "hourly":
+                    # an hour holds its own samples only: nothing else grew
+                    assert red == {"LuaSandbox::callFunction"}, (graph, sorted(red)[:10])
 
 
 @pytest.mark.skipif(os.environ.get("ARCLAMP_SKIP_BROWSER") == "1",
