@@ -2,11 +2,15 @@
  *
  * arclamp-svg export --format pprof|speedscope|collapsed [-o FILE] LOG...
  * arclamp-svg export --format F [-o FILE] [--data-dir D] --from T --to T
- *                    [--entrypoint E]...
+ *                    [--entrypoint E]... [--no-fetch]
  *
  * The logs are the files given, or those of the data directory that cover
  * [from, to) (exportsel.h: hours from hourly logs, whole days from daily
- * ones, no sample twice). They (plain or .gz, read by input.h) are added
+ * ones, no sample twice). When the configuration draws from the object
+ * store (object_store.from_store), every host's logs are first merged into
+ * logs_dir as generate merges them (storesrc.h), unless --no-fetch; a
+ * store that cannot be reached is an error, not a silently older export.
+ * They (plain or .gz, read by input.h) are added
  * together, optionally only the stacks matching --grep: every line
  * is checked by stackline.h's validator, the one arclamp-log applies when it
  * writes them, and a line it refuses is skipped and counted by reason (the
@@ -26,6 +30,7 @@
 #include "input.h"
 #include "logset.h"
 #include "stackline.h"
+#include "storesrc.h"
 #include "strbuf.h"
 #include "vec.h"
 
@@ -46,6 +51,7 @@ struct export_args {
     const char *config, *data_dir;
     const char *from_text, *to_text;
     int64_t from, to;
+    int no_fetch;                  /* --no-fetch: the logs merged before */
     char **entrypoints;            /* --entrypoint, in order (pointers into argv) */
     size_t nentrypoints, entrypoints_cap;
 };
@@ -64,7 +70,8 @@ static void usage(FILE *out)
     fputs("Usage: arclamp-svg export --format pprof|speedscope|collapsed [-o FILE]\n"
           "                          [--grep REGEX] [LIMITS] LOG...\n"
           "       arclamp-svg export --format F [-o FILE] [--config FILE] [--data-dir DIR]\n"
-          "                          --from T --to T [--entrypoint E]... [--grep REGEX] [LIMITS]\n"
+          "                          --from T --to T [--entrypoint E]... [--no-fetch]\n"
+          "                          [--grep REGEX] [LIMITS]\n"
           "\n"
           "Writes the samples of the trace logs (plain or .gz), added together, in a\n"
           "format other tools read:\n"
@@ -74,7 +81,9 @@ static void usage(FILE *out)
           "The logs are the LOG files, or those of the data directory between --from\n"
           "(included) and --to (excluded): hourly logs, and the daily log of each day\n"
           "wholly in the range; no sample is counted twice. Invalid lines are skipped\n"
-          "and counted on stderr.\n"
+          "and counted on stderr. With object_store.from_store, every host's logs are\n"
+          "first merged from the store, as generate does (a store that cannot be\n"
+          "reached fails the export).\n"
           "\n"
           "  -f, --format F        the output format (required)\n"
           "  -o, --output FILE     write FILE (whole or not at all); - or none: stdout\n"
@@ -85,6 +94,7 @@ static void usage(FILE *out)
           "  -c, --config FILE     configuration (default " GEN_CONFIG_DEFAULT_PATH
           " if it exists)\n"
           "  -d, --data-dir DIR    use DIR as data_dir\n"
+          "      --no-fetch        with from_store: use the logs merged before\n"
           "LIMITS:\n"
           "  --max-stacks N        distinct stacks kept; the samples of later new stacks go\n"
           "                        to one [truncated] frame (1000000)\n"
@@ -94,7 +104,8 @@ static void usage(FILE *out)
           out);
 }
 
-enum { OPT_MAX_STACKS = 256, OPT_MAX_FRAMES, OPT_MAX_MEMORY, OPT_FROM, OPT_TO };
+enum { OPT_MAX_STACKS = 256, OPT_MAX_FRAMES, OPT_MAX_MEMORY, OPT_FROM, OPT_TO,
+       OPT_NO_FETCH };
 
 /* A whole number option from min to max. */
 static int whole(const char *opt, const char *arg, double min, double max, size_t *out,
@@ -149,6 +160,7 @@ static int apply_option(int c, const char *arg, struct export_args *a, char *err
             return -1;
         a->budget.limit = mb << 20;
         return 0;
+    case OPT_NO_FETCH: a->no_fetch = 1; return 0;
     case 'h': return 1;
     default: return -1;
     }
@@ -171,6 +183,7 @@ static int parse_args(int argc, char **argv, struct export_args *a, char *err, s
         {"from", required_argument, NULL, OPT_FROM},
         {"to", required_argument, NULL, OPT_TO},
         {"entrypoint", required_argument, NULL, 'e'},
+        {"no-fetch", no_argument, NULL, OPT_NO_FETCH},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -185,10 +198,11 @@ static int parse_args(int argc, char **argv, struct export_args *a, char *err, s
         snprintf(err, errlen, "--format is required (pprof, speedscope or collapsed)");
         return -2;
     }
-    int chooses = a->config || a->data_dir || a->from_text || a->to_text || a->nentrypoints;
+    int chooses = a->config || a->data_dir || a->from_text || a->to_text || a->nentrypoints ||
+                  a->no_fetch;
     if (optind < argc && chooses) {
         snprintf(err, errlen, "give trace log files or choose logs of the data directory "
-                              "(--from, --to, --entrypoint, --data-dir), not both");
+                              "(--from, --to, --entrypoint, --data-dir, --no-fetch), not both");
         return -2;
     }
     if (optind >= argc && !chooses) {
@@ -300,6 +314,24 @@ static void profile_name(char *const *paths, size_t n, strbuf *name)
         strbuf_appendf(name, " and %zu more", n - 1);
 }
 
+/* Every host's logs merged from the store into logs_dir (storesrc.h); its
+ * line, or the error's, in msgs. 0, or -1 when the export must not go on
+ * (it would miss samples without saying so). */
+static int fetch(const struct gen_config *cfg, strbuf *msgs)
+{
+    char err[1024];
+    struct storemerge_stats st = {0, 0, 0, 0, 0, 0, 0};
+    if (storesrc_fetch(cfg, &st, err, sizeof err) < 0) {
+        strbuf_appendf(msgs, "arclamp-svg export: %s (nothing exported; --no-fetch uses the "
+                       "logs merged before)\n", err);
+        return -1;
+    }
+    strbuf_appends(msgs, "arclamp-svg export: merged every host's logs");
+    storemerge_summary(&st, "logs", msgs);
+    strbuf_appends(msgs, "\n");
+    return 0;
+}
+
 /* The logs of the data directory for a's range, as paths (free each and
  * the array). CLI_EXIT_OK with *npaths > 0, or the exit status with its
  * lines in msgs. */
@@ -312,6 +344,10 @@ static int choose_logs(const struct export_args *a, char ***paths, size_t *npath
         strbuf_appendf(msgs, "arclamp-svg export: %s\n", err);
     if (rc != 0)
         return rc;
+    if (storesrc_enabled(&cfg) && !a->no_fetch && fetch(&cfg, msgs) < 0) {
+        gen_config_free(&cfg);
+        return CLI_EXIT_FAILED;
+    }
     struct logset set;
     if (logset_scan(&cfg, NULL, &set, err, sizeof err) < 0) {
         strbuf_appendf(msgs, "arclamp-svg export: %s\n", err);

@@ -705,11 +705,6 @@ static void free_entries(struct index_entry *e, size_t n)
     free(e);
 }
 
-static int from_store(const struct gen_config *cfg)
-{
-    return cfg->store.conn.kind != OBJSTORE_NONE && cfg->store.from_store;
-}
-
 /* Every host's logs merged into logs_dir (storesrc.h). A store that is
  * down costs the fetch only: the logs merged before are drawn. */
 static void fetch_from_store(struct run *run)
@@ -752,7 +747,7 @@ static enum generate_status locked_run(struct run *run, char *err, size_t errlen
         snprintf(err, errlen, "svgs_dir: %s (nothing done)", why);
         return GENERATE_ERROR;
     }
-    if (from_store(cfg))
+    if (storesrc_enabled(cfg))
         fetch_from_store(run);
     struct logset set;
     if (logset_scan_at(cfg, run->logs_fd, 1, &set, err, errlen) < 0)
@@ -761,7 +756,7 @@ static enum generate_status locked_run(struct run *run, char *err, size_t errlen
     report_scan(run, &set);
     struct index_entry *entries = make_entries(cfg, &set);
     struct storemerge_hosts *hosts =
-        from_store(cfg) ? storesrc_hosts_load(cfg, run->data_fd) : NULL;
+        storesrc_enabled(cfg) ? storesrc_hosts_load(cfg, run->data_fd) : NULL;
     for (size_t i = 0; hosts && i < set.n; i++)
         entries[i].hosts = storemerge_hosts_of(hosts, set.files[i].period, set.files[i].file);
     process_all(run, &set, entries);

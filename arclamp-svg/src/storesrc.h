@@ -17,11 +17,23 @@
 
 #define STORESRC_MANIFEST "store-merged"
 
+/* Whether cfg draws from the store (an object_store with from_store). */
+int storesrc_enabled(const struct gen_config *cfg);
+
 /* Fetches and merges into logs_dir (open as logs_fd; the run lock held).
  * 0 done, 1 something failed (the rest done, the failed logs kept as they
  * were), -1 nothing could be done (err). */
 int storesrc_run(const struct gen_config *cfg, int data_fd, int logs_fd,
                  struct storemerge_stats *st, char *err, size_t errlen);
+
+/* storesrc_run for a command that only reads the merged logs (export):
+ * opens data_dir and logs_dir (created when missing: the store is their
+ * source) and holds generate's run lock while it merges, so the two never
+ * write the same logs at once. 0 every log merged, -1 the store could not
+ * be reached, the lock was busy or some logs failed (err says which; the
+ * logs merged before are left as they were). */
+int storesrc_fetch(const struct gen_config *cfg, struct storemerge_stats *st, char *err,
+                   size_t errlen);
 
 /* The hosts of each merged log (storemerge_hosts_of(h, period, file));
  * NULL when there is no manifest to read. */

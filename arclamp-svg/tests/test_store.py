@@ -310,3 +310,44 @@ def test_s3_publish_and_retention(tree, swift, client, bucket):
     assert "expired" in out, out
     keys = {i["name"] for i in client.listing(bucket)}
     assert "%s-logs-hourly/eqiad/%s.api.log.gz" % (prefix, HOUR) not in keys
+
+
+def collapsed(text):
+    """`export --format collapsed` output as {stack: count}."""
+    out = {}
+    for line in text.splitlines():
+        name, count = line.rsplit(" ", 1)
+        out[name] = int(count)
+    return out
+
+
+def test_export_merges_every_hosts_logs_first(arclamp_svg, tmp_path, swift):
+    """export --from/--to with from_store merges every host's logs from the
+    store first, as generate does: the samples are both hosts' sum."""
+    prefix = "t28"
+    publish_host(arclamp_svg, tmp_path / "eqiad", swift, prefix, "eqiad", 3, 2)
+    publish_host(arclamp_svg, tmp_path / "codfw", swift, prefix, "codfw", 10, 7)
+
+    gen = new_tree(arclamp_svg, tmp_path / "gen")
+    gen.logs.rmdir()  # a fresh data directory: the store is the only source
+    gen.write_config(swift_config(swift, prefix, "  from_store: true\n  publish: false\n"))
+    proc = gen.ok("export", "--format", "collapsed", "--from", "2026-11-28T10",
+                  "--to", "2026-11-28T11", "-e", "index", "-e", "api")
+    assert "from the store: 3 logs" in proc.stderr.decode(), proc.stderr
+    assert collapsed(proc.stdout.decode()) == {
+        stack("A", "B", count=13).rsplit(" ", 1)[0]: 13,
+        stack("C", count=9).rsplit(" ", 1)[0]: 9,
+    }
+
+    # a store that cannot be reached: an error, nothing exported ...
+    gen.write_config(swift_config(swift, prefix, "  from_store: true\n  publish: false\n")
+                     .replace(swift.auth_url, "http://127.0.0.1:1/auth/v1.0"))
+    proc = gen.run("export", "--format", "collapsed", "--from", "2026-11-28T10",
+                   "--to", "2026-11-28T11", "-e", "index")
+    assert proc.returncode == 1, proc
+    assert b"fetching the logs from the store" in proc.stderr, proc.stderr
+    assert proc.stdout == b""
+    # ... unless --no-fetch: the logs merged before
+    proc = gen.ok("export", "--format", "collapsed", "--no-fetch", "--from", "2026-11-28",
+                  "--to", "2026-11-29", "-e", "index")
+    assert collapsed(proc.stdout.decode()) == {stack("A", count=10).rsplit(" ", 1)[0]: 10}
