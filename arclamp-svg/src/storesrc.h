@@ -8,7 +8,9 @@
  * names skipped), then draws as usual: reading a merged log adds up the
  * counts of equal stacks, so each bucket and entry point gets one graph of
  * every host. The manifest is <data_dir>/.arclamp-svg/store-merged; the
- * index names the hosts each graph covers (storesrc_hosts_load). */
+ * index names the hosts each graph covers (storesrc_hosts_load). export's
+ * time-range form merges the same way first (storesrc_fetch), so a range
+ * is exported with every host's samples. */
 #ifndef ARCLAMP_SVG_STORESRC_H
 #define ARCLAMP_SVG_STORESRC_H
 

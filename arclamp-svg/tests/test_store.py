@@ -2,7 +2,7 @@
 and the index to a real one-node Swift (scripts/swift-server, v1 tempauth,
 and its s3api for S3), only what changed; a store that is down costs the
 uploads only; a generator draws one graph per bucket and entry point from
-the logs several hosts published."""
+the logs several hosts published, and export's time range adds them up."""
 
 import gzip
 import json
