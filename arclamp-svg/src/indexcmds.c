@@ -72,15 +72,26 @@ static const char *some_entrypoint(const struct logfile *const *logs, size_t n)
 
 /* The first two logs in a row of the same period and entry point (the page
  * lists them newest first): *after the newer. 0, or -1 when none. */
+/* The newest log and the one before it of the same period and entry point
+ * (the page lists logs by period, date newest first, then entry point, so
+ * the two may be a whole date group apart: yesterday's 23:00 and today's
+ * 00:00). Only the first few logs are tried as the newer one, each against
+ * the rest: a bounded K x n scan however many logs the page lists. */
+#define DIFF_PAIR_TRIES 8
 static int diff_pair(const struct logfile *const *logs, size_t n, const struct logfile **before,
                      const struct logfile **after)
 {
-    for (size_t i = 0; i + 1 < n; i++) {
-        const struct logfile *a = logs[i], *b = logs[i + 1];
-        if (strcmp(a->period, b->period) == 0 && strcmp(a->entrypoint, b->entrypoint) == 0) {
-            *after = a;
-            *before = b;
-            return 0;
+    for (size_t i = 0; i < n && i < DIFF_PAIR_TRIES; i++) {
+        const struct logfile *a = logs[i];
+        for (size_t j = i + 1; j < n; j++) {
+            const struct logfile *b = logs[j];
+            if (strcmp(a->period, b->period) != 0)
+                break; /* periods are listed one after the other */
+            if (strcmp(a->entrypoint, b->entrypoint) == 0) {
+                *after = a;
+                *before = b;
+                return 0;
+            }
         }
     }
     return -1;
