@@ -4,7 +4,7 @@
 #include "atomicfile.h"
 #include "cli.h"
 #include "datadir.h"
-#include "dropowner.h"
+#include "datarun.h"
 #include "dirstream.h"
 #include "commands.h"
 #include "flame.h"
@@ -16,7 +16,6 @@
 #include "log.h"
 #include "logset.h"
 #include "reportsummary.h"
-#include "runlock.h"
 #include "runstate.h"
 #include "svg.h"
 
@@ -791,37 +790,16 @@ enum generate_status generate_run(const struct gen_config *cfg,
                                   struct generate_stats *st, char *err, size_t errlen)
 {
     memset(st, 0, sizeof *st);
-    if (drop_root_to_owner(cfg->data_dir, "data_dir", err, errlen) < 0)
-        return GENERATE_ERROR;
-    char why[1024];
-    /* No logs, nothing to draw: leave a missing data_dir uncreated (a
-     * wrong --data-dir or the built-in default should not appear on disk). */
-    struct stat logs_st;
-    if (stat(cfg->logs_dir, &logs_st) < 0 && errno == ENOENT) {
-        snprintf(err, errlen, "logs_dir: %s: %s (nothing done)", cfg->logs_dir, strerror(errno));
-        return GENERATE_ERROR;
-    }
-    int data_fd = datadir_open_base(cfg->data_dir, 1, why, sizeof why);
-    if (data_fd < 0) {
-        snprintf(err, errlen, "data_dir: %s", why);
-        return GENERATE_ERROR;
-    }
-    int lock_fd;
-    enum runlock_result lr = runlock_acquire(cfg->lock_file, cfg->lock_timeout, &lock_fd, err,
-                                             errlen);
-    if (lr == RUNLOCK_BUSY) {
+    struct datarun dr;
+    enum datarun_status ds = datarun_begin(cfg, 1, &dr, err, errlen);
+    if (ds == DATARUN_BUSY)
         runstate_note_skip(cfg, RUNSTATE_GENERATE);
-        snprintf(err, errlen, "another run held the lock %s for lock_timeout (%g s)",
-                 cfg->lock_file, cfg->lock_timeout);
-    }
-    enum generate_status rc = lr == RUNLOCK_BUSY ? GENERATE_BUSY : GENERATE_ERROR;
-    if (lr == RUNLOCK_OK) {
-        struct run run = {cfg, opt, st, data_fd, -1, -1, -1, STRBUF_INIT};
-        rc = locked_run(&run, err, errlen);
-        free_run(&run);
-        runlock_release(lock_fd);
-    }
-    close(data_fd);
+    if (ds != DATARUN_OK)
+        return ds == DATARUN_BUSY ? GENERATE_BUSY : GENERATE_ERROR;
+    struct run run = {cfg, opt, st, dr.data_fd, -1, -1, -1, STRBUF_INIT};
+    enum generate_status rc = locked_run(&run, err, errlen);
+    free_run(&run);
+    datarun_end(&dr);
     return rc;
 }
 

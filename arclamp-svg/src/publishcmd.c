@@ -5,8 +5,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "datadir.h"
-#include "dropowner.h"
-#include "runlock.h"
+#include "datarun.h"
 #include "runstate.h"
 #include "storepub.h"
 
@@ -61,27 +60,14 @@ static int locked_publish(const struct gen_config *cfg, int data_fd, struct stor
 static int publish(const struct gen_config *cfg, struct storepub_stats *st, char *err,
                    size_t errlen)
 {
-    if (drop_root_to_owner(cfg->data_dir, "data_dir", err, errlen) < 0)
-        return -1;
-    char why[1024];
-    int data_fd = datadir_open_base(cfg->data_dir, 1, why, sizeof why);
-    if (data_fd < 0) {
-        snprintf(err, errlen, "data_dir: %s", why);
-        return -1;
-    }
-    int lock_fd, rc = -1;
-    enum runlock_result lr = runlock_acquire(cfg->lock_file, cfg->lock_timeout, &lock_fd, err,
-                                             errlen);
-    if (lr == RUNLOCK_BUSY) {
+    struct datarun run;
+    enum datarun_status ds = datarun_begin(cfg, 0, &run, err, errlen);
+    if (ds == DATARUN_BUSY)
         runstate_note_skip(cfg, RUNSTATE_GENERATE);
-        snprintf(err, errlen, "another run held the lock %s for lock_timeout (%g s)",
-                 cfg->lock_file, cfg->lock_timeout);
-        rc = -2;
-    } else if (lr == RUNLOCK_OK) {
-        rc = locked_publish(cfg, data_fd, st, err, errlen);
-        runlock_release(lock_fd);
-    }
-    close(data_fd);
+    if (ds != DATARUN_OK)
+        return ds == DATARUN_BUSY ? -2 : -1;
+    int rc = locked_publish(cfg, run.data_fd, st, err, errlen);
+    datarun_end(&run);
     return rc;
 }
 

@@ -2,9 +2,10 @@
  * storesrc.h. */
 #include "storesrc.h"
 #include "datadir.h"
-#include "runlock.h"
+#include "datarun.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 static const struct storemerge_kind trace_logs = {".log.gz", ".log.gz", 0};
@@ -57,29 +58,23 @@ static int fetch_locked(const struct gen_config *cfg, int data_fd, struct storem
     return 0;
 }
 
+/* The whole fetch as datarun_in_child's job: begins a run (root becomes
+ * data_dir's owner), merges, ends it. */
+static int fetch_job(const struct gen_config *cfg, void *result, char *err, size_t errlen)
+{
+    struct datarun run;
+    if (datarun_begin(cfg, 0, &run, err, errlen) != DATARUN_OK)
+        return -1;
+    int rc = fetch_locked(cfg, run.data_fd, result, err, errlen);
+    datarun_end(&run);
+    return rc;
+}
+
 int storesrc_fetch(const struct gen_config *cfg, struct storemerge_stats *st, char *err,
                    size_t errlen)
 {
-    char why[1024];
-    int data_fd = datadir_open_base(cfg->data_dir, 1, why, sizeof why);
-    if (data_fd < 0) {
-        snprintf(err, errlen, "data_dir: %s", why);
-        return -1;
-    }
-    int lock_fd, rc = -1;
-    enum runlock_result lr = runlock_acquire(cfg->lock_file, cfg->lock_timeout, &lock_fd, why,
-                                             sizeof why);
-    if (lr == RUNLOCK_OK) {
-        rc = fetch_locked(cfg, data_fd, st, err, errlen);
-        runlock_release(lock_fd);
-    } else if (lr == RUNLOCK_BUSY) {
-        snprintf(err, errlen, "another run held the lock %s for lock_timeout (%g s)",
-                 cfg->lock_file, cfg->lock_timeout);
-    } else {
-        snprintf(err, errlen, "lock: %s", why);
-    }
-    close(data_fd);
-    return rc;
+    memset(st, 0, sizeof *st);
+    return datarun_in_child(cfg, fetch_job, st, sizeof *st, err, errlen);
 }
 
 struct storemerge_hosts *storesrc_hosts_load(const struct gen_config *cfg, int data_fd)

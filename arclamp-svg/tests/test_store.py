@@ -354,3 +354,47 @@ def test_export_merges_every_hosts_logs_first(arclamp_svg, tmp_path, swift):
     proc = gen.ok("export", "--format", "collapsed", "--no-fetch", "--from", "2026-11-28",
                   "--to", "2026-11-29", "-e", "index")
     assert collapsed(proc.stdout.decode()) == {stack("A", count=10).rsplit(" ", 1)[0]: 10}
+
+
+def test_export_as_root_merges_as_the_data_dirs_owner(arclamp_svg, tmp_path, swift):
+    """Before: run as root, export's merge wrote root-owned logs and lock
+    into a data directory of another user (generate and publish become its
+    owner first). Now the merge runs in a child that is the owner, and the
+    export itself keeps root's rights: -o goes to a directory only root
+    may write to."""
+    import pwd
+    import shutil
+    import tempfile
+    nobody = pwd.getpwnam("nobody")
+    prefix = "t28root"
+    publish_host(arclamp_svg, tmp_path / "eqiad", swift, prefix, "eqiad", 3, 2)
+    root = tempfile.mkdtemp(prefix="arclamp-svg-root-")   # /tmp: others may enter
+    private_out = tempfile.mkdtemp(prefix="arclamp-svg-out-")  # 0700, root's
+    try:
+        os.chmod(root, 0o755)
+        gen = Tree(arclamp_svg, root)
+        gen.write_config(swift_config(swift, prefix, "  from_store: true\n  publish: false\n"))
+        for p in [root, gen.logs, gen.config]:
+            os.chown(p, nobody.pw_uid, nobody.pw_gid)
+        out = os.path.join(private_out, "x.collapsed")
+        proc = gen.ok("export", "--format", "collapsed", "-o", out, "--from", "2026-11-28T10",
+                      "--to", "2026-11-28T11", "-e", "index")
+        assert "from the store: 3 logs" in proc.stderr.decode(), proc.stderr
+        assert collapsed(open(out).read()) == {stack("A", "B", count=3).rsplit(" ", 1)[0]: 3}
+        assert os.stat(out).st_uid == 0
+        made = [os.path.join(d, n) for d, dirs, files in os.walk(root) for n in dirs + files]
+        assert any(p.endswith(HOUR + ".index.log.gz") for p in made), made
+        assert any(p.endswith("run.lock") for p in made), made
+        for p in made:
+            assert os.lstat(p).st_uid == nobody.pw_uid, p
+        # the child's error reaches the caller: a store that cannot be reached
+        gen.write_config(swift_config(swift, prefix, "  from_store: true\n  publish: false\n")
+                         .replace(swift.auth_url, "http://127.0.0.1:1/auth/v1.0"))
+        proc = gen.run("export", "--format", "collapsed", "--from", "2026-11-28T10",
+                       "--to", "2026-11-28T11", "-e", "index")
+        assert proc.returncode == 1, proc
+        assert b"fetching the logs from the store" in proc.stderr, proc.stderr
+        assert proc.stdout == b""
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+        shutil.rmtree(private_out, ignore_errors=True)
