@@ -52,6 +52,9 @@ struct export_args {
     const char *from_text, *to_text;
     int64_t from, to;
     int no_fetch;                  /* --no-fetch: the logs merged before */
+    double period;                 /* --period or sample_period: seconds per sample, 0 unknown */
+    int wall;                      /* --event or sample_event is real (wall-clock) */
+    int period_given, event_given;
     char **entrypoints;            /* --entrypoint, in order (pointers into argv) */
     size_t nentrypoints, entrypoints_cap;
 };
@@ -95,6 +98,9 @@ static void usage(FILE *out)
           " if it exists)\n"
           "  -d, --data-dir DIR    use DIR as data_dir\n"
           "      --no-fetch        with from_store: use the logs merged before\n"
+          "      --period SECONDS  what one sample stands for (default: the configuration's\n"
+          "                        sample_period; 0: not known, counts only)\n"
+          "      --event cpu|real  that period's clock (default: sample_event, cpu)\n"
           "LIMITS:\n"
           "  --max-stacks N        distinct stacks kept; the samples of later new stacks go\n"
           "                        to one [truncated] frame (1000000)\n"
@@ -105,7 +111,7 @@ static void usage(FILE *out)
 }
 
 enum { OPT_MAX_STACKS = 256, OPT_MAX_FRAMES, OPT_MAX_MEMORY, OPT_FROM, OPT_TO,
-       OPT_NO_FETCH };
+       OPT_NO_FETCH, OPT_PERIOD, OPT_EVENT };
 
 /* A whole number option from min to max. */
 static int whole(const char *opt, const char *arg, double min, double max, size_t *out,
@@ -161,6 +167,17 @@ static int apply_option(int c, const char *arg, struct export_args *a, char *err
         a->budget.limit = mb << 20;
         return 0;
     case OPT_NO_FETCH: a->no_fetch = 1; return 0;
+    case OPT_PERIOD:
+        a->period_given = 1;
+        return cli_number("period", arg, 0, GEN_SAMPLE_PERIOD_MAX, &a->period, err, errlen);
+    case OPT_EVENT:
+        if (strcmp(arg, "cpu") != 0 && strcmp(arg, "real") != 0) {
+            snprintf(err, errlen, "--event: expected cpu or real, got \"%s\"", arg);
+            return -1;
+        }
+        a->event_given = 1;
+        a->wall = strcmp(arg, "real") == 0;
+        return 0;
     case 'h': return 1;
     default: return -1;
     }
@@ -184,6 +201,8 @@ static int parse_args(int argc, char **argv, struct export_args *a, char *err, s
         {"to", required_argument, NULL, OPT_TO},
         {"entrypoint", required_argument, NULL, 'e'},
         {"no-fetch", no_argument, NULL, OPT_NO_FETCH},
+        {"period", required_argument, NULL, OPT_PERIOD},
+        {"event", required_argument, NULL, OPT_EVENT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -198,8 +217,8 @@ static int parse_args(int argc, char **argv, struct export_args *a, char *err, s
         snprintf(err, errlen, "--format is required (pprof, speedscope or collapsed)");
         return -2;
     }
-    int chooses = a->config || a->data_dir || a->from_text || a->to_text || a->nentrypoints ||
-                  a->no_fetch;
+    /* --config alone goes with log files too: it gives the sample clock. */
+    int chooses = a->data_dir || a->from_text || a->to_text || a->nentrypoints || a->no_fetch;
     if (optind < argc && chooses) {
         snprintf(err, errlen, "give trace log files or choose logs of the data directory "
                               "(--from, --to, --entrypoint, --data-dir, --no-fetch), not both");
@@ -287,18 +306,44 @@ static void summarise(const struct export_reader *r, strbuf *msgs)
                        flame_truncated_lines(r->f), flame_truncated_samples(r->f), names[why]);
 }
 
-/* Writes doc to a->output: 0, or -1 with the reason in msgs. */
-static int write_output(const struct export_args *a, const strbuf *doc, strbuf *msgs)
+/* The sink's write to standard output. */
+static int write_stdout(void *ctx, const char *data, size_t len)
+{
+    (void)ctx;
+    return fwrite(data, 1, len, stdout) == len ? 0 : -1;
+}
+
+/* The sink's write to -o FILE (atomicfile.h remembers a failure). */
+static int write_file(void *ctx, const char *data, size_t len)
+{
+    return atomic_append(ctx, data, len);
+}
+
+/* Writes the document to a->output (whole or not at all) or standard
+ * output, as exportfmt produces it: 0, or -1 with the reason in msgs. */
+static int write_output(const struct export_args *a, const struct flame *f,
+                        const struct export_meta *m, strbuf *msgs)
 {
     char err[1024];
+    struct export_sink sink = {write_stdout, NULL, STRBUF_INIT, 0};
+    struct atomic_file *af = NULL;
     if (a->output && strcmp(a->output, "-") != 0) {
-        if (atomic_write(a->output, doc->data, doc->len, 0, err, sizeof err) != 0) {
+        if (!(af = atomic_open(a->output, 0, 0, err, sizeof err))) {
+            strbuf_appendf(msgs, "arclamp-svg export: %s\n", err);
+            return -1;
+        }
+        sink.write = write_file;
+        sink.ctx = af;
+    }
+    int rc = export_write(f, a->format, m, &sink);
+    if (af) {   /* commit reports a write that failed */
+        if (atomic_commit(af, NULL, err, sizeof err) != 0) {
             strbuf_appendf(msgs, "arclamp-svg export: %s\n", err);
             return -1;
         }
         return 0;
     }
-    if ((doc->len && fwrite(doc->data, 1, doc->len, stdout) != doc->len) || fflush(stdout) != 0) {
+    if (rc < 0 || fflush(stdout) != 0) {
         strbuf_appends(msgs, "arclamp-svg export: writing standard output failed\n");
         return -1;
     }
@@ -396,7 +441,7 @@ static int export_paths(const struct export_args *a, char *const *paths, size_t 
                         regex_t *re, strbuf *msgs)
 {
     struct export_reader r = {.f = flame_new_limited(&a->limits), .re = re};
-    strbuf doc = STRBUF_INIT, name = STRBUF_INIT;
+    strbuf name = STRBUF_INIT;
     int rc = read_logs(paths, npaths, &r, msgs) < 0 ? CLI_EXIT_FAILED : CLI_EXIT_OK;
     summarise(&r, msgs);
     if (rc == CLI_EXIT_OK && flame_total(r.f) <= 0) {
@@ -406,14 +451,37 @@ static int export_paths(const struct export_args *a, char *const *paths, size_t 
     if (rc == CLI_EXIT_OK) {
         flame_finish(r.f);
         profile_name(paths, npaths, &name);
-        export_write(r.f, a->format, strbuf_cstr(&name), &doc);
-        if (write_output(a, &doc, msgs) < 0)
+        struct export_meta m = {strbuf_cstr(&name), a->period, a->wall};
+        if (write_output(a, r.f, &m, msgs) < 0)
             rc = CLI_EXIT_FAILED;
     }
-    strbuf_free(&doc);
     strbuf_free(&name);
     flame_free(r.f);
     return rc;
+}
+
+/* The sample clock: --period and --event, else the configuration's
+ * sample_period and sample_event when a configuration is read (the data
+ * directory form, or --config). CLI_EXIT_OK, or the status with msgs. */
+static int sample_clock(struct export_args *a, int choosing, strbuf *msgs)
+{
+    if (a->period_given && a->event_given)
+        return CLI_EXIT_OK;
+    if (!choosing && !a->config)
+        return CLI_EXIT_OK;
+    char err[1024];
+    struct gen_config cfg;
+    int rc = cli_load_config(a->config, a->data_dir, 0, &cfg, err, sizeof err);
+    if (rc != 0) {
+        strbuf_appendf(msgs, "arclamp-svg export: %s\n", err);
+        return rc;
+    }
+    if (!a->period_given)
+        a->period = cfg.sample_period;
+    if (!a->event_given)
+        a->wall = strcmp(cfg.sample_event, "real") == 0;
+    gen_config_free(&cfg);
+    return CLI_EXIT_OK;
 }
 
 /* The command: every line on stderr is printed here, in the order found. */
@@ -441,7 +509,9 @@ int cmd_export(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     strbuf msgs = STRBUF_INIT;
-    if (optind < argc) {
+    rc = sample_clock(&a, optind >= argc, &msgs);
+    if (rc != CLI_EXIT_OK) {
+    } else if (optind < argc) {
         rc = export_paths(&a, argv + optind, (size_t)(argc - optind), a.grep ? &re : NULL,
                           &msgs);
     } else {

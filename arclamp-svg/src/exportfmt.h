@@ -16,8 +16,16 @@
  *               flame.h's layout (frame by frame by name), what flamegraph.pl
  *               and inferno read.
  *
- * Each writes the whole document to a buffer: its size follows the distinct
- * stacks and frames, which flame.h's limits bound, never the input's size. */
+ * With the sample clock known (sample_period, the fleet's excimer period),
+ * a sample stands for that much CPU or wall time: pprof gets a second
+ * sample type, cpu/nanoseconds or wall/nanoseconds, with that period (what
+ * go tool pprof shows by default, as for Go's own CPU profiles), and
+ * speedscope weighs its samples in seconds. Without it, counts only.
+ *
+ * The documents are written through a sink in pieces of about 64 KiB, so
+ * only the aggregation and pprof's encoded message are held in memory,
+ * never the whole text: both follow the distinct stacks and frames, which
+ * flame.h's limits bound, never the input's size. */
 #ifndef ARCLAMP_SVG_EXPORTFMT_H
 #define ARCLAMP_SVG_EXPORTFMT_H
 
@@ -26,12 +34,30 @@
 
 enum export_format { EXPORT_PPROF, EXPORT_SPEEDSCOPE, EXPORT_COLLAPSED };
 
+/* What the document says beyond the stacks. */
+struct export_meta {
+    const char *name;      /* the profile's name (speedscope) */
+    double period;         /* seconds one sample stands for; 0: not known */
+    int wall;              /* that period is wall-clock time (else CPU time) */
+};
+
+/* Where a document goes: `buf` is filled and handed to write() whenever it
+ * holds EXPORT_SINK_CHUNK bytes, and at the end. write returns 0, or -1 to
+ * stop (the sink then drops the rest; export_write returns -1). */
+#define EXPORT_SINK_CHUNK 65536
+struct export_sink {
+    int (*write)(void *ctx, const char *data, size_t len);
+    void *ctx;
+    strbuf buf;
+    int failed;
+};
+
 /* "pprof", "speedscope", "collapsed" to the format: 0, or -1 for another name. */
 int export_format_from_name(const char *name, enum export_format *out);
 
-/* Appends the finished flame `f` in `format` to out; `name` is the
- * profile's name where the format has one (speedscope). */
-void export_write(const struct flame *f, enum export_format format, const char *name,
-                  strbuf *out);
+/* Writes the finished flame `f` in `format` to the sink (buf freed after).
+ * 0, or -1 when the sink's write failed. */
+int export_write(const struct flame *f, enum export_format format, const struct export_meta *m,
+                 struct export_sink *out);
 
 #endif

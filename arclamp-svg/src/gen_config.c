@@ -83,6 +83,13 @@ static const struct opt gen_opts[] = {
      .custom = bind_functions,
      .doc = "per-function graphs of the all logs: list of {function: NAME, label: LABEL} "
             "(default: EditAction, PreSend, PostSend, Upload)"},
+    {"sample_period", OPT_SECONDS, offsetof(struct gen_config, sample_period), "0", 0,
+     GEN_SAMPLE_PERIOD_MAX,
+     .doc = "seconds one sample stands for, the fleet's excimer.arclamp_period (60 by default "
+            "there); 0: not known. export writes it as pprof's period and a time sample type, "
+            "and weighs speedscope's samples in seconds"},
+    {"sample_event", OPT_STRING, offsetof(struct gen_config, sample_event), "cpu",
+     .doc = "cpu or real: the clock of that period, the fleet's excimer.arclamp_event_type"},
     {"object_store", OPT_MAP, offsetof(struct gen_config, store), .sub = store_config_options,
      .doc = "Swift or S3: publish logs, graphs and the index; draw from many hosts' logs"},
     {NULL},
@@ -368,6 +375,10 @@ static int finish(struct gen_config *cfg, const struct ynode *root, const char *
     if (!cfg->log_target || log_target_from_name(cfg->log_target) < 0)
         return conf_error(ctx, ynode_get(root, "log_target"), "log_target",
                           "expected auto, journal or stderr");
+    if (!cfg->sample_event || (strcmp(cfg->sample_event, "cpu") != 0 &&
+                               strcmp(cfg->sample_event, "real") != 0))
+        return conf_error(ctx, ynode_get(root, "sample_event"), "sample_event",
+                          "expected cpu or real");
     if (!ynode_get(root, "functions"))
         set_default_functions(cfg);
     if (!ynode_get(root, "log_formats"))

@@ -57,8 +57,13 @@ struct gen_config {
     long max_log_read_mb; /* MiB of (decompressed) log read per log; the rest is not read */
     struct gen_function *functions; /* per-function graphs of the "all" logs */
     size_t nfunctions;
+    double sample_period; /* seconds one sample stands for; 0: not known (export) */
+    char *sample_event;   /* "cpu" or "real": the clock of sample_period */
     struct store_config store; /* object_store: publishing to and drawing from Swift/S3 */
 };
+
+/* The longest sample_period (and export --period), seconds: an hour. */
+#define GEN_SAMPLE_PERIOD_MAX 3600
 
 /* Loads `path`; NULL means GEN_CONFIG_DEFAULT_PATH if that file exists, else
  * the defaults alone. `data_dir`, when not NULL, overrides the data_dir key

@@ -196,6 +196,44 @@ def test_hostile_names_round_trip_through_pprof(arclamp_svg, go_env, tmp_path):
     assert rows == expected_top(stacks)
 
 
+def test_pprof_with_the_sample_clock_shows_time(arclamp_svg, go_env, tmp_path):
+    """With the fleet's period known (--period, or sample_period in the
+    configuration), each sample is also that much CPU or wall time: go tool
+    pprof shows time by default, exactly count x period; the counts stay."""
+    pa, pb = write_logs(tmp_path)
+    stacks = merged(LOG_A, LOG_B)
+    out = tmp_path / "wall.pb.gz"
+    export(arclamp_svg, "-f", "pprof", "--period", "0.01", "--event", "real", "-o", out, pa, pb)
+    raw = pprof(go_env, "-raw", out)
+    assert "PeriodType: wall nanoseconds" in raw and "Period: 10000000" in raw, raw[:400]
+    assert "samples/count wall/nanoseconds" in raw
+    _, rows = pprofkit.pprof_top(go_env, out, unit="ms")       # the default: time
+    assert rows == {f: (10.0 * s, 10.0 * c) for f, (s, c) in expected_top(stacks).items()}
+    _, rows = pprofkit.pprof_top(go_env, out, sample_index="samples")
+    assert rows == {f: (float(s), float(c)) for f, (s, c) in expected_top(stacks).items()}
+    # from the configuration: Arc Lamp's 60 s of CPU time
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("sample_period: 60\n")
+    out = tmp_path / "cpu.pb.gz"
+    export(arclamp_svg, "-f", "pprof", "--config", cfg, "-o", out, pa, pb)
+    raw = pprof(go_env, "-raw", out)
+    assert "PeriodType: cpu nanoseconds" in raw and "Period: 60000000000" in raw
+    total = pprofkit.pprof_top(go_env, out, unit="s")[1]["Parser::parse"]
+    assert total == (56 * 60.0, 56 * 60.0)
+    # --period 0 overrides it: counts only, as without a configuration
+    out = tmp_path / "counts.pb.gz"
+    export(arclamp_svg, "-f", "pprof", "--config", cfg, "--period", "0", "-o", out, pa, pb)
+    raw = pprof(go_env, "-raw", out)
+    assert "nanoseconds" not in raw and "samples/count" in raw
+    for bad, why in [(["--period", "-1"], b"--period"), (["--period", "3601"], b"--period"),
+                     (["--event", "wall"], b"--event: expected cpu or real")]:
+        proc = export(arclamp_svg, "-f", "pprof", *bad, pa, ok=False)
+        assert proc.returncode == 2 and why in proc.stderr, (bad, proc.stderr)
+    cfg.write_text("sample_event: wall\n")
+    proc = export(arclamp_svg, "-f", "pprof", "--config", cfg, pa, ok=False)
+    assert proc.returncode == 78 and b"sample_event" in proc.stderr, proc.stderr
+
+
 # --- speedscope ------------------------------------------------------------
 
 def speedscope_check(path):
@@ -232,6 +270,19 @@ def test_speedscope_matches_the_package_schema_and_the_input(arclamp_svg, tmp_pa
     result = speedscope_check(out)
     assert result["total"] == 77
     assert speedscope_stacks(result) == merged(LOG_A, LOG_B)
+
+
+def test_speedscope_with_the_sample_clock_weighs_seconds(arclamp_svg, tmp_path):
+    pa, pb = write_logs(tmp_path)
+    out = tmp_path / "p.speedscope.json"
+    export(arclamp_svg, "-f", "speedscope", "--period", "0.001", "-o", out, pa, pb)
+    prof = json.loads(out.read_bytes())["profiles"][0]
+    assert (prof["unit"], prof["endValue"]) == ("seconds", 0.077)
+    result = speedscope_check(out)
+    assert result["total"] == pytest.approx(0.077)
+    assert {k: round(v * 1000) for k, v in speedscope_stacks(result).items()} == \
+        merged(LOG_A, LOG_B)
+    assert "0.0030000" not in out.read_text()              # printed short: 0.003
 
 
 def test_checker_refuses_a_file_off_the_schema(arclamp_svg, tmp_path):
