@@ -178,7 +178,7 @@ $(BUILD)/bench/tiertable-gen: bench/src/tiertable-gen.c $(COMMON_OBJ)
 # into build/php-ext, configured once, and the module copied to build/php/.
 EXT_DIR     := php-excimer-sampler
 # The parts of common/ the extension compiles in (its config.m4 names them).
-EXT_COMMON  := $(foreach f,redisconn rediscluster netaddr clock cpuclock strbuf tierhist tierline linefields runline fixedhash stackline atomicfile dirstream,common/src/$(f).c common/src/$(f).h) \
+EXT_COMMON  := $(foreach f,redisconn rediscluster netaddr clock cpuclock strbuf tierhist tierline linefields runline fixedhash stackline atomicfile dirstream fdio,common/src/$(f).c common/src/$(f).h) \
                common/src/layout.h
 EXT_SOURCES := $(EXT_DIR)/config.m4 $(wildcard $(EXT_DIR)/*.h $(EXT_DIR)/src/*.[ch]) $(EXT_COMMON)
 RUN_TESTS   := /usr/lib/php/20220829/build/run-tests.php

@@ -28,7 +28,7 @@ if test "$PHP_EXCIMER" != "no"; then
     src/hooks.c src/hprof.c src/hprof_output.c src/hprof_collect.c src/fpm_worker.c src/tiers.c src/tiers_hook.c \
     common/redisconn.c common/rediscluster.c common/netaddr.c common/clock.c common/cpuclock.c common/strbuf.c \
     common/tierhist.c common/tierline.c common/linefields.c common/runline.c common/fixedhash.c \
-    common/stackline.c common/atomicfile.c common/dirstream.c"
+    common/stackline.c common/atomicfile.c common/dirstream.c common/fdio.c"
   EXCIMER_CFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter \
     -Wno-sign-compare -Wno-missing-field-initializers"
   PHP_NEW_EXTENSION(excimer, $EXCIMER_SOURCES, $ext_shared,, $EXCIMER_CFLAGS)

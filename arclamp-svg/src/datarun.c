@@ -3,6 +3,7 @@
 #include "datarun.h"
 #include "datadir.h"
 #include "dropowner.h"
+#include "fdio.h"
 #include "runlock.h"
 
 #include <errno.h>
@@ -62,39 +63,6 @@ static int needs_child(const struct gen_config *cfg)
     return geteuid() == 0 && stat(cfg->data_dir, &st) == 0 && st.st_uid != 0;
 }
 
-/* write(2) all of it; 0 or -1. */
-static int write_all(int fd, const void *data, size_t len)
-{
-    const char *p = data;
-    while (len) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
-/* read(2) until EOF or `cap` bytes: how many, or -1. */
-static ssize_t read_all(int fd, void *buf, size_t cap)
-{
-    size_t got = 0;
-    while (got < cap) {
-        ssize_t n = read(fd, (char *)buf + got, cap - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -1;
-        if (n == 0)
-            break;
-        got += (size_t)n;
-    }
-    return (ssize_t)got;
-}
-
 /* The child's side: run the job, send back [int rc][result][err text]. It
  * never returns, and leaves the parent's stdio buffers alone (_exit). */
 static void run_child(int fd, const struct gen_config *cfg,
@@ -103,8 +71,8 @@ static void run_child(int fd, const struct gen_config *cfg,
 {
     char *err = calloc(1, errlen);
     int rc = err ? job(cfg, result, err, errlen) : -1;
-    int ok = err && write_all(fd, &rc, sizeof rc) == 0 &&
-             write_all(fd, result, result_len) == 0 && write_all(fd, err, strlen(err)) == 0;
+    int ok = err && fd_write_all(fd, &rc, sizeof rc) == 0 &&
+             fd_write_all(fd, result, result_len) == 0 && fd_write_all(fd, err, strlen(err)) == 0;
     _exit(ok ? 0 : 1);
 }
 
@@ -114,7 +82,7 @@ static int collect_child(pid_t pid, int fd, void *result, size_t result_len, cha
 {
     size_t cap = sizeof(int) + result_len + errlen;
     char *buf = malloc(cap);
-    ssize_t got = buf ? read_all(fd, buf, cap - 1) : -1;
+    ssize_t got = buf ? fd_read_up_to(fd, buf, cap - 1) : -1;
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }

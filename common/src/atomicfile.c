@@ -1,5 +1,6 @@
 /* atomicfile: temp file + fsync + rename, optionally gzip'ed. See atomicfile.h. */
 #include "atomicfile.h"
+#include "fdio.h"
 #include "dirstream.h"
 #include "strbuf.h"
 
@@ -33,21 +34,6 @@ struct atomic_file {
     const char *what;     /* the operation that failed */
     unsigned long long bytes_in;
 };
-
-static int write_all(int fd, const void *data, size_t len)
-{
-    const char *p = data;
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
 
 static int fail(struct atomic_file *af, const char *what, int error)
 {
@@ -172,7 +158,7 @@ static int pump(struct atomic_file *af, int flush)
         if (rc == Z_STREAM_ERROR)
             return fail(af, "deflate", EIO);
         size_t have = ZBUF_SIZE - af->zs.avail_out;
-        if (have && write_all(af->fd, af->zbuf, have) < 0)
+        if (have && fd_write_all(af->fd, af->zbuf, have) < 0)
             return fail(af, "write", errno);
         if (flush == Z_FINISH ? rc == Z_STREAM_END
                               : af->zs.avail_in == 0 && af->zs.avail_out != 0)
@@ -186,7 +172,7 @@ int atomic_append(struct atomic_file *af, const void *data, size_t len)
         return -1;
     af->bytes_in += len;
     if (!af->gzip)
-        return write_all(af->fd, data, len) < 0 ? fail(af, "write", errno) : 0;
+        return fd_write_all(af->fd, data, len) < 0 ? fail(af, "write", errno) : 0;
     const unsigned char *p = data;
     while (len > 0) {
         size_t n = len < ZCHUNK ? len : ZCHUNK;
