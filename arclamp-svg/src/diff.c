@@ -77,11 +77,11 @@ static void diff_usage(FILE *out)
           "                      YYYY-MM-DDTHH or a day YYYY-MM-DD, UTC) or T..T (from\n"
           "                      included, to excluded)\n"
           "  --after RANGE       AFTER, the same way\n"
-          "  --entrypoint E      logs of entry point E for both ranges (index, api, ...;\n"
+          "  -e, --entrypoint E  logs of entry point E for both ranges (index, api, ...;\n"
           "                      repeatable; default: the all logs)\n"
-          "  --config FILE       configuration (default " GEN_CONFIG_DEFAULT_PATH
+          "  -c, --config FILE   configuration (default " GEN_CONFIG_DEFAULT_PATH
           " if it exists)\n"
-          "  --data-dir DIR      use DIR as data_dir\n"
+          "  -d, --data-dir DIR  use DIR as data_dir\n"
           "  --no-fetch          with from_store: use the logs merged before\n"
           "  --diff-out FILE     also write the merged \"STACK BEFORE AFTER\" lines to FILE\n"
           "                      (normalised as difffolded.pl -n; sorted by stack)\n"
@@ -232,14 +232,18 @@ static int read_pair(void *arg, char **files, int nfiles, struct render_feed *fe
 /* diff's own options, taken out of render's command line. */
 enum diff_option { OPT_DIFF_OUT, OPT_BEFORE, OPT_AFTER, OPT_CONFIG, OPT_DATA_DIR,
                    OPT_ENTRYPOINT, OPT_NO_FETCH };
+/* The short names are export's (-c, -d, -e), so that a range is chosen
+ * with the same words in both; -e would otherwise abbreviate render's
+ * --encoding (getopt_long_only), which is still spelled out. */
 static const struct {
     const char *name;
+    char short_name;
     int has_value;
 } diff_options[] = {
-    [OPT_DIFF_OUT] = {"diff-out", 1},     [OPT_BEFORE] = {"before", 1},
-    [OPT_AFTER] = {"after", 1},           [OPT_CONFIG] = {"config", 1},
-    [OPT_DATA_DIR] = {"data-dir", 1},     [OPT_ENTRYPOINT] = {"entrypoint", 1},
-    [OPT_NO_FETCH] = {"no-fetch", 0},
+    [OPT_DIFF_OUT] = {"diff-out", 0, 1},     [OPT_BEFORE] = {"before", 0, 1},
+    [OPT_AFTER] = {"after", 0, 1},           [OPT_CONFIG] = {"config", 'c', 1},
+    [OPT_DATA_DIR] = {"data-dir", 'd', 1},   [OPT_ENTRYPOINT] = {"entrypoint", 'e', 1},
+    [OPT_NO_FETCH] = {"no-fetch", 0, 0},
 };
 #define N_DIFF_OPTIONS (sizeof diff_options / sizeof diff_options[0])
 
@@ -276,9 +280,32 @@ static int apply_option(enum diff_option o, const char *value, struct diff_args 
     return -1;
 }
 
+/* Which of diff's options argument s is (N_DIFF_OPTIONS: none), and where
+ * its name ends in s ("=VALUE" may follow). */
+static size_t own_option(const char *s, size_t *name_end)
+{
+    if (s[0] != '-')
+        return N_DIFF_OPTIONS;
+    const char *name = s[1] == '-' ? s + 2 : s + 1;
+    for (size_t k = 0; k < N_DIFF_OPTIONS; k++) {
+        size_t len = strlen(diff_options[k].name);
+        if (strncmp(name, diff_options[k].name, len) == 0 &&
+            (name[len] == '\0' || name[len] == '=')) {
+            *name_end = (size_t)(name - s) + len;
+            return k;
+        }
+        if (diff_options[k].short_name && s[1] == diff_options[k].short_name && !s[2]) {
+            *name_end = 2;
+            return k;
+        }
+    }
+    return N_DIFF_OPTIONS;
+}
+
 /* Takes diff's options out of argv (the rest is render's command line), as
  * render reads options: --NAME or -NAME, "=VALUE" or the next argument, up
- * to a "--". Returns the new argc, or -1 with err set. */
+ * to a "--"; -c, -d, -e with the next argument. Returns the new argc, or -1
+ * with err set. */
 static int take_own_options(int argc, char **argv, struct diff_args *d, char *err,
                             size_t errlen)
 {
@@ -290,29 +317,20 @@ static int take_own_options(int argc, char **argv, struct diff_args *d, char *er
                 argv[out++] = argv[i++];
             break;
         }
-        const char *name = s[0] == '-' ? (s[1] == '-' ? s + 2 : s + 1) : NULL;
-        size_t o = N_DIFF_OPTIONS;
-        size_t len = 0;
-        for (size_t k = 0; name && k < N_DIFF_OPTIONS; k++) {
-            len = strlen(diff_options[k].name);
-            if (strncmp(name, diff_options[k].name, len) == 0 &&
-                (name[len] == '\0' || name[len] == '=')) {
-                o = k;
-                break;
-            }
-        }
+        size_t end = 0;
+        size_t o = own_option(s, &end);
         if (o == N_DIFF_OPTIONS) {
             argv[out++] = argv[i];
             continue;
         }
         const char *value = NULL;
         if (diff_options[o].has_value) {
-            value = name[len] == '=' ? name + len + 1 : i + 1 < argc ? argv[++i] : NULL;
+            value = s[end] == '=' ? s + end + 1 : i + 1 < argc ? argv[++i] : NULL;
             if (!value) {
                 snprintf(err, errlen, "--%s: a value is needed", diff_options[o].name);
                 return -1;
             }
-        } else if (name[len] == '=') {
+        } else if (s[end] == '=') {
             snprintf(err, errlen, "--%s takes no value", diff_options[o].name);
             return -1;
         }
