@@ -1,4 +1,5 @@
-/* diffmerge: two trace logs merged into one differential input.
+/* diffmerge: two sides, BEFORE and AFTER, each one or more trace logs,
+ * merged into one differential input.
  *
  * What flamegraph.pl's difffolded.pl does with -n, in-process: the counts
  * of identical stacks are summed per side (BEFORE, AFTER), and every stack
@@ -39,7 +40,9 @@ int diffmerge_add_line(struct diffmerge *dm, enum diffmerge_side side, const cha
                        size_t len);
 
 /* Reads a whole log (plain or gzip, input.h) into `side`, within `limit`
- * (NULL: none): 0, or -1 with err set when it could not be read. */
+ * (NULL: none; each call its own): 0, or -1 with err set when it could not
+ * be read. A side may be read from several logs, one call each: their
+ * counts add up (diff --before/--after RANGE). */
 int diffmerge_read_fd(struct diffmerge *dm, enum diffmerge_side side, int fd, const char *name,
                       struct input_limit *limit, char *err, size_t errlen);
 int diffmerge_read_path(struct diffmerge *dm, enum diffmerge_side side, const char *path,

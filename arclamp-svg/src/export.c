@@ -28,9 +28,8 @@
 #include "exportsel.h"
 #include "flame.h"
 #include "input.h"
-#include "logset.h"
+#include "logpick.h"
 #include "stackline.h"
-#include "storesrc.h"
 #include "strbuf.h"
 #include "vec.h"
 
@@ -359,80 +358,17 @@ static void profile_name(char *const *paths, size_t n, strbuf *name)
         strbuf_appendf(name, " and %zu more", n - 1);
 }
 
-/* Every host's logs merged from the store into logs_dir (storesrc.h); its
- * line, or the error's, in msgs. 0, or -1 when the export must not go on
- * (it would miss samples without saying so). */
-static int fetch(const struct gen_config *cfg, strbuf *msgs)
-{
-    char err[1024];
-    struct storemerge_stats st = {0, 0, 0, 0, 0, 0, 0};
-    if (storesrc_fetch(cfg, &st, err, sizeof err) < 0) {
-        strbuf_appendf(msgs, "arclamp-svg export: %s (nothing exported; --no-fetch uses the "
-                       "logs merged before)\n", err);
-        return -1;
-    }
-    strbuf_appends(msgs, "arclamp-svg export: merged every host's logs");
-    storemerge_summary(&st, "logs", msgs);
-    strbuf_appends(msgs, "\n");
-    return 0;
-}
-
 /* The logs of the data directory for a's range, as paths (free each and
- * the array). CLI_EXIT_OK with *npaths > 0, or the exit status with its
- * lines in msgs. */
+ * the array), chosen by logpick.h. CLI_EXIT_OK with *npaths > 0, or the
+ * exit status with its lines in msgs. */
 static int choose_logs(const struct export_args *a, char ***paths, size_t *npaths, strbuf *msgs)
 {
-    char err[1024];
-    struct gen_config cfg;
-    int rc = cli_load_config(a->config, a->data_dir, 0, &cfg, err, sizeof err);
-    if (err[0])
-        strbuf_appendf(msgs, "arclamp-svg export: %s\n", err);
-    if (rc != 0)
-        return rc;
-    if (storesrc_enabled(&cfg) && !a->no_fetch && fetch(&cfg, msgs) < 0) {
-        gen_config_free(&cfg);
-        return CLI_EXIT_FAILED;
-    }
-    struct logset set;
-    if (logset_scan(&cfg, NULL, &set, err, sizeof err) < 0) {
-        strbuf_appendf(msgs, "arclamp-svg export: %s\n", err);
-        gen_config_free(&cfg);
-        return CLI_EXIT_FAILED;
-    }
-    struct export_selection sel;
-    export_select(&set, a->from, a->to, a->entrypoints, a->nentrypoints, &sel);
-    strbuf eps = STRBUF_INIT;
-    for (size_t i = 0; i < a->nentrypoints; i++)
-        strbuf_appendf(&eps, "%s%s", i ? ", " : "", a->entrypoints[i]);
-    const char *ep_text = a->nentrypoints ? strbuf_cstr(&eps) : "all";
-    if (sel.n == 0) {
-        strbuf_appendf(msgs, "arclamp-svg export: no trace logs of entry point %s from %s to %s "
-                       "under %s\n", ep_text, a->from_text, a->to_text, cfg.logs_dir);
-        rc = CLI_EXIT_FAILED;
-    } else {
-        strbuf_appendf(msgs, "arclamp-svg export: %zu log%s (%zu daily, %zu hourly) of entry "
-                       "point %s from %s to %s", sel.n, sel.n == 1 ? "" : "s", sel.daily,
-                       sel.hourly, ep_text, a->from_text, a->to_text);
-        if (sel.missing_hours)
-            strbuf_appendf(msgs, "; %zu of %zu hours have no log", sel.missing_hours, sel.hours);
-        if (sel.duplicates)
-            strbuf_appendf(msgs, "; %zu logs of buckets found in another period left out",
-                           sel.duplicates);
-        strbuf_appends(msgs, "\n");
-        *paths = xcalloc(sel.n, sizeof **paths);
-        for (size_t i = 0; i < sel.n; i++) {
-            const struct logfile *lf = &set.files[sel.chosen[i]];
-            strbuf path = STRBUF_INIT;
-            strbuf_appendf(&path, "%s/%s/%s", cfg.logs_dir, lf->period, lf->file);
-            (*paths)[i] = (char *)strbuf_cstr(&path);   /* owned by paths from here */
-        }
-        *npaths = sel.n;
-    }
-    strbuf_free(&eps);
-    free(sel.chosen);
-    logset_free(&set);
-    gen_config_free(&cfg);
-    return rc;
+    struct logpick_source src = {"export", a->config, a->data_dir, a->no_fetch,
+                                 "nothing exported"};
+    struct logpick_range r = {a->from, a->to, "", ""};
+    snprintf(r.from_text, sizeof r.from_text, "%s", a->from_text);
+    snprintf(r.to_text, sizeof r.to_text, "%s", a->to_text);
+    return logpick_range_paths(&src, &r, a->entrypoints, a->nentrypoints, paths, npaths, msgs);
 }
 
 /* Reads the logs and writes the document: the exit status, lines for

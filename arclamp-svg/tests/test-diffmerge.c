@@ -74,12 +74,43 @@ START_TEST(stacks_past_the_limit_go_to_truncated_with_their_samples)
 }
 END_TEST
 
+/* diff --before/--after RANGE: a side's several logs are read one after
+ * the other into the same side, and their counts add up. */
+START_TEST(several_logs_of_a_side_add_up)
+{
+    char *dir = tmpdir_make();
+    char *a = path_join(dir, "a.log"), *b = path_join(dir, "b.log"), *c = path_join(dir, "c.log");
+    file_write(a, "m;x 2\nm;y 1\n", 12);
+    file_write(b, "m;x 3\nm;z 4\n", 12);
+    file_write(c, "m;x 9\n", 6);
+    struct diffmerge *dm = diffmerge_new(0, 0);
+    char err[256];
+    ck_assert_int_eq(diffmerge_read_path(dm, DIFFMERGE_BEFORE, a, NULL, err, sizeof err), 0);
+    ck_assert_int_eq(diffmerge_read_path(dm, DIFFMERGE_BEFORE, b, NULL, err, sizeof err), 0);
+    ck_assert_int_eq(diffmerge_read_path(dm, DIFFMERGE_AFTER, c, NULL, err, sizeof err), 0);
+    ck_assert_int_eq(diffmerge_read_path(dm, DIFFMERGE_AFTER, b, NULL, err, sizeof err), 0);
+    ck_assert_uint_eq(diffmerge_total(dm, DIFFMERGE_BEFORE), 10);
+    ck_assert_uint_eq(diffmerge_total(dm, DIFFMERGE_AFTER), 16);
+    ck_assert_uint_eq(diffmerge_lines(dm, DIFFMERGE_BEFORE), 4);
+    strbuf out = STRBUF_INIT;
+    diffmerge_emit(dm, 0, collect, &out);
+    ck_assert_str_eq(strbuf_cstr(&out), "m;x 5 12\nm;y 1 0\nm;z 4 4\n");
+    strbuf_free(&out);
+    diffmerge_free(dm);
+    free(a);
+    free(b);
+    free(c);
+    tmpdir_remove(dir);
+}
+END_TEST
+
 Suite *diffmerge_suite(void)
 {
     Suite *s = suite_create("diffmerge");
     TCase *tc = tcase_create("merge");
     tcase_add_test(tc, merges_sums_and_normalises_as_difffolded_n);
     tcase_add_test(tc, stacks_past_the_limit_go_to_truncated_with_their_samples);
+    tcase_add_test(tc, several_logs_of_a_side_add_up);
     suite_add_tcase(s, tc);
     return s;
 }

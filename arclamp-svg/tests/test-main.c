@@ -21,6 +21,7 @@ int main(void)
     srunner_add_suite(sr, top_suite());
     srunner_add_suite(sr, runstate_suite());
     srunner_add_suite(sr, diffmerge_suite());
+    srunner_add_suite(sr, logpick_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

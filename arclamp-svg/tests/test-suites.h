@@ -17,6 +17,7 @@ Suite *compress_suite(void);   /* test-compress.c */
 Suite *top_suite(void);        /* test-top.c */
 Suite *runstate_suite(void);   /* test-runstate.c */
 Suite *diffmerge_suite(void);  /* test-diffmerge.c */
+Suite *logpick_suite(void);    /* test-logpick.c: diff's RANGE */
 
 struct flame;
 /* A finished flame of NULL-terminated collapsed lines (test-flame.c). */

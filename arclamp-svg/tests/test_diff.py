@@ -174,7 +174,7 @@ def test_reverse_and_inverted_orientations(arclamp_svg, tmp_path):
 def test_errors(arclamp_svg, tmp_path):
     before = write(tmp_path / "before.log", BEFORE)
     one = run(arclamp_svg, before)
-    assert one.returncode == 2 and b"expected two trace logs" in one.stderr
+    assert one.returncode == 2 and b"expected two sides, BEFORE and AFTER" in one.stderr
     three = run(arclamp_svg, before, before, before)
     assert three.returncode == 2
     missing = run(arclamp_svg, "-o", tmp_path / "x.svg", before, tmp_path / "nope.log")
@@ -188,6 +188,198 @@ def test_errors(arclamp_svg, tmp_path):
     assert proc.returncode == 2 and b"No stack counts found" in proc.stderr
     help_ = run(arclamp_svg, "--help")
     assert help_.returncode == 0 and b"BEFORE.log AFTER.log" in help_.stdout
+
+
+# --- sides chosen from the data directory (--before/--after RANGE) -----------
+
+DAY1, DAY2 = "2026-11-21", "2026-11-22"
+
+
+def simulate(tree, days=(DAY1, DAY2)):
+    """Writes what arclamp-log would: every sample in its hourly and its daily
+    log, under the all tag and its entry point's. The second day has a known
+    change: Slow::query doubles, Cache::hit halves, New::thing appears.
+    Returns {(day, hour): [lines]}."""
+    api = "/srv/mediawiki/php-1.44.0-wmf.3/api.php"
+    by_hour, daily = {}, {}
+    for n, day in enumerate(days):
+        for hour in range(24):
+            lines = [stack("Slow::query", count=(2 if n else 1) * (1 + hour % 3)),
+                     stack("Cache::hit", count=8 // (2 if n else 1)),
+                     api + ";ApiMain::execute;Q::q%d %d" % (hour % 2, 1 + hour % 4)]
+            if n:
+                lines.append(stack("New::thing", count=1))
+            by_hour[(day, hour)] = lines
+            name = "%s_%02d" % (day, hour)
+            tree.log("hourly", name + ".all", lines)
+            tree.log("hourly", name + ".index", [l for l in lines if not l.startswith(api)])
+            tree.log("hourly", name + ".api", [l for l in lines if l.startswith(api)])
+            daily.setdefault(day, []).extend(lines)
+    for day, lines in daily.items():
+        tree.log("daily", day + ".all", lines)
+        tree.log("daily", day + ".index", [l for l in lines if not l.startswith(api)])
+        tree.log("daily", day + ".api", [l for l in lines if l.startswith(api)])
+    return by_hour
+
+
+def hours(by_hour, first, last):
+    """The lines of the hours from first to last, (day, hour) both included."""
+    keys = sorted(by_hour)
+    return [l for k in keys[keys.index(first):keys.index(last) + 1] for l in by_hour[k]]
+
+
+def merged_out(path):
+    """A --diff-out file as {stack: (before, after)}."""
+    out = {}
+    for line in path.read_text().splitlines():
+        s, b, a = line.rsplit(" ", 2)
+        out[s] = (int(b), int(a))
+    return out
+
+
+def concatenated(path, files):
+    """One file holding every file's lines: a side as one positional log."""
+    path.write_bytes(b"".join(open(f, "rb").read() for f in files))
+    return str(path)
+
+
+def test_two_days_are_their_merged_logs(tree, tmp_path):
+    by_hour = simulate(tree)
+    out = tmp_path / "ranges.txt"
+    proc = tree.ok("diff", "--before", DAY1, "--after", DAY2, "--diff-out", out, "-o",
+                   tmp_path / "d.svg")
+    err = proc.stderr.decode()
+    assert "before: 1 log (1 daily, 0 hourly) of entry point all from %s to %s" % (DAY1, DAY2) \
+        in err, err
+    assert "after: 1 log (1 daily, 0 hourly) of entry point all from %s to 2026-11-23" % DAY2 \
+        in err, err
+    got = merged_out(out)
+    expected = difffolded_n(hours(by_hour, (DAY1, 0), (DAY1, 23)),
+                            hours(by_hour, (DAY2, 0), (DAY2, 23)))
+    assert got == expected
+    grown = [s for s in got if s.endswith("Slow::query")][0]
+    # BEFORE 48 of 300 scaled to AFTER's total, 276; AFTER doubled: grew
+    assert got[grown] == (int(48 * 276 / 300), 96) == (44, 96)
+    # the same as the same files given as paths
+    paths = tmp_path / "paths.txt"
+    tree.ok("diff", "--diff-out", paths, "-o", tmp_path / "p.svg",
+            tree.logs / "daily" / (DAY1 + ".all.log"), tree.logs / "daily" / (DAY2 + ".all.log"),
+            data_dir=False, config=False)
+    assert paths.read_text() == out.read_text()
+    svg = (tmp_path / "d.svg").read_text()
+    assert "%s (scaled to the same total) \u2192 %s; entry point all" % (DAY1, DAY2) in svg
+    b = boxes(svg)
+    assert is_red(b["Slow::query"][1]) and is_blue(b["Cache::hit"][1])
+
+
+def test_ranges_across_hours_add_every_chosen_log(tree, tmp_path):
+    by_hour = simulate(tree)
+    (tree.logs / "hourly" / (DAY2 + "_03.all.log")).unlink()   # an hour without its log
+    before, after = DAY1 + "T20.." + DAY2, DAY1 + "T22.." + DAY2 + "T05"
+    out = tmp_path / "ranges.txt"
+    proc = tree.ok("diff", "--before", before, "--after", after, "--diff-out", out)
+    err = proc.stderr.decode()
+    assert "before: 4 logs (0 daily, 4 hourly) of entry point all from %sT20 to %s" \
+        % (DAY1, DAY2) in err, err
+    assert "after: 6 logs (0 daily, 6 hourly) of entry point all from %sT22 to %sT05; " \
+        "1 of 7 hours have no log" % (DAY1, DAY2) in err, err
+    before_lines = hours(by_hour, (DAY1, 20), (DAY1, 23))
+    after_lines = [l for k in [(DAY1, 22), (DAY1, 23)] + [(DAY2, h) for h in (0, 1, 2, 4)]
+                   for l in by_hour[k]]
+    assert merged_out(out) == difffolded_n(before_lines, after_lines)
+    # the same as the chosen files, concatenated, given as paths
+    hourly = tree.logs / "hourly"
+    b = concatenated(tmp_path / "b.log", [hourly / ("%s_%02d.all.log" % (DAY1, h))
+                                          for h in range(20, 24)])
+    a = concatenated(tmp_path / "a.log", [hourly / n for n in (
+        DAY1 + "_22.all.log", DAY1 + "_23.all.log", DAY2 + "_00.all.log",
+        DAY2 + "_01.all.log", DAY2 + "_02.all.log", DAY2 + "_04.all.log")])
+    paths = tmp_path / "paths.txt"
+    tree.ok("diff", "--diff-out", paths, b, a, data_dir=False, config=False)
+    assert paths.read_text() == out.read_text()
+    # a whole day of a range comes from its daily log, the other hours hourly
+    proc = tree.ok("diff", "--before", DAY1 + "T20.." + "2026-11-23", "--after", DAY2,
+                   "--diff-out", out)
+    assert "before: 5 logs (1 daily, 4 hourly)" in proc.stderr.decode()
+    assert merged_out(out) == difffolded_n(hours(by_hour, (DAY1, 20), (DAY2, 23)),
+                                           hours(by_hour, (DAY2, 0), (DAY2, 23)))
+
+
+def test_a_range_against_a_log_file_either_way(tree, tmp_path):
+    by_hour = simulate(tree)
+    after = write(tmp_path / "after.log", AFTER)
+    out = tmp_path / "m.txt"
+    tree.ok("diff", "--before", DAY1 + "T05", after, "--diff-out", out)
+    assert merged_out(out) == difffolded_n(by_hour[(DAY1, 5)], AFTER)
+    proc = tree.ok("diff", after, "--after", DAY2 + "T05", "--diff-out", out)
+    assert merged_out(out) == difffolded_n(AFTER, by_hour[(DAY2, 5)])
+    assert "after: 1 log (0 daily, 1 hourly) of entry point all from %sT05 to %sT06" \
+        % (DAY2, DAY2) in proc.stderr.decode()
+
+
+def test_entry_points_choose_both_sides_logs(tree, tmp_path):
+    by_hour = simulate(tree)
+    api = "/srv/mediawiki/php-1.44.0-wmf.3/api.php"
+    out = tmp_path / "m.txt"
+    proc = tree.ok("diff", "--before", DAY1, "--after", DAY2, "--entrypoint", "api",
+                   "--diff-out", out, "-o", tmp_path / "d.svg")
+    assert "of entry point api from" in proc.stderr.decode()
+    day = lambda d: [l for l in hours(by_hour, (d, 0), (d, 23)) if l.startswith(api)]  # noqa
+    assert merged_out(out) == difffolded_n(day(DAY1), day(DAY2))
+    assert "; entry point api" in (tmp_path / "d.svg").read_text()
+    tree.ok("diff", "--before", DAY1, "--after", DAY2, "-entrypoint", "index",
+            "--entrypoint=api", "--diff-out", out)
+    assert merged_out(out) == difffolded_n(hours(by_hour, (DAY1, 0), (DAY1, 23)),
+                                           hours(by_hour, (DAY2, 0), (DAY2, 23)))
+    # -e as export spells it (not render's --encoding abbreviated)
+    tree.ok("diff", "--before", DAY1, "--after", DAY2, "-e", "api", "--diff-out", out)
+    assert merged_out(out) == difffolded_n(day(DAY1), day(DAY2))
+
+
+def test_a_side_without_logs_is_an_error_and_writes_nothing(tree, tmp_path):
+    simulate(tree)
+    svg, out = tmp_path / "d.svg", tmp_path / "m.txt"
+    proc = tree.run("diff", "--before", "2026-10-01", "--after", DAY2, "-o", svg,
+                    "--diff-out", out)
+    assert proc.returncode == 1, proc.stderr
+    assert b"before: no trace logs of entry point all from 2026-10-01 to 2026-10-02 under " \
+        in proc.stderr, proc.stderr
+    assert not svg.exists() and not out.exists() and proc.stdout == b""
+    proc = tree.run("diff", "--before", DAY1, "--after", DAY2, "--entrypoint", "nope",
+                    "--diff-out", out)
+    assert proc.returncode == 1 and b"before: no trace logs of entry point nope" in proc.stderr
+    assert not out.exists() and proc.stdout == b""
+
+
+def test_sides_and_ranges_on_the_command_line(tree, tmp_path):
+    simulate(tree, days=(DAY1,))
+    log = write(tmp_path / "x.log", BEFORE)
+    for args, why in [
+        (["--before", DAY1, "--after", DAY1, log], b"expected two sides, BEFORE and AFTER"),
+        (["--before", DAY1, log, log], b"(got 3)"),
+        (["--before", DAY1], b"(got 1)"),
+        (["--before", DAY1 + ".." + DAY1, log], b"--before: expected T or T..T"),
+        (["--after", DAY1 + "T05.." + DAY1 + "T04", log], b"--after: expected T or T..T"),
+        (["--before", "yesterday", log], b"--before: expected T or T..T"),
+        (["--before", "2026-11-31", log], b"--before: expected T or T..T"),
+        (["--before", DAY1 + "T24", log], b"--before: expected T or T..T"),
+        (["--before", DAY1 + "..", log], b"--before: expected T or T..T"),
+        ([log, "--before"], b"--before: a value is needed"),
+        (["--before=", log], b"--before: a value is needed"),
+        (["--no-fetch=1", "--before", DAY1, log], b"--no-fetch takes no value"),
+    ]:
+        proc = tree.run("diff", *args)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert why in proc.stderr, (args, proc.stderr)
+        assert proc.stdout == b"", args
+    # choosing logs without a range: the options would be silently ignored
+    proc = tree.run("diff", log, log)
+    assert proc.returncode == 2 and b"no RANGE given" in proc.stderr
+    assert run(tree.binary, log, log).returncode == 0
+    proc = run(tree.binary)
+    assert proc.returncode == 2 and b"(got 0)" in proc.stderr
+    help_ = run(tree.binary, "--help")
+    assert b"--before RANGE" in help_.stdout and b"78 the configuration" in help_.stdout
 
 
 # --- the timer job ----------------------------------------------------------

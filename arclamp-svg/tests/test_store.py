@@ -398,3 +398,40 @@ def test_export_as_root_merges_as_the_data_dirs_owner(arclamp_svg, tmp_path, swi
     finally:
         shutil.rmtree(root, ignore_errors=True)
         shutil.rmtree(private_out, ignore_errors=True)
+
+
+def test_diff_of_ranges_merges_every_hosts_logs_once_first(arclamp_svg, tmp_path, swift):
+    """diff --before/--after with from_store merges every host's logs from the
+    store first, once for both sides: each side is both hosts' sum."""
+    prefix = "t28d"
+    publish_host(arclamp_svg, tmp_path / "eqiad", swift, prefix, "eqiad", 3, 2)
+    publish_host(arclamp_svg, tmp_path / "codfw", swift, prefix, "codfw", 10, 7)
+
+    gen = new_tree(arclamp_svg, tmp_path / "gen")
+    gen.logs.rmdir()  # a fresh data directory: the store is the only source
+    gen.write_config(swift_config(swift, prefix, "  from_store: true\n  publish: false\n"))
+    out = tmp_path / "merged.txt"
+    proc = gen.ok("diff", "--before", "2026-11-28T10", "--after", "2026-11-28", "-e", "index",
+                  "--diff-out", out, "-o", tmp_path / "d.svg")
+    err = proc.stderr.decode()
+    assert err.count("merged every host's logs") == 1, err
+    assert "from the store: 3 logs" in err, err
+    # BEFORE: the hour's index logs, 3 + 10 of A;B; AFTER: the day's, 5 + 5 of A
+    # (BEFORE's 13 scaled to AFTER's total, 10)
+    ab, a = stack("A", "B").rsplit(" ", 1)[0], stack("A").rsplit(" ", 1)[0]
+    assert out.read_text() == "%s 0 10\n%s 10 0\n" % (a, ab)
+
+    # a store that cannot be reached: an error, nothing drawn ...
+    gen.write_config(swift_config(swift, prefix, "  from_store: true\n  publish: false\n")
+                     .replace(swift.auth_url, "http://127.0.0.1:1/auth/v1.0"))
+    out.unlink()
+    proc = gen.run("diff", "--before", "2026-11-28T10", "--after", "2026-11-28", "-e", "index",
+                   "--diff-out", out)
+    assert proc.returncode == 1, proc
+    assert b"fetching the logs from the store" in proc.stderr, proc.stderr
+    assert b"nothing drawn" in proc.stderr, proc.stderr
+    assert proc.stdout == b"" and not out.exists()
+    # ... unless --no-fetch: the logs merged before
+    gen.ok("diff", "--no-fetch", "--before", "2026-11-28T10", "--after", "2026-11-28", "-e",
+           "index", "--diff-out", out)
+    assert out.read_text() == "%s 0 10\n%s 10 0\n" % (a, ab)
