@@ -35,7 +35,7 @@
 # BENCH_EXPORT_SIZES (default "1000000"; "10000" for a quick run),
 # BENCH_SEED (42), BENCH_DISTINCT (50000), BENCH_DATA (default
 # $BUILD/bench/data), BENCH_KEEP=1 keeps the outputs, TMPDIR for them,
-# BENCH_EXPORT_TARGET (the target ratio to render, default 1.45),
+# BENCH_EXPORT_TARGET (the target ratio to render, default 1.35),
 # BENCH_STRICT=1 exits 2 when the target is missed (`make bench` does not
 # set it: a missed target is printed, it does not fail the run).
 set -euo pipefail
@@ -59,7 +59,7 @@ FORMATS=(pprof speedscope collapsed)
 # 1 M-line log, each format's export CPU at most this many times render's
 # (medians of the same interleaved rounds; a ratio, as the machine is shared).
 TARGET_LINES=1000000
-TARGET_X_RENDER=${BENCH_EXPORT_TARGET:-1.45}
+TARGET_X_RENDER=${BENCH_EXPORT_TARGET:-1.35}
 
 TMP=
 FAILED=0
