@@ -71,6 +71,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "common" / "tests"))
 from clusterkit import key_slot, redis_cluster, redis_cluster_missing  # noqa: E402
+from benchkit import CLK_TCK, proc_cpu_ticks as cpu_ticks, reap  # noqa: E402  (bench/)
 
 BUILD = Path(os.environ.get("BUILD", "build"))
 if not BUILD.is_absolute():
@@ -94,7 +95,6 @@ REF_RATE = RATES[0]
 MAXLEN = 1000000
 SEED = 42
 CHANNEL = "excimer"
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 # Waits that a loaded 2-core machine needs: a collector connecting every
 # shard, a flush (flush_interval 1) settling.
 READY_WAIT = 60.0
@@ -109,16 +109,6 @@ def say(text=""):
 def die(text):
     say("bench: " + text)
     sys.exit(1)
-
-
-def cpu_ticks(pid):
-    """utime + stime of a process, in clock ticks (0 once it is gone)."""
-    try:
-        stat = Path("/proc/%d/stat" % pid).read_text()
-    except OSError:
-        return 0
-    fields = stat.rsplit(")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])
 
 
 def free_port():
@@ -282,10 +272,10 @@ def loadgen(redis, mode, channel, rate, seed):
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     out = proc.stdout.read().decode()
     proc.stdout.close()
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    usage = reap(proc.pid)
+    proc.returncode = usage["rc"]
     result = dict(kv.split("=", 1) for kv in out.split() if "=" in kv)
-    return result, usage.ru_utime + usage.ru_stime
+    return result, usage["cpu"]
 
 
 def wait_flushed(collectors, want_bytes, step_end, mode):

@@ -47,13 +47,13 @@ import signal
 import statistics
 import sys
 import tempfile
-import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "common" / "tests"))
 from swiftkit import SwiftClient, swift_missing, swift_server  # noqa: E402
+from benchkit import proc_cpu_seconds, run_measured  # noqa: E402  (bench/, the script's directory)
 
 BUILD = Path(os.environ.get("BUILD", "build"))
 if not BUILD.is_absolute():
@@ -82,48 +82,22 @@ def die(msg):
     sys.exit(1)
 
 
-def run(cmd, out, err, cwd=None):
-    """Runs cmd (stdout, stderr to files), waits with wait4: the rusage of
-    that process alone. Returns dict wall, cpu, user, sys, rc."""
-    t0 = time.monotonic()
-    o = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    e = os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    # posix_spawn has no cwd: the child chdirs through a tiny sh when asked
-    argv = (["/bin/sh", "-c", 'cd "$0" && exec "$@"', str(cwd)] + cmd) if cwd else cmd
-    try:
-        pid = os.posix_spawn(argv[0], [str(a) for a in argv], os.environ,
-                             file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 0),
-                                           (os.POSIX_SPAWN_DUP2, o, 1),
-                                           (os.POSIX_SPAWN_DUP2, e, 2)])
-    finally:
-        for fd in (o, e, devnull):
-            os.close(fd)
-    _, status, ru = os.wait4(pid, 0)
-    return {"wall": time.monotonic() - t0, "cpu": ru.ru_utime + ru.ru_stime,
-            "user": ru.ru_utime, "sys": ru.ru_stime, "rc": os.waitstatus_to_exitcode(status)}
-
-
 def server_cpu(swift_dir):
     """User+system seconds the Swift servers have used so far (their pid
     files; workers = 0, so one process each)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    total = 0
+    pids = []
     for pidfile in (swift_dir / "run").glob("*.pid"):
         try:
-            pid = int(pidfile.read_text().strip())
-            with open("/proc/%d/stat" % pid) as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])  # utime, stime
-        except (OSError, ValueError, IndexError):
+            pids.append(int(pidfile.read_text().strip()))
+        except (OSError, ValueError):
             pass
-    return total / tick
+    return proc_cpu_seconds(pids)
 
 
 def measured(label, cmd, tmp, swift_dir, cwd=None):
-    """run() with the servers' CPU over the run; a failure is recorded."""
+    """run_measured() with the servers' CPU over the run; a failure is recorded."""
     s0 = server_cpu(swift_dir)
-    r = run(cmd, tmp / "out", tmp / "err", cwd)
+    r = run_measured(cmd, tmp / "out", tmp / "err", cwd)
     r["server"] = server_cpu(swift_dir) - s0
     r["stdout"] = (tmp / "out").read_text(errors="replace")
     if r["rc"] != 0:
@@ -164,8 +138,8 @@ def root_total(svgz):
 def generate_lines(tmp, lines):
     """svg-loggen's log of `lines` lines, as a list of lines (bytes)."""
     path = tmp / "source.log"
-    r = run([str(LOGGEN), "--lines", str(lines), "--seed", str(SEED), "--output", str(path)],
-            tmp / "loggen.out", tmp / "loggen.err")
+    r = run_measured([str(LOGGEN), "--lines", str(lines), "--seed", str(SEED),
+                      "--output", str(path)], tmp / "loggen.out", tmp / "loggen.err")
     if r["rc"] != 0:
         die("svg-loggen failed: " + (tmp / "loggen.err").read_text())
     data = path.read_bytes().splitlines(keepends=True)

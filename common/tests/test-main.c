@@ -7,6 +7,7 @@
 int main(void)
 {
     SRunner *sr = srunner_create(stackline_suite());
+    srunner_add_suite(sr, stackline_ref_suite());
     srunner_add_suite(sr, strbuf_suite());
     srunner_add_suite(sr, log_suite());
     srunner_add_suite(sr, yamldoc_suite());

@@ -1,4 +1,4 @@
-/* Tests of stackline: sample line validation, the 8-byte fast path and the
+/* Tests of stackline: sample line validation, the block fast path and the
  * entry point tag rules. */
 #include <stdint.h>
 #include <stdio.h>
@@ -389,7 +389,7 @@ END_TEST
 START_TEST(separated_semicolons_and_spaces_at_every_offset_are_valid)
 {
     /* ';' at every second byte, and pairs of ';' one byte apart, at every
-     * phase of the 8-byte words: never two in a row, so always valid. */
+     * phase of 8- and 16-byte blocks: never two in a row, so always valid. */
     for (size_t slen = 3; slen <= 40; slen++) {
         for (size_t phase = 1; phase <= 2; phase++) {
             char line[64];
@@ -430,7 +430,7 @@ START_TEST(bytes_next_to_semicolon_are_not_taken_for_it)
 }
 END_TEST
 
-/* --- the 8-byte fast path ----------------------------------------------------- */
+/* --- the fast path (blocks of ASCII bytes) ------------------------------------- */
 
 /* A 40-byte printable line "aaaa...a 1" with `bad` at `offset`. */
 static enum stackline_error parse_with_byte_at(const char *bad, size_t badlen, size_t offset)
@@ -485,7 +485,7 @@ END_TEST
 
 START_TEST(check_bytes_classifies_every_byte_value_at_every_word_position)
 {
-    /* One odd byte among 'a's, at each position of two 8-byte words and the
+    /* One odd byte among 'a's, at each position of a 16-byte block and the
      * tail; lengths 1..24 so the slow path at the end is covered too. */
     for (int c = 0; c < 256; c++) {
         enum stackline_error want = c < 0x20 || c == 0x7f ? STACKLINE_CONTROL_CHAR

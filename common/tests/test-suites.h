@@ -5,6 +5,7 @@
 #include <check.h>
 
 Suite *stackline_suite(void);
+Suite *stackline_ref_suite(void);
 Suite *strbuf_suite(void);
 Suite *log_suite(void);
 Suite *yamldoc_suite(void);
