@@ -150,3 +150,26 @@ def xml_well_formed(text, html=False):
 
 def stack(*frames, count=1, entry=ENTRY):
     return "%s %d" % (";".join((entry,) + frames), count)
+
+
+def write_like_arclamp_log(tree, by_hour, is_api):
+    """Writes {(day, hour): [lines]} as arclamp-log would: each line in its
+    hourly and its daily log, under the all tag and its entry point's (api
+    when is_api(line), else index)."""
+    daily = {}
+    for (day, hour), lines in by_hour.items():
+        name = "%s_%02d" % (day, hour)
+        tree.log("hourly", name + ".all", lines)
+        tree.log("hourly", name + ".index", [l for l in lines if not is_api(l)])
+        tree.log("hourly", name + ".api", [l for l in lines if is_api(l)])
+        daily.setdefault(day, []).extend(lines)
+    for day, lines in daily.items():
+        tree.log("daily", day + ".all", lines)
+        tree.log("daily", day + ".index", [l for l in lines if not is_api(l)])
+        tree.log("daily", day + ".api", [l for l in lines if is_api(l)])
+
+
+def hours_between(by_hour, first, last):
+    """The lines of the hours from first to last, (day, hour) both included."""
+    keys = sorted(by_hour)
+    return [l for k in keys[keys.index(first):keys.index(last) + 1] for l in by_hour[k]]

@@ -15,7 +15,8 @@ import re
 import subprocess
 import xml.etree.ElementTree as ET
 
-from conftest import check_sanitizers, read_svgz, stack, xml_well_formed
+from conftest import (check_sanitizers, hours_between, read_svgz, stack,
+                      write_like_arclamp_log, xml_well_formed)
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -196,12 +197,11 @@ DAY1, DAY2 = "2026-11-21", "2026-11-22"
 
 
 def simulate(tree, days=(DAY1, DAY2)):
-    """Writes what arclamp-log would: every sample in its hourly and its daily
-    log, under the all tag and its entry point's. The second day has a known
-    change: Slow::query doubles, Cache::hit halves, New::thing appears.
-    Returns {(day, hour): [lines]}."""
+    """Writes what arclamp-log would for samples in every hour of the days.
+    The second day has a known change: Slow::query doubles, Cache::hit
+    halves, New::thing appears. Returns {(day, hour): [lines]}."""
     api = "/srv/mediawiki/php-1.44.0-wmf.3/api.php"
-    by_hour, daily = {}, {}
+    by_hour = {}
     for n, day in enumerate(days):
         for hour in range(24):
             lines = [stack("Slow::query", count=(2 if n else 1) * (1 + hour % 3)),
@@ -210,22 +210,8 @@ def simulate(tree, days=(DAY1, DAY2)):
             if n:
                 lines.append(stack("New::thing", count=1))
             by_hour[(day, hour)] = lines
-            name = "%s_%02d" % (day, hour)
-            tree.log("hourly", name + ".all", lines)
-            tree.log("hourly", name + ".index", [l for l in lines if not l.startswith(api)])
-            tree.log("hourly", name + ".api", [l for l in lines if l.startswith(api)])
-            daily.setdefault(day, []).extend(lines)
-    for day, lines in daily.items():
-        tree.log("daily", day + ".all", lines)
-        tree.log("daily", day + ".index", [l for l in lines if not l.startswith(api)])
-        tree.log("daily", day + ".api", [l for l in lines if l.startswith(api)])
+    write_like_arclamp_log(tree, by_hour, lambda l: l.startswith(api))
     return by_hour
-
-
-def hours(by_hour, first, last):
-    """The lines of the hours from first to last, (day, hour) both included."""
-    keys = sorted(by_hour)
-    return [l for k in keys[keys.index(first):keys.index(last) + 1] for l in by_hour[k]]
 
 
 def merged_out(path):
@@ -254,8 +240,8 @@ def test_two_days_are_their_merged_logs(tree, tmp_path):
     assert "after: 1 log (1 daily, 0 hourly) of entry point all from %s to 2026-11-23" % DAY2 \
         in err, err
     got = merged_out(out)
-    expected = difffolded_n(hours(by_hour, (DAY1, 0), (DAY1, 23)),
-                            hours(by_hour, (DAY2, 0), (DAY2, 23)))
+    expected = difffolded_n(hours_between(by_hour, (DAY1, 0), (DAY1, 23)),
+                            hours_between(by_hour, (DAY2, 0), (DAY2, 23)))
     assert got == expected
     grown = [s for s in got if s.endswith("Slow::query")][0]
     # BEFORE 48 of 300 scaled to AFTER's total, 276; AFTER doubled: grew
@@ -283,7 +269,7 @@ def test_ranges_across_hours_add_every_chosen_log(tree, tmp_path):
         % (DAY1, DAY2) in err, err
     assert "after: 6 logs (0 daily, 6 hourly) of entry point all from %sT22 to %sT05; " \
         "1 of 7 hours have no log" % (DAY1, DAY2) in err, err
-    before_lines = hours(by_hour, (DAY1, 20), (DAY1, 23))
+    before_lines = hours_between(by_hour, (DAY1, 20), (DAY1, 23))
     after_lines = [l for k in [(DAY1, 22), (DAY1, 23)] + [(DAY2, h) for h in (0, 1, 2, 4)]
                    for l in by_hour[k]]
     assert merged_out(out) == difffolded_n(before_lines, after_lines)
@@ -301,8 +287,8 @@ def test_ranges_across_hours_add_every_chosen_log(tree, tmp_path):
     proc = tree.ok("diff", "--before", DAY1 + "T20.." + "2026-11-23", "--after", DAY2,
                    "--diff-out", out)
     assert "before: 5 logs (1 daily, 4 hourly)" in proc.stderr.decode()
-    assert merged_out(out) == difffolded_n(hours(by_hour, (DAY1, 20), (DAY2, 23)),
-                                           hours(by_hour, (DAY2, 0), (DAY2, 23)))
+    assert merged_out(out) == difffolded_n(hours_between(by_hour, (DAY1, 20), (DAY2, 23)),
+                                           hours_between(by_hour, (DAY2, 0), (DAY2, 23)))
 
 
 def test_a_range_against_a_log_file_either_way(tree, tmp_path):
@@ -324,13 +310,13 @@ def test_entry_points_choose_both_sides_logs(tree, tmp_path):
     proc = tree.ok("diff", "--before", DAY1, "--after", DAY2, "--entrypoint", "api",
                    "--diff-out", out, "-o", tmp_path / "d.svg")
     assert "of entry point api from" in proc.stderr.decode()
-    day = lambda d: [l for l in hours(by_hour, (d, 0), (d, 23)) if l.startswith(api)]  # noqa
+    day = lambda d: [l for l in hours_between(by_hour, (d, 0), (d, 23)) if l.startswith(api)]  # noqa
     assert merged_out(out) == difffolded_n(day(DAY1), day(DAY2))
     assert "; entry point api" in (tmp_path / "d.svg").read_text()
     tree.ok("diff", "--before", DAY1, "--after", DAY2, "-entrypoint", "index",
             "--entrypoint=api", "--diff-out", out)
-    assert merged_out(out) == difffolded_n(hours(by_hour, (DAY1, 0), (DAY1, 23)),
-                                           hours(by_hour, (DAY2, 0), (DAY2, 23)))
+    assert merged_out(out) == difffolded_n(hours_between(by_hour, (DAY1, 0), (DAY1, 23)),
+                                           hours_between(by_hour, (DAY2, 0), (DAY2, 23)))
     # -e as export spells it (not render's --encoding abbreviated)
     tree.ok("diff", "--before", DAY1, "--after", DAY2, "-e", "api", "--diff-out", out)
     assert merged_out(out) == difffolded_n(day(DAY1), day(DAY2))

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import check_sanitizers
+from conftest import check_sanitizers, hours_between, write_like_arclamp_log
 import pprofkit
 
 REPO = Path(__file__).resolve().parents[2]
@@ -462,32 +462,13 @@ def test_errors(arclamp_svg, tmp_path):
 # --- choosing the logs of a data directory ----------------------------------
 
 def simulate(tree, days=("2026-11-21", "2026-11-22", "2026-11-23"), hours=range(24)):
-    """Writes what arclamp-log would for some samples in every hour of days:
-    each sample in its hourly and its daily log, under the all tag and its
-    entry point's. Returns {(day, hour): [lines]}."""
-    by_hour = {}
-    daily = {}
-    for day in days:
-        for hour in hours:
-            lines = [INDEX + ";H::d%sh%02d 2" % (day[-2:], hour),
-                     API + ";ApiMain::execute;Q::q%d %d" % (hour % 3, 1 + hour % 5)]
-            by_hour[(day, hour)] = lines
-            name = "%s_%02d" % (day, hour)
-            tree.log("hourly", name + ".all", lines)
-            tree.log("hourly", name + ".index", [l for l in lines if l.startswith(INDEX)])
-            tree.log("hourly", name + ".api", [l for l in lines if l.startswith(API)])
-            daily.setdefault(day, []).extend(lines)
-    for day, lines in daily.items():
-        tree.log("daily", day + ".all", lines)
-        tree.log("daily", day + ".index", [l for l in lines if l.startswith(INDEX)])
-        tree.log("daily", day + ".api", [l for l in lines if l.startswith(API)])
+    """Writes what arclamp-log would for some samples in every hour of days.
+    Returns {(day, hour): [lines]}."""
+    by_hour = {(day, hour): [INDEX + ";H::d%sh%02d 2" % (day[-2:], hour),
+                             API + ";ApiMain::execute;Q::q%d %d" % (hour % 3, 1 + hour % 5)]
+               for day in days for hour in hours}
+    write_like_arclamp_log(tree, by_hour, lambda l: l.startswith(API))
     return by_hour
-
-
-def hours_between(by_hour, first, last):
-    """The lines of the hours from first to last, both (day, hour), included."""
-    keys = sorted(by_hour)
-    return [l for k in keys[keys.index(first):keys.index(last) + 1] for l in by_hour[k]]
 
 
 def collapsed(proc):

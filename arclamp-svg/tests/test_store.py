@@ -324,6 +324,18 @@ def collapsed(text):
     return out
 
 
+def export_fails_with_the_store_down(gen, swift, prefix):
+    """With the store's auth URL pointing nowhere, export of a range exits 1,
+    says why and writes nothing."""
+    gen.write_config(swift_config(swift, prefix, "  from_store: true\n  publish: false\n")
+                     .replace(swift.auth_url, "http://127.0.0.1:1/auth/v1.0"))
+    proc = gen.run("export", "--format", "collapsed", "--from", "2026-11-28T10",
+                   "--to", "2026-11-28T11", "-e", "index")
+    assert proc.returncode == 1, proc
+    assert b"fetching the logs from the store" in proc.stderr, proc.stderr
+    assert proc.stdout == b""
+
+
 def test_export_merges_every_hosts_logs_first(arclamp_svg, tmp_path, swift):
     """export --from/--to with from_store merges every host's logs from the
     store first, as generate does: the samples are both hosts' sum."""
@@ -343,13 +355,7 @@ def test_export_merges_every_hosts_logs_first(arclamp_svg, tmp_path, swift):
     }
 
     # a store that cannot be reached: an error, nothing exported ...
-    gen.write_config(swift_config(swift, prefix, "  from_store: true\n  publish: false\n")
-                     .replace(swift.auth_url, "http://127.0.0.1:1/auth/v1.0"))
-    proc = gen.run("export", "--format", "collapsed", "--from", "2026-11-28T10",
-                   "--to", "2026-11-28T11", "-e", "index")
-    assert proc.returncode == 1, proc
-    assert b"fetching the logs from the store" in proc.stderr, proc.stderr
-    assert proc.stdout == b""
+    export_fails_with_the_store_down(gen, swift, prefix)
     # ... unless --no-fetch: the logs merged before
     proc = gen.ok("export", "--format", "collapsed", "--no-fetch", "--from", "2026-11-28",
                   "--to", "2026-11-29", "-e", "index")
@@ -388,13 +394,7 @@ def test_export_as_root_merges_as_the_data_dirs_owner(arclamp_svg, tmp_path, swi
         for p in made:
             assert os.lstat(p).st_uid == nobody.pw_uid, p
         # the child's error reaches the caller: a store that cannot be reached
-        gen.write_config(swift_config(swift, prefix, "  from_store: true\n  publish: false\n")
-                         .replace(swift.auth_url, "http://127.0.0.1:1/auth/v1.0"))
-        proc = gen.run("export", "--format", "collapsed", "--from", "2026-11-28T10",
-                       "--to", "2026-11-28T11", "-e", "index")
-        assert proc.returncode == 1, proc
-        assert b"fetching the logs from the store" in proc.stderr, proc.stderr
-        assert proc.stdout == b""
+        export_fails_with_the_store_down(gen, swift, prefix)
     finally:
         shutil.rmtree(root, ignore_errors=True)
         shutil.rmtree(private_out, ignore_errors=True)
