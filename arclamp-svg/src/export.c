@@ -70,7 +70,8 @@ struct export_reader {
 static void usage(FILE *out)
 {
     fputs("Usage: arclamp-svg export --format pprof|speedscope|collapsed [-o FILE]\n"
-          "                          [--grep REGEX] [LIMITS] LOG...\n"
+          "                          [--grep REGEX] [--period S [--event cpu|real]]\n"
+          "                          [--config FILE] [LIMITS] LOG...\n"
           "       arclamp-svg export --format F [-o FILE] [--config FILE] [--data-dir DIR]\n"
           "                          --from T --to T [--entrypoint E]... [--no-fetch]\n"
           "                          [--grep REGEX] [LIMITS]\n"
