@@ -359,17 +359,39 @@ static void profile_name(char *const *paths, size_t n, strbuf *name)
         strbuf_appendf(name, " and %zu more", n - 1);
 }
 
+/* The sample clock not given on the command line (--period, --event):
+ * the configuration's sample_period and sample_event. */
+static void clock_from_config(struct export_args *a, const struct gen_config *cfg)
+{
+    if (!a->period_given)
+        a->period = cfg->sample_period;
+    if (!a->event_given)
+        a->wall = strcmp(cfg->sample_event, "real") == 0;
+}
+
 /* The logs of the data directory for a's range, as paths (free each and
- * the array), chosen by logpick.h. CLI_EXIT_OK with *npaths > 0, or the
- * exit status with its lines in msgs. */
-static int choose_logs(const struct export_args *a, char ***paths, size_t *npaths, strbuf *msgs)
+ * the array), chosen by logpick.h, and the sample clock from the same
+ * configuration. CLI_EXIT_OK with *npaths > 0, or the exit status with its
+ * lines in msgs. */
+static int choose_logs(struct export_args *a, char ***paths, size_t *npaths, strbuf *msgs)
 {
     struct logpick_source src = {"export", a->config, a->data_dir, a->no_fetch,
                                  "nothing exported"};
     struct logpick_range r = {a->from, a->to, "", ""};
     snprintf(r.from_text, sizeof r.from_text, "%s", a->from_text);
     snprintf(r.to_text, sizeof r.to_text, "%s", a->to_text);
-    return logpick_range_paths(&src, &r, a->entrypoints, a->nentrypoints, paths, npaths, msgs);
+    char err[8192];   /* room for a path */
+    struct logpick lp;
+    int rc = logpick_open(&lp, &src, msgs, err, sizeof err);
+    if (rc == CLI_EXIT_OK) {
+        clock_from_config(a, &lp.cfg);
+        rc = logpick_choose(&lp, &r, a->entrypoints, a->nentrypoints, "", paths, npaths, msgs,
+                            err, sizeof err);
+    }
+    if (rc != CLI_EXIT_OK)
+        strbuf_appendf(msgs, "arclamp-svg export: %s\n", err);
+    logpick_close(&lp);
+    return rc;
 }
 
 /* Reads the logs and writes the document: the exit status, lines for
@@ -397,26 +419,21 @@ static int export_paths(const struct export_args *a, char *const *paths, size_t 
     return rc;
 }
 
-/* The sample clock: --period and --event, else the configuration's
- * sample_period and sample_event when a configuration is read (the data
- * directory form, or --config). CLI_EXIT_OK, or the status with msgs. */
-static int sample_clock(struct export_args *a, int choosing, strbuf *msgs)
+/* For log files given with --config: the sample clock from it (the data
+ * directory form takes it in choose_logs). CLI_EXIT_OK, or the status
+ * with msgs. */
+static int clock_from_config_file(struct export_args *a, strbuf *msgs)
 {
-    if (a->period_given && a->event_given)
-        return CLI_EXIT_OK;
-    if (!choosing && !a->config)
+    if (!a->config || (a->period_given && a->event_given))
         return CLI_EXIT_OK;
     char err[1024];
     struct gen_config cfg;
-    int rc = cli_load_config(a->config, a->data_dir, 0, &cfg, err, sizeof err);
+    int rc = cli_load_config(a->config, NULL, 0, &cfg, err, sizeof err);
     if (rc != 0) {
         strbuf_appendf(msgs, "arclamp-svg export: %s\n", err);
         return rc;
     }
-    if (!a->period_given)
-        a->period = cfg.sample_period;
-    if (!a->event_given)
-        a->wall = strcmp(cfg.sample_event, "real") == 0;
+    clock_from_config(a, &cfg);
     gen_config_free(&cfg);
     return CLI_EXIT_OK;
 }
@@ -446,11 +463,11 @@ int cmd_export(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     strbuf msgs = STRBUF_INIT;
-    rc = sample_clock(&a, optind >= argc, &msgs);
-    if (rc != CLI_EXIT_OK) {
-    } else if (optind < argc) {
-        rc = export_paths(&a, argv + optind, (size_t)(argc - optind), a.grep ? &re : NULL,
-                          &msgs);
+    if (optind < argc) {
+        rc = clock_from_config_file(&a, &msgs);
+        if (rc == CLI_EXIT_OK)
+            rc = export_paths(&a, argv + optind, (size_t)(argc - optind), a.grep ? &re : NULL,
+                              &msgs);
     } else {
         char **paths = NULL;
         size_t npaths = 0;

@@ -162,19 +162,3 @@ void logpick_free_paths(char **paths, size_t n)
         free(paths[i]);
     free(paths);
 }
-
-int logpick_range_paths(const struct logpick_source *src, const struct logpick_range *r,
-                        char *const *entrypoints, size_t nentrypoints, char ***paths,
-                        size_t *npaths, strbuf *msgs)
-{
-    char err[8192];   /* room for a path */
-    struct logpick lp;
-    int rc = logpick_open(&lp, src, msgs, err, sizeof err);
-    if (rc == CLI_EXIT_OK)
-        rc = logpick_choose(&lp, r, entrypoints, nentrypoints, "", paths, npaths, msgs, err,
-                            sizeof err);
-    if (rc != CLI_EXIT_OK)
-        strbuf_appendf(msgs, "arclamp-svg %s: %s\n", src->command, err);
-    logpick_close(&lp);
-    return rc;
-}

@@ -74,10 +74,4 @@ void logpick_free_paths(char **paths, size_t n);
 /* The entry points as messages name them: "index, api", or "all". */
 void logpick_entrypoints_text(char *const *entrypoints, size_t n, strbuf *out);
 
-/* Open, choose one range, close: every line, the failure's too, in msgs
- * ("arclamp-svg COMMAND: ..."). What export does with --from and --to. */
-int logpick_range_paths(const struct logpick_source *src, const struct logpick_range *r,
-                        char *const *entrypoints, size_t nentrypoints, char ***paths,
-                        size_t *npaths, strbuf *msgs);
-
 #endif

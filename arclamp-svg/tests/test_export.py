@@ -534,6 +534,19 @@ def test_entry_points_and_grep_and_gzipped_logs(tree, go_env):
     assert "4 lines did not match --grep" in proc.stderr.decode()
 
 
+def test_range_takes_the_sample_clock_from_its_configuration(tree, go_env):
+    simulate(tree, days=("2026-11-22",), hours=range(2))
+    tree.write_config("sample_period: 0.5\nsample_event: real\n")
+    out = tree.root / "p.pb.gz"
+    tree.ok("export", "-f", "pprof", "-o", out, "--from", "2026-11-22T00", "--to",
+            "2026-11-22T02")
+    raw = pprof(go_env, "-raw", out)
+    assert "PeriodType: wall nanoseconds" in raw and "Period: 500000000" in raw, raw[:300]
+    tree.ok("export", "-f", "pprof", "-o", out, "--period", "0", "--from", "2026-11-22T00",
+            "--to", "2026-11-22T02")
+    assert "nanoseconds" not in pprof(go_env, "-raw", out)
+
+
 def test_selection_errors(tree):
     simulate(tree, days=("2026-11-22",), hours=range(2))
     for args, why in [
