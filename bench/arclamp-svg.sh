@@ -34,21 +34,12 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
-SVG=$BUILD/bin/arclamp-svg
-LOGGEN=$BUILD/bench/svg-loggen
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"   # BUILD, SVG, LOGGEN, FLOOR, DATA, SEED, DISTINCT, PYTHON, RENDER_FLAGS; say, die, cleanup, measure, ensure_log...
 HOSTILE=$BUILD/bench/svg-hostile
-FLOOR=$BUILD/bench/svg-floor
-DATA=${BENCH_DATA:-$BUILD/bench/data}
 ROUNDS=${BENCH_ROUNDS:-5}
 read -r -a SIZES <<<"${BENCH_SIZES:-10000 1000000}"
-SEED=${BENCH_SEED:-42}
-DISTINCT=${BENCH_DISTINCT:-50000}
 PIPE_COPIES=${BENCH_PIPE_COPIES:-5}
-PYTHON=/usr/bin/python3
-[ -x "$PYTHON" ] || PYTHON=python3
-TITLE="MediaWiki - daily - 2026-11-22"
-RENDER_FLAGS=(--minwidth=1 --fonttype=monospace --fontsize=11 --title "$TITLE")
 # Targets (from the issue): the 1 M-line log, both graphs
 TARGET_LINES=1000000
 TARGET_CPU_S=2
@@ -59,8 +50,6 @@ HOSTILE_MB=${BENCH_HOSTILE_MB:-285}
 
 TMP=
 BENCH_NAME=bench
-# shellcheck source=bench/lib.sh
-. "$ROOT/bench/lib.sh"   # say, die, cleanup, field, calc, median, measure, ensure_log...
 trap cleanup EXIT
 
 # ---- step 1: the logs (log_path, ensure_log: bench/lib.sh) ----

@@ -1,5 +1,6 @@
-"""bench/benchkit.py: how the Python benches measure a process's CPU time,
-imported by bench/store.py and bench/cluster.py.
+"""bench/benchkit.py: how the Python benches measure a process's CPU time
+(and where the repository and its build tree are), imported by
+bench/store.py and bench/cluster.py.
 
 Two ways, one copy each, so that the benches count CPU the same way:
   - a process we started and wait for: wait4, whose rusage is that process
@@ -11,8 +12,16 @@ Two ways, one copy each, so that the benches count CPU the same way:
 
 import os
 import time
+from pathlib import Path
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+# The repository, and the build tree the benches measure ($BUILD, relative
+# to the repository unless absolute; default build/).
+ROOT = Path(__file__).resolve().parent.parent
+BUILD = Path(os.environ.get("BUILD", "build"))
+if not BUILD.is_absolute():
+    BUILD = ROOT / BUILD
 
 
 def proc_cpu_ticks(pid):

@@ -68,14 +68,10 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "common" / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "common" / "tests"))
 from clusterkit import key_slot, redis_cluster, redis_cluster_missing  # noqa: E402
-from benchkit import CLK_TCK, proc_cpu_ticks as cpu_ticks, reap  # noqa: E402  (bench/)
+from benchkit import BUILD, CLK_TCK, proc_cpu_ticks as cpu_ticks, reap  # noqa: E402  (bench/)
 
-BUILD = Path(os.environ.get("BUILD", "build"))
-if not BUILD.is_absolute():
-    BUILD = ROOT / BUILD
 DAEMON = BUILD / "bin" / "arclamp-log"
 LOADGEN = BUILD / "bench" / "redis-loadgen"
 

@@ -41,19 +41,10 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
-SVG=$BUILD/bin/arclamp-svg
-LOGGEN=$BUILD/bench/svg-loggen
-FLOOR=$BUILD/bench/svg-floor
-DATA=${BENCH_DATA:-$BUILD/bench/data}
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"   # BUILD, SVG, LOGGEN, FLOOR, DATA, SEED, DISTINCT, PYTHON, RENDER_FLAGS; say, die, cleanup, measure, ensure_log...
 ROUNDS=${BENCH_ROUNDS:-3}
 read -r -a SIZES <<<"${BENCH_EXPORT_SIZES:-1000000}"
-SEED=${BENCH_SEED:-42}
-DISTINCT=${BENCH_DISTINCT:-50000}
-PYTHON=/usr/bin/python3
-[ -x "$PYTHON" ] || PYTHON=python3
-TITLE="MediaWiki - daily - 2026-11-22"
-RENDER_FLAGS=(--minwidth=1 --fonttype=monospace --fontsize=11 --title "$TITLE")
 FORMATS=(pprof speedscope collapsed)
 # The target (bench/README.md, "Benchmark: arclamp-svg export"): on the
 # 1 M-line log, each format's export CPU at most this many times render's
@@ -64,8 +55,6 @@ TARGET_X_RENDER=${BENCH_EXPORT_TARGET:-1.35}
 TMP=
 FAILED=0
 BENCH_NAME="bench export"
-# shellcheck source=bench/lib.sh
-. "$ROOT/bench/lib.sh"   # say, die, cleanup, field, calc, median, measure, ensure_log...
 trap cleanup EXIT
 
 # ---- the runs ----

@@ -5,10 +5,24 @@
 # measuring wrapper. One copy, so that the two benches cannot drift apart
 # in how a log is made or a run is measured.
 #
-# The sourcing script sets, before calling these: BENCH_NAME (the prefix of
-# die's message), LOGGEN, DATA, SEED, DISTINCT, PYTHON, and TMP (a
-# directory of its own, made before write_measure; cleanup removes it).
-# shellcheck shell=bash
+# The sourcing script sets ROOT (the repository) before sourcing, and
+# BENCH_NAME (the prefix of die's message) and TMP (a directory of its own,
+# made before write_measure; cleanup removes it) before calling these.
+# shellcheck shell=bash disable=SC2034  # its settings are the sourcing scripts'
+
+# ---- the settings both benches share ----
+# (the programs, where the logs live, how they are made, the graphs' flags)
+BUILD=${BUILD:-$ROOT/build}
+SVG=$BUILD/bin/arclamp-svg
+LOGGEN=$BUILD/bench/svg-loggen
+FLOOR=$BUILD/bench/svg-floor
+DATA=${BENCH_DATA:-$BUILD/bench/data}
+SEED=${BENCH_SEED:-42}
+DISTINCT=${BENCH_DISTINCT:-50000}
+PYTHON=/usr/bin/python3
+[ -x "$PYTHON" ] || PYTHON=python3
+TITLE="MediaWiki - daily - 2026-11-22"
+RENDER_FLAGS=(--minwidth=1 --fonttype=monospace --fontsize=11 --title "$TITLE")
 
 say() { printf '%s\n' "$*"; }
 die() { printf '%s: %s\n' "${BENCH_NAME:-bench}" "$*" >&2; exit 1; }

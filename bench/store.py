@@ -50,14 +50,10 @@ import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "common" / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "common" / "tests"))
 from swiftkit import SwiftClient, swift_missing, swift_server  # noqa: E402
-from benchkit import proc_cpu_seconds, run_measured  # noqa: E402  (bench/, the script's directory)
+from benchkit import BUILD, proc_cpu_seconds, run_measured  # noqa: E402  (bench/, the script's directory)
 
-BUILD = Path(os.environ.get("BUILD", "build"))
-if not BUILD.is_absolute():
-    BUILD = ROOT / BUILD
 SVG = BUILD / "bin" / "arclamp-svg"
 LOGGEN = BUILD / "bench" / "svg-loggen"
 SWIFT_CLI = "/usr/bin/swift"
