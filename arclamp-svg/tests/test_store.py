@@ -324,6 +324,17 @@ def collapsed(text):
     return out
 
 
+def two_hosts_and_a_generator(arclamp_svg, tmp_path, swift, prefix):
+    """eqiad (index 3, api 2) and codfw (10, 7) publish their logs; returns
+    a fresh data directory drawing from the store only (from_store)."""
+    publish_host(arclamp_svg, tmp_path / "eqiad", swift, prefix, "eqiad", 3, 2)
+    publish_host(arclamp_svg, tmp_path / "codfw", swift, prefix, "codfw", 10, 7)
+    gen = new_tree(arclamp_svg, tmp_path / "gen")
+    gen.logs.rmdir()  # a fresh data directory: the store is the only source
+    gen.write_config(swift_config(swift, prefix, "  from_store: true\n  publish: false\n"))
+    return gen
+
+
 def export_fails_with_the_store_down(gen, swift, prefix):
     """With the store's auth URL pointing nowhere, export of a range exits 1,
     says why and writes nothing."""
@@ -340,12 +351,7 @@ def test_export_merges_every_hosts_logs_first(arclamp_svg, tmp_path, swift):
     """export --from/--to with from_store merges every host's logs from the
     store first, as generate does: the samples are both hosts' sum."""
     prefix = "t28"
-    publish_host(arclamp_svg, tmp_path / "eqiad", swift, prefix, "eqiad", 3, 2)
-    publish_host(arclamp_svg, tmp_path / "codfw", swift, prefix, "codfw", 10, 7)
-
-    gen = new_tree(arclamp_svg, tmp_path / "gen")
-    gen.logs.rmdir()  # a fresh data directory: the store is the only source
-    gen.write_config(swift_config(swift, prefix, "  from_store: true\n  publish: false\n"))
+    gen = two_hosts_and_a_generator(arclamp_svg, tmp_path, swift, prefix)
     proc = gen.ok("export", "--format", "collapsed", "--from", "2026-11-28T10",
                   "--to", "2026-11-28T11", "-e", "index", "-e", "api")
     assert "from the store: 3 logs" in proc.stderr.decode(), proc.stderr
@@ -404,12 +410,7 @@ def test_diff_of_ranges_merges_every_hosts_logs_once_first(arclamp_svg, tmp_path
     """diff --before/--after with from_store merges every host's logs from the
     store first, once for both sides: each side is both hosts' sum."""
     prefix = "t28d"
-    publish_host(arclamp_svg, tmp_path / "eqiad", swift, prefix, "eqiad", 3, 2)
-    publish_host(arclamp_svg, tmp_path / "codfw", swift, prefix, "codfw", 10, 7)
-
-    gen = new_tree(arclamp_svg, tmp_path / "gen")
-    gen.logs.rmdir()  # a fresh data directory: the store is the only source
-    gen.write_config(swift_config(swift, prefix, "  from_store: true\n  publish: false\n"))
+    gen = two_hosts_and_a_generator(arclamp_svg, tmp_path, swift, prefix)
     out = tmp_path / "merged.txt"
     proc = gen.ok("diff", "--before", "2026-11-28T10", "--after", "2026-11-28", "-e", "index",
                   "--diff-out", out, "-o", tmp_path / "d.svg")
