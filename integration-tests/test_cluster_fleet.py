@@ -278,6 +278,25 @@ class ClusterFleet:
                    describe=lambda: last)
         return last
 
+    def under_load(self, event, shards, moves, window):
+        """Runs event() once a round of load (LoadLoop) is under way, waits
+        until every collector of `moves` ({name: shard moves before}) reads
+        `shards` shards again with a move counted beyond that, then ends the
+        load: (event's result, the rounds). Every request must have
+        succeeded, and some must fall inside window(result), (from, to):
+        the event happened mid-load."""
+        loop = LoadLoop(self.fleet)
+        wait_until(lambda: loop.done_rounds() >= 1 or loop.error, timeout=60,
+                   what="a load round")
+        result = event()
+        for name, moved in moves.items():
+            self.wait_connected(name, shards, moves_over=moved)
+        loop.stop(tail=1)
+        rounds = loop.wait()
+        assert not loop.failed(), loop.failed()[:3]
+        assert loop.requests_in(*window(result)), "the event was not mid-load"
+        return result, rounds
+
     # -- collectors
     def metric(self, name, metric):
         return metric_sum(self.collectors[name].metrics(), metric)
@@ -384,16 +403,13 @@ def test_cluster_fleet_streams(fleet_factory):
                    if cf.master_of(slots, shard_key(k)) == victim_addr]
     moves = {n: cf.metric(n, "arclamp_log_cluster_shard_moves_total") for n in ("a", "b")}
     before = cf.snapshot()
-    loop = LoadLoop(fleet)
-    wait_until(lambda: loop.done_rounds() >= 1 or loop.error, timeout=60, what="a load round")
-    fo = cf.rc.call("failover", port=victim, pause=True, keys=victim_keys, group=GROUP)
-    cf.rc.killed.add(victim)
-    for name in ("a", "b"):
-        cf.wait_connected(name, SHARDS, moves_over=moves[name])
-    loop.stop(tail=1)
-    rounds = loop.wait()
-    assert not loop.failed(), loop.failed()[:3]
-    assert loop.requests_in(fo["killed_at"], fo["promoted_at"]), "the failover was not mid-load"
+
+    def kill_victim():
+        fo = cf.rc.call("failover", port=victim, pause=True, keys=victim_keys, group=GROUP)
+        cf.rc.killed.add(victim)
+        return fo
+    fo, rounds = cf.under_load(kill_victim, SHARDS, moves,
+                               lambda fo: (fo["killed_at"], fo["promoted_at"]))
     d = cf.settled_delta(before)
     pending = sum(c["lines"] for s in fo["streams"].values() for c in s["consumers"].values())
     check_exact(d, [h for h in hosts if h != "web1"])
@@ -422,16 +438,10 @@ def test_cluster_fleet_streams(fleet_factory):
     assert to_addr != cf.master_of(slots, shard_key(PIN["web2"]))
     moves = {n: cf.metric(n, "arclamp_log_cluster_shard_moves_total") for n in ("a", "b")}
     before = cf.snapshot()
-    loop = LoadLoop(fleet)
-    wait_until(lambda: loop.done_rounds() >= 1 or loop.error, timeout=60, what="a load round")
-    mig = cf.rc.call("migrate", key=shard_key(PIN["web2"]),
-                     to_port=int(to_addr.rsplit(":", 1)[1]), more=2)
-    for name in ("a", "b"):
-        cf.wait_connected(name, SHARDS, moves_over=moves[name])
-    loop.stop(tail=1)
-    rounds = loop.wait()
-    assert not loop.failed(), loop.failed()[:3]
-    assert loop.requests_in(mig["begun_at"], mig["finished_at"]), "the migration was not mid-load"
+    mig, rounds = cf.under_load(
+        lambda: cf.rc.call("migrate", key=shard_key(PIN["web2"]),
+                           to_port=int(to_addr.rsplit(":", 1)[1]), more=2),
+        SHARDS, moves, lambda mig: (mig["begun_at"], mig["finished_at"]))
     d = cf.settled_delta(before)
     assert cf.master_of(mig["slots"], shard_key(PIN["web2"])) == to_addr, mig
     assert mig["keys_moved"] >= 1, mig
@@ -549,15 +559,14 @@ def test_cluster_fleet_pubsub_master_killed(fleet_factory):
     victim_addr = cf.masters["web1"]
     moves = cf.metric("a", "arclamp_log_cluster_shard_moves_total")
     before = cf.snapshot()
-    loop = LoadLoop(fleet)
-    wait_until(lambda: loop.done_rounds() >= 1 or loop.error, timeout=60, what="a load round")
-    fo = cf.rc.call("failover", port=int(victim_addr.rsplit(":", 1)[1]), pause=False)
-    cf.rc.killed.add(int(victim_addr.rsplit(":", 1)[1]))
-    cf.wait_connected("a", 2, moves_over=moves)
-    loop.stop(tail=1)
-    rounds = loop.wait()
-    assert not loop.failed(), loop.failed()[:3]
-    assert loop.requests_in(fo["killed_at"], fo["promoted_at"]), "the failover was not mid-load"
+    victim = int(victim_addr.rsplit(":", 1)[1])
+
+    def kill_victim():
+        fo = cf.rc.call("failover", port=victim, pause=False)
+        cf.rc.killed.add(victim)
+        return fo
+    fo, rounds = cf.under_load(kill_victim, 2, {"a": moves},
+                               lambda fo: (fo["killed_at"], fo["promoted_at"]))
     cf.sent()                                   # every worker's queue sent
     cf.settle()
     d = cf.delta(before, cf.snapshot())
