@@ -11,6 +11,7 @@ Two ways, one copy each, so that the benches count CPU the same way:
 """
 
 import os
+import subprocess
 import time
 from pathlib import Path
 
@@ -73,3 +74,16 @@ def run_measured(cmd, out, err, cwd=None):
     r = reap(pid)
     r["wall"] = time.monotonic() - t0
     return r
+
+
+def stop(proc, grace=15):
+    """Ends a process we started: SIGTERM, then SIGKILL after `grace`
+    seconds; reaped either way (nothing when it has ended already)."""
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()

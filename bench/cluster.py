@@ -70,7 +70,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "common" / "tests"))
 from clusterkit import key_slot, redis_cluster, redis_cluster_missing  # noqa: E402
-from benchkit import BUILD, CLK_TCK, proc_cpu_ticks as cpu_ticks, reap  # noqa: E402  (bench/)
+from benchkit import BUILD, CLK_TCK, proc_cpu_ticks as cpu_ticks, reap, stop as stop_process  # noqa: E402  (bench/)
 
 DAEMON = BUILD / "bin" / "arclamp-log"
 LOADGEN = BUILD / "bench" / "redis-loadgen"
@@ -143,12 +143,7 @@ class SingleRedis:
         self.ports = [self.port]
 
     def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        stop_process(self.proc)
 
 
 class ClusterRedis:
@@ -242,13 +237,7 @@ class Collector:
         return self.proc.poll() is None
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_process(self.proc)
         self.stderr.close()
 
 
